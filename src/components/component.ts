@@ -1,0 +1,104 @@
+/**
+ * A component (`standalone`, `frontend`, `datanode`, `metasrv`) is wiring of the layers below:
+ * it prepares its directories, starts its servers, and stops them in reverse order.
+ */
+import { buildInfo, host } from '../common/build-info.js';
+import { DirLock, ensureWritableDir } from '../common/fs/dirs.js';
+import type { Logger } from '../common/logging.js';
+import { formatDuration } from '../common/time/duration.js';
+import type { ComponentName } from '../config/flags.js';
+import type { HttpOptions } from '../config/options.js';
+import { renderConfig } from '../config/render.js';
+import type { Section } from '../config/schema.js';
+import type { HttpHandlers, StatusInfo } from '../servers/handlers.js';
+import { HttpServer } from '../servers/http/http-server.js';
+import type { Server } from '../servers/server.js';
+
+export interface Component {
+  readonly name: ComponentName;
+  /** Starts everything; on failure, what was started is left for `stop()` to undo. */
+  start(): Promise<void>;
+  /** Stops what was started (safe after a failed or partial start). */
+  stop(): Promise<void>;
+  /** The servers it runs, with their bound addresses once started. */
+  servers(): readonly Server[];
+}
+
+export interface ServingComponentOptions {
+  readonly name: ComponentName;
+  readonly schema: Section;
+  readonly config: unknown;
+  readonly http: HttpOptions;
+  /** The directory this component owns: created, checked writable and locked (none on a frontend). */
+  readonly home?: { readonly option: string; readonly dir: string };
+  /** Other directories it writes: created and checked writable. */
+  readonly dirs?: ReadonlyArray<{ readonly option: string; readonly dir: string }>;
+  readonly logger: Logger;
+}
+
+/** The lifecycle every component shares: home directory, HTTP server, status and config. */
+export class ServingComponent implements Component {
+  readonly name: ComponentName;
+  private readonly startedAt = new Date();
+  private readonly log: Logger;
+  private lock: DirLock | undefined;
+  private readonly http: HttpServer;
+
+  constructor(private readonly opts: ServingComponentOptions) {
+    this.name = opts.name;
+    this.log = opts.logger;
+    const handlers: HttpHandlers = {
+      status: { status: () => this.status() },
+      config: { configToml: () => renderConfig(opts.schema, opts.config, { mask: true }) },
+    };
+    this.http = new HttpServer(
+      { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger },
+      handlers,
+    );
+  }
+
+  async start(): Promise<void> {
+    const { home, dirs = [] } = this.opts;
+    if (home !== undefined) {
+      ensureWritableDir(home.dir, home.option);
+      this.lock = DirLock.acquire(home.dir, home.option);
+    }
+    for (const d of dirs) ensureWritableDir(d.dir, d.option);
+    const all = home !== undefined ? [home, ...dirs] : dirs;
+    if (all.length > 0) {
+      this.log.info(Object.fromEntries(all.map((d) => [d.option, d.dir])), `${this.name}: data directories ready`);
+    }
+    await this.http.start(this.opts.http.addr);
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await this.http.shutdown();
+    } finally {
+      this.lock?.release();
+      this.lock = undefined;
+    }
+  }
+
+  servers(): readonly Server[] {
+    return [this.http];
+  }
+
+  status(): StatusInfo {
+    const b = buildInfo();
+    const uptimeMs = Date.now() - this.startedAt.getTime();
+    return {
+      version: b.version,
+      commit: b.commit,
+      branch: b.branch,
+      build_date: b.build_date,
+      node_version: process.version,
+      hostname: host(),
+      component: this.name,
+      pid: process.pid,
+      start_time: this.startedAt.toISOString(),
+      uptime: formatDuration(Math.floor(uptimeMs / 1000) * 1000),
+      uptime_seconds: uptimeMs / 1000,
+    };
+  }
+}

@@ -1,0 +1,18 @@
+import type { Logger } from '../common/logging.js';
+import type { LoadedConfig } from '../config/load.js';
+import { standaloneSchema } from '../config/options.js';
+import { ServingComponent, type Component } from './component.js';
+
+/** A frontend and a datanode in one process. */
+export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Logger): Component {
+  const c = loaded.config;
+  return new ServingComponent({
+    name: 'standalone',
+    schema: standaloneSchema,
+    config: c,
+    http: c.http,
+    home: { option: 'storage.data_home', dir: c.storage.data_home },
+    dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
+    logger,
+  });
+}

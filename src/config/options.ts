@@ -1,0 +1,464 @@
+/**
+ * Every option of the four components (spec §2.4–2.13, plus the reference's `user_provider`,
+ * `default_timezone`, `tls.ca_cert_path` and `tls.watch`), with its default and meaning.
+ * Keys mirror the TOML keys; the option types are inferred from these schemas.
+ */
+import { join } from 'node:path';
+import { GIB, MIB } from '../common/size/size.js';
+import {
+  address,
+  addressList,
+  bindAddress,
+  boolean,
+  duration,
+  float,
+  integer,
+  oneOf,
+  size,
+  string,
+  stringMap,
+} from './fields.js';
+import {
+  engineList,
+  MissingOption,
+  optional,
+  section,
+  tableArray,
+  type Infer,
+  type ResolveContext,
+} from './schema.js';
+import { MASK, maskUserProvider } from './secrets.js';
+
+const SECRET = (): string => MASK;
+
+// ---------------------------------------------------------------------------------------------
+// Protocol servers (frontend, standalone; the HTTP server also on datanode and metasrv)
+
+const httpCommon = {
+  addr: bindAddress({ doc: 'HTTP server address (ip:port).', default: '127.0.0.1:4000' }),
+  timeout: duration({
+    doc: 'HTTP request timeout; a request still running after it is answered 408. `0s` disables it.',
+    default: 30_000,
+  }),
+  body_limit: size({
+    doc: 'Maximum HTTP request body size; a larger body is rejected with 413 before it is read. `0` disables the limit.',
+    default: 64 * MIB,
+  }),
+};
+
+/** The HTTP server of a datanode or metasrv: health, status and configuration endpoints. */
+const httpBasic = section('HTTP server.', httpCommon);
+
+/** The HTTP server of a frontend or standalone: every HTTP API. */
+const httpFull = section('HTTP server.', {
+  ...httpCommon,
+  is_strict_mode: boolean({
+    doc: 'Strict verification of protocol payloads (e.g. UTF-8 of Prometheus labels); slightly slower.',
+    default: false,
+  }),
+  disable_dashboard: boolean({ doc: 'Do not serve the dashboard.', default: false }),
+});
+
+const grpc = section('gRPC server.', {
+  addr: bindAddress({ doc: 'gRPC server address (ip:port).', default: '127.0.0.1:4001' }),
+  runtime_size: integer({ doc: 'Number of gRPC server worker threads.', default: 8, min: 1 }),
+});
+
+export const TLS_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+export type TlsMode = (typeof TLS_MODES)[number];
+
+function tls(protocol: string) {
+  return section(`TLS of the ${protocol} server.`, {
+    mode: oneOf(TLS_MODES, {
+      doc: 'TLS mode: `disable`, `prefer` (TLS when the client asks), `require` (TLS only), `verify-ca`, `verify-full` (also verify client certificates against `ca_cert_path`).',
+      default: 'disable',
+      spellings: { verify_ca: 'verify-ca', verify_full: 'verify-full' },
+    }),
+    cert_path: string({ doc: 'Path of the server certificate (PEM); required unless mode is `disable`.', default: '' }),
+    key_path: string({ doc: 'Path of the server private key (PEM); required unless mode is `disable`.', default: '' }),
+    ca_cert_path: string({ doc: 'Path of the CA certificate (PEM) that client certificates are verified against.', default: '' }),
+    watch: boolean({ doc: 'Reload the certificate and key when their files change.', default: false }),
+  });
+}
+
+const mysql = section('MySQL protocol server.', {
+  enable: boolean({ doc: 'Enable the MySQL protocol.', default: true }),
+  addr: bindAddress({ doc: 'MySQL server address (ip:port); `add` is accepted too.', default: '127.0.0.1:4002', aliases: ['add'] }),
+  runtime_size: integer({ doc: 'Number of MySQL server worker threads.', default: 2, min: 1 }),
+  tls: tls('MySQL'),
+});
+
+const postgres = section('PostgreSQL protocol server.', {
+  enable: boolean({ doc: 'Enable the PostgreSQL protocol.', default: true }),
+  addr: bindAddress({ doc: 'PostgreSQL server address (ip:port).', default: '127.0.0.1:4003' }),
+  runtime_size: integer({ doc: 'Number of PostgreSQL server worker threads.', default: 2, min: 1 }),
+  tls: tls('PostgreSQL'),
+});
+
+const opentsdb = section('OpenTSDB protocol, in the HTTP API.', {
+  enable: boolean({ doc: 'Enable the OpenTSDB protocol in the HTTP API.', default: true }),
+});
+
+const influxdb = section('InfluxDB line protocol, in the HTTP API.', {
+  enable: boolean({ doc: 'Enable the InfluxDB protocol in the HTTP API.', default: true }),
+});
+
+const promStore = section('Prometheus remote write and read, in the HTTP API.', {
+  enable: boolean({ doc: 'Enable Prometheus remote write and read in the HTTP API.', default: true }),
+  with_metric_engine: boolean({ doc: 'Store Prometheus remote writes with the metric engine.', default: true }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Storage (datanode, standalone)
+
+export const STORAGE_TYPES = ['File', 'S3', 'Oss', 'Azblob', 'Gcs'] as const;
+export type StorageType = (typeof STORAGE_TYPES)[number];
+export type ObjectStorageType = Exclude<StorageType, 'File'>;
+
+/** Which storage-type keys belong to which storage types, and which of them are required. */
+export const STORAGE_KEYS: Record<
+  ObjectStorageType,
+  { readonly keys: readonly string[]; readonly required: readonly string[] }
+> = {
+  S3: {
+    keys: ['bucket', 'root', 'endpoint', 'region', 'access_key_id', 'secret_access_key', 'cache_path', 'cache_capacity'],
+    required: ['bucket'],
+  },
+  Oss: {
+    keys: ['bucket', 'root', 'endpoint', 'access_key_id', 'secret_access_key', 'cache_path', 'cache_capacity'],
+    required: ['bucket', 'endpoint'],
+  },
+  Azblob: {
+    keys: ['container', 'root', 'endpoint', 'account_name', 'account_key', 'sas_token', 'cache_path', 'cache_capacity'],
+    required: ['container'],
+  },
+  Gcs: {
+    keys: ['bucket', 'root', 'scope', 'credential_path', 'endpoint', 'cache_path', 'cache_capacity'],
+    required: ['bucket'],
+  },
+};
+
+function isObjectStorage(type: unknown): boolean {
+  return type !== undefined && type !== 'File';
+}
+
+/** The keys of a storage type section: used by `[storage]` and each `[[storage.providers]]`. */
+function storageTypeFields() {
+  return {
+    bucket: optional(string({ doc: 'S3, Oss, Gcs: bucket name.', example: 'my-bucket' })),
+    root: optional(string({ doc: 'S3, Oss, Azblob, Gcs: root path in the bucket or container.', example: 'data' })),
+    endpoint: optional(string({ doc: 'S3, Oss, Azblob, Gcs: API endpoint URL.', example: 'https://s3.amazonaws.com' })),
+    region: optional(string({ doc: 'S3: region.', example: 'us-west-2' })),
+    access_key_id: optional(string({ doc: 'S3, Oss: access key id.', example: 'AKIA…' })),
+    secret_access_key: optional(string({ doc: 'S3, Oss: secret access key.', example: '…', mask: SECRET })),
+    container: optional(string({ doc: 'Azblob: container name.', example: 'my-container' })),
+    account_name: optional(string({ doc: 'Azblob: account name.', example: 'myaccount' })),
+    account_key: optional(string({ doc: 'Azblob: account key.', example: '…', mask: SECRET })),
+    sas_token: optional(string({ doc: 'Azblob: shared access signature.', example: '…', mask: SECRET })),
+    scope: optional(string({ doc: 'Gcs: service scope.', example: 'https://www.googleapis.com/auth/devstorage.read_write' })),
+    credential_path: optional(string({ doc: 'Gcs: path of the service account credentials.', example: '/etc/tsdb/gcs.json' })),
+    cache_path: optional(string({ doc: 'Object storage: local directory caching object files.' }), {
+      doc: '{storage.data_home}/object_cache for object storage',
+      resolve: (c: ResolveContext) =>
+        isObjectStorage(c.parent['type']) ? join(c.root['storage'].data_home, 'object_cache') : undefined,
+    }),
+    cache_capacity: optional(size({ doc: 'Object storage: maximum total size of the files in cache_path.' }), {
+      doc: '256MiB for object storage',
+      resolve: (c: ResolveContext) => (isObjectStorage(c.parent['type']) ? 256 * MIB : undefined),
+    }),
+  };
+}
+
+const storageTypeDoc =
+  'Storage type: `File` (local file system), `S3` (and S3-compatible), `Oss`, `Azblob`, `Gcs` (`Gsc` is accepted too).';
+
+const storage = section('Storage of data files.', {
+  data_home: string({ doc: 'Home directory of the data (and, with File storage, the data files).', default: '/tmp/tsdb' }),
+  type: oneOf(STORAGE_TYPES, { doc: storageTypeDoc, default: 'File', spellings: { Gsc: 'Gcs' } }),
+  ...storageTypeFields(),
+  providers: tableArray(
+    'More storages, each a `[[storage.providers]]` table; a table is put on one with the table option `storage = "<name>"`.',
+    section('A storage provider.', {
+      name: optional(string({ doc: 'Name that tables use to choose this provider; defaults to its type.', example: 'S3' })),
+      type: oneOf(STORAGE_TYPES, { doc: storageTypeDoc, spellings: { Gsc: 'Gcs' } }),
+      ...storageTypeFields(),
+    }),
+  ),
+});
+
+// ---------------------------------------------------------------------------------------------
+// WAL (datanode, standalone)
+
+const wal = section('Write-ahead log.', {
+  dir: string({
+    doc: 'WAL directory. Must be set when the storage type is not File.',
+    emptyIsUnset: true,
+    computed: {
+      doc: '{storage.data_home}/wal with File storage; required otherwise',
+      resolve: (c) => {
+        const st = c.root['storage'];
+        if (st.type !== 'File') throw new MissingOption(`required when storage.type is ${st.type} (the WAL is always on local disk)`);
+        return join(st.data_home, 'wal');
+      },
+    },
+  }),
+  file_size: size({ doc: 'Maximum size of one WAL file.', default: 256 * MIB, min: 1 }),
+  purge_threshold: size({
+    doc: 'When the WAL grows beyond this, regions are flushed so that old files can be purged.',
+    default: 4 * GIB,
+    min: 1,
+  }),
+  purge_interval: duration({ doc: 'Interval between purges of WAL files whose entries are all flushed.', default: 10 * 60_000 }),
+  read_batch_size: integer({ doc: 'Number of entries read at a time when the WAL is replayed.', default: 128, min: 1 }),
+  sync_write: boolean({ doc: 'Call fsync on every WAL write before acknowledging it.', default: false }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Region engine (datanode, standalone)
+
+function memoryShare(doc: string, fraction: number, cap: number) {
+  return {
+    doc,
+    resolve: (c: ResolveContext) => Math.min(Math.floor(c.system.totalMemory / fraction), cap),
+  };
+}
+
+const mito = section('The mito region engine.', {
+  num_workers: integer({ doc: 'Number of region workers.', default: 8, min: 1 }),
+  manifest_checkpoint_distance: integer({
+    doc: 'Number of manifest actions after which a new manifest checkpoint is written.',
+    default: 10,
+    min: 1,
+  }),
+  max_background_jobs: integer({ doc: 'Maximum number of flush and compaction jobs running at once.', default: 4, min: 1 }),
+  auto_flush_interval: duration({ doc: 'A region that has not flushed for this long is flushed.', default: 3_600_000 }),
+  global_write_buffer_size: size({
+    doc: 'Memtable memory of all regions above which the largest regions are flushed.',
+    computed: memoryShare('1/8 of OS memory, at most 1GiB', 8, GIB),
+  }),
+  global_write_buffer_reject_size: size({
+    doc: 'Memtable memory above which writes are rejected until flushes free memory.',
+    computed: {
+      doc: '2 × global_write_buffer_size',
+      resolve: (c) => 2 * (c.parent['global_write_buffer_size'] as number),
+    },
+  }),
+  sst_meta_cache_size: size({
+    doc: 'Cache of SST metadata; 0 disables it.',
+    computed: memoryShare('1/32 of OS memory, at most 128MiB', 32, 128 * MIB),
+  }),
+  vector_cache_size: size({
+    doc: 'Cache of vectors and arrays; 0 disables it.',
+    computed: memoryShare('1/16 of OS memory, at most 512MiB', 16, 512 * MIB),
+  }),
+  page_cache_size: size({
+    doc: 'Cache of pages of SST row groups; 0 disables it.',
+    computed: memoryShare('1/16 of OS memory, at most 512MiB', 16, 512 * MIB),
+  }),
+  sst_write_buffer_size: size({ doc: 'Buffer for writing an SST (at least 5MiB).', default: 8 * MIB }),
+  scan_parallelism: integer({
+    doc: 'Parallelism of scans: 0 = a quarter of the CPU cores (at least 1), 1 = in the current thread, n = n.',
+    default: 0,
+    min: 0,
+  }),
+  inverted_index: section('Inverted index.', {
+    create_on_flush: oneOf(['auto', 'disable'], { doc: 'Build the index on flush: `auto` or `disable`.', default: 'auto' }),
+    create_on_compaction: oneOf(['auto', 'disable'], { doc: 'Build the index on compaction: `auto` or `disable`.', default: 'auto' }),
+    apply_on_query: oneOf(['auto', 'disable'], { doc: 'Use the index in queries: `auto` or `disable`.', default: 'auto' }),
+    mem_threshold_on_create: size({
+      doc: 'Memory above which index creation sorts externally; "" or 0 sorts all in memory.',
+      default: 64 * MIB,
+      emptyIsZero: true,
+    }),
+    intermediate_path: string({
+      doc: 'Directory of the external sort files.',
+      emptyIsUnset: true,
+      computed: { doc: '{storage.data_home}/index_intermediate', resolve: (c) => join(c.root['storage'].data_home, 'index_intermediate') },
+    }),
+  }),
+  memtable: section('Memtables.', {
+    type: oneOf(['time_series', 'partition_tree'], {
+      doc: '`time_series`, or `partition_tree` (experimental: better write and memory efficiency for many series, slower reads).',
+      default: 'time_series',
+    }),
+    index_max_keys_per_shard: integer({ doc: 'partition_tree: maximum keys in a shard.', default: 8192, min: 1 }),
+    data_freeze_threshold: integer({ doc: 'partition_tree: maximum rows in the active write buffer of a shard.', default: 32768, min: 1 }),
+    fork_dictionary_bytes: size({ doc: 'partition_tree: maximum dictionary bytes.', default: GIB }),
+  }),
+});
+
+const regionEngine = engineList('Region engines, each a `[[region_engine]]` table; only `mito` has options.', { mito });
+
+// ---------------------------------------------------------------------------------------------
+// Meta client (datanode, frontend)
+
+const metaClient = section('Connection to metasrv.', {
+  metasrv_addrs: addressList({ doc: 'Addresses of the metasrv nodes.', default: ['127.0.0.1:3002'] }),
+  timeout: duration({ doc: 'Timeout of metasrv operations.', default: 3000 }),
+  connect_timeout: duration({ doc: 'Timeout of connecting to metasrv.', default: 1000 }),
+  ddl_timeout: duration({ doc: 'Timeout of DDL execution.', default: 10_000 }),
+  tcp_nodelay: boolean({ doc: 'Set TCP_NODELAY on metasrv connections.', default: true }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Logging and metrics (all components)
+
+export const LOG_LEVELS = ['info', 'debug', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function logging(dir: { default?: string; computed?: { doc: string; resolve(c: ResolveContext): string } }) {
+  return section('Logging.', {
+    dir: string({
+      doc: 'Directory of the log files (rotated daily): `tsdb.<date>.<n>.log` and, for errors only, `tsdb-err.<date>.<n>.log`.',
+      emptyIsUnset: true,
+      ...dir,
+    }),
+    level: oneOf(LOG_LEVELS, { doc: 'Log level: `info`, `debug`, `warn` or `error`.', default: 'info' }),
+    append_stdout: boolean({ doc: 'Also write logs to standard output.', default: true }),
+    max_log_files: integer({ doc: 'Number of daily files kept of each log.', default: 30, min: 1 }),
+    enable_otlp_tracing: boolean({ doc: 'Export traces with OTLP.', default: false }),
+    otlp_endpoint: string({ doc: 'Target of the gRPC OTLP trace export.', default: 'localhost:4317' }),
+    tracing_sample_ratio: section('Trace sampling.', {
+      default_ratio: float({ doc: 'Share of traces sampled, from 0 to 1.', default: 1.0, min: 0, max: 1 }),
+    }),
+  });
+}
+
+const loggingUnderDataHome = logging({
+  computed: { doc: '{storage.data_home}/logs', resolve: (c) => join(c.root['storage'].data_home, 'logs') },
+});
+
+function exportMetricsFields() {
+  return {
+    enable: boolean({ doc: 'Export the server\'s own metrics.', default: false }),
+    write_interval: duration({ doc: 'Interval between exports.', default: 30_000 }),
+  };
+}
+
+const remoteWrite = section('Export to a Prometheus remote-write receiver.', {
+  url: string({ doc: 'URL of the receiver, e.g. `http://127.0.0.1:4000/v1/prometheus/write?db=metrics`.', default: '' }),
+  headers: stringMap({ doc: 'HTTP headers sent with each export, e.g. `{ Authorization = "Basic …" }`.', default: {}, mask: (h) => Object.fromEntries(Object.keys(h).map((k) => [k, MASK])) }),
+});
+
+/** Frontend and standalone: export into a database of this server, or to a remote receiver. */
+const exportMetricsFull = section('Export of the server\'s own metrics.', {
+  ...exportMetricsFields(),
+  self_import: section('Export into a database of this server (frontend and standalone only).', {
+    db: string({ doc: 'Database receiving the metrics.', default: 'information_schema' }),
+  }),
+  remote_write: remoteWrite,
+});
+
+/** Datanode and metasrv: export to a remote receiver only. */
+const exportMetricsRemote = section('Export of the server\'s own metrics.', {
+  ...exportMetricsFields(),
+  remote_write: remoteWrite,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Top-level options
+
+function mode(defaultMode: 'standalone' | 'distributed') {
+  return oneOf(['standalone', 'distributed'], {
+    doc: 'Deployment mode: `standalone` or `distributed`.',
+    default: defaultMode,
+  });
+}
+
+const defaultTimezone = optional(
+  string({ doc: 'Default time zone of sessions (IANA name such as `Asia/Shanghai`, or an offset such as `+08:00`); UTC when unset.', example: 'UTC' }),
+);
+
+const userProvider = optional(
+  string({
+    doc: 'Enables authentication: `static_user_provider:cmd:<user>=<password>,…`, `static_user_provider:file:<path>` or `watch_file_user_provider:<path>`.',
+    example: 'static_user_provider:file:/etc/tsdb/users',
+    mask: maskUserProvider,
+  }),
+);
+
+export const standaloneSchema = section('tsdb standalone: a frontend and a datanode in one process.', {
+  mode: mode('standalone'),
+  default_timezone: defaultTimezone,
+  user_provider: userProvider,
+  http: httpFull,
+  grpc,
+  mysql,
+  postgres,
+  opentsdb,
+  influxdb,
+  prom_store: promStore,
+  storage,
+  wal,
+  region_engine: regionEngine,
+  logging: loggingUnderDataHome,
+  export_metrics: exportMetricsFull,
+});
+
+export const frontendSchema = section('tsdb frontend: protocol servers and query planning of a distributed deployment.', {
+  mode: mode('distributed'),
+  default_timezone: defaultTimezone,
+  user_provider: userProvider,
+  http: httpFull,
+  grpc,
+  mysql,
+  postgres,
+  opentsdb,
+  influxdb,
+  prom_store: promStore,
+  meta_client: metaClient,
+  logging: logging({ default: '/tmp/tsdb/logs' }),
+  export_metrics: exportMetricsFull,
+});
+
+export const datanodeSchema = section('tsdb datanode: hosts regions and stores data.', {
+  mode: mode('distributed'),
+  node_id: integer({ doc: 'Datanode identifier, unique in the cluster (required).', min: 0 }),
+  rpc_hostname: optional(string({ doc: 'Host name other nodes use to reach this one.', example: '10.0.0.5' })),
+  rpc_addr: bindAddress({ doc: 'gRPC server address (ip:port).', default: '127.0.0.1:3001' }),
+  rpc_runtime_size: integer({ doc: 'Number of gRPC server worker threads.', default: 8, min: 1 }),
+  http: httpBasic,
+  meta_client: metaClient,
+  storage,
+  wal,
+  region_engine: regionEngine,
+  logging: loggingUnderDataHome,
+  export_metrics: exportMetricsRemote,
+});
+
+export const SELECTORS = ['lease_based', 'load_based'] as const;
+
+export const metasrvSchema = section('tsdb metasrv: cluster metadata, region placement and failover.', {
+  data_home: string({ doc: 'Working home directory.', default: '/tmp/metasrv/' }),
+  bind_addr: bindAddress({ doc: 'Address metasrv binds (ip:port).', default: '127.0.0.1:3002' }),
+  server_addr: address({ doc: 'Address frontends and datanodes use to reach this metasrv.', default: '127.0.0.1:3002' }),
+  store_addr: addressList({
+    doc: 'Addresses of the etcd key-value store, comma separated (`store_addrs` is accepted too).',
+    default: ['127.0.0.1:2379'],
+    aliases: ['store_addrs'],
+    spaceSeparated: true,
+  }),
+  selector: oneOf(SELECTORS, {
+    doc: 'How datanodes are chosen for new regions: `lease_based` or `load_based` (`LeaseBased`, `LoadBased` accepted).',
+    default: 'lease_based',
+    spellings: { LeaseBased: 'lease_based', LoadBased: 'load_based' },
+  }),
+  use_memory_store: boolean({ doc: 'Keep metadata in memory instead of etcd (for tests only).', default: false }),
+  enable_region_failover: boolean({ doc: 'Move the regions of a failed datanode to live ones.', default: false }),
+  http: httpBasic,
+  logging: logging({
+    computed: { doc: '{data_home}/logs', resolve: (c) => join(c.root['data_home'], 'logs') },
+  }),
+  export_metrics: exportMetricsRemote,
+});
+
+export type StandaloneOptions = Infer<typeof standaloneSchema>;
+export type FrontendOptions = Infer<typeof frontendSchema>;
+export type DatanodeOptions = Infer<typeof datanodeSchema>;
+export type MetasrvOptions = Infer<typeof metasrvSchema>;
+export type StorageOptions = StandaloneOptions['storage'];
+export type WalOptions = StandaloneOptions['wal'];
+export type MitoOptions = StandaloneOptions['region_engine']['mito'];
+export type HttpOptions = DatanodeOptions['http'];
+export type LoggingOptions = StandaloneOptions['logging'];
+export type TlsOptions = StandaloneOptions['mysql']['tls'];

@@ -1,0 +1,35 @@
+/**
+ * What the protocol servers need from the component that runs them. A server sees the rest of
+ * tsdb only through these interfaces; the component passes the implementations in, tests pass fakes
+ * (GreptimeDB `src/servers/src/query_handler.rs`).
+ */
+
+/** `GET /status`: what is running. */
+export interface StatusInfo {
+  readonly version: string;
+  readonly commit: string;
+  readonly branch: string;
+  readonly build_date: string;
+  readonly node_version: string;
+  readonly hostname: string;
+  readonly component: string;
+  readonly pid: number;
+  readonly start_time: string;
+  /** Time since start, written like a configuration duration (`1h2m3s`). */
+  readonly uptime: string;
+  readonly uptime_seconds: number;
+}
+
+export interface StatusHandler {
+  status(): StatusInfo;
+}
+
+/** `GET /config`: the effective configuration as TOML, secrets masked. */
+export interface ConfigHandler {
+  configToml(): string;
+}
+
+export interface HttpHandlers {
+  readonly status: StatusHandler;
+  readonly config: ConfigHandler;
+}

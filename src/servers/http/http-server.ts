@@ -1,0 +1,177 @@
+/**
+ * The HTTP server (fastify): request timeout (`http.timeout`, or `x-tsdb-timeout` per request),
+ * body limit (`http.body_limit`, checked before the body is read), one JSON error shape for every
+ * failure, and a bounded graceful shutdown. Routes are added by the route modules beside it.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { HTTP_STATUS, shouldLogError, StatusCode, statusCodeName } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import type { Logger } from '../../common/logging.js';
+import { formatAddress, parseAddress, type Address } from '../../common/net/address.js';
+import { formatSize, type Bytes } from '../../common/size/size.js';
+import { formatDuration, type Millis } from '../../common/time/duration.js';
+import type { HttpHandlers } from '../handlers.js';
+import { listenError, type Server } from '../server.js';
+import { configRoutes } from './config-routes.js';
+import { healthRoutes } from './health-routes.js';
+import { statusRoutes } from './status-routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `process.hrtime.bigint()` when the request arrived. */
+    startedAt: bigint;
+  }
+}
+
+export interface HttpServerOptions {
+  /** Request timeout; 0 disables it. */
+  readonly timeout: Millis;
+  /** Maximum body size; 0 disables the limit. */
+  readonly bodyLimit: Bytes;
+  readonly logger: Logger;
+  /** How long shutdown waits for in-flight requests before closing their connections. */
+  readonly shutdownTimeout?: Millis;
+}
+
+const DEFAULT_SHUTDOWN_TIMEOUT: Millis = 30_000;
+
+export function elapsedMs(req: FastifyRequest): number {
+  return Number((process.hrtime.bigint() - req.startedAt) / 1_000_000n);
+}
+
+/** Header values must be visible ASCII; anything else is escaped. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Sends the error shape every tsdb HTTP endpoint uses: `{"code":…,"error":…,"execution_time_ms":…}`. */
+export function sendError(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  code: StatusCode,
+  message: string,
+  httpStatus: number = HTTP_STATUS[code],
+): FastifyReply {
+  const executionTimeMs = elapsedMs(req);
+  return reply
+    .code(httpStatus)
+    .header('x-tsdb-err-code', String(code))
+    .header('x-tsdb-err-msg', headerSafe(message))
+    .type('application/json')
+    .send({ code, error: message, execution_time_ms: executionTimeMs });
+}
+
+export class HttpServer implements Server {
+  readonly name = 'HTTP';
+  /** The fastify instance: route modules (and tests) add routes to it before start. */
+  readonly app: FastifyInstance;
+  private readonly log: Logger;
+  private readonly shutdownTimeout: Millis;
+  private bound: Address | undefined;
+
+  constructor(
+    private readonly opts: HttpServerOptions,
+    handlers: HttpHandlers,
+  ) {
+    this.log = opts.logger.child({ server: 'http' });
+    this.shutdownTimeout =
+      opts.shutdownTimeout ?? (opts.timeout > 0 ? opts.timeout + 1000 : DEFAULT_SHUTDOWN_TIMEOUT);
+    this.app = Fastify({
+      logger: false,
+      // Past it, `request.signal` aborts and the error handler answers 408 (fastify's own timer
+      // covers routing, body reading and the handler).
+      handlerTimeout: opts.timeout > 0 ? Math.ceil(opts.timeout) : 0,
+      bodyLimit: opts.bodyLimit > 0 ? opts.bodyLimit : Number.MAX_SAFE_INTEGER,
+      forceCloseConnections: 'idle',
+      return503OnClosing: true,
+    });
+    this.installHooks();
+    // Bodies of any type are read as bytes (within the limit); endpoints decode what they accept.
+    this.app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    this.app.setErrorHandler((err: unknown, req, reply) => this.onError(err, req, reply));
+    this.app.setNotFoundHandler((req, reply) => {
+      sendError(req, reply, StatusCode.Unsupported, `Not found: ${req.method} ${req.url.split('?')[0]}`, 404);
+    });
+    healthRoutes(this.app);
+    statusRoutes(this.app, handlers.status);
+    configRoutes(this.app, handlers.config);
+  }
+
+  private installHooks(): void {
+    this.app.decorateRequest('startedAt', 0n);
+    this.app.addHook('onRequest', (req, _reply, done) => {
+      req.startedAt = process.hrtime.bigint();
+      done();
+    });
+    this.app.addHook('onResponse', (req, reply, done) => {
+      this.log.debug(
+        { method: req.method, url: req.url, status: reply.statusCode, elapsed_ms: elapsedMs(req) },
+        'request',
+      );
+      done();
+    });
+  }
+
+  private onError(error: unknown, req: FastifyRequest, reply: FastifyReply): void {
+    if (reply.sent) return;
+    if (error instanceof TsdbError) {
+      const err = error;
+      if (shouldLogError(err.code)) this.log.error({ err, url: req.url }, `${statusCodeName(err.code)}: ${err.message}`);
+      sendError(req, reply, err.code, err.message);
+      return;
+    }
+    const err = error as FastifyError;
+    if (err.code === 'FST_ERR_HANDLER_TIMEOUT') {
+      // The client may still be sending: close the connection rather than read the rest.
+      reply.header('connection', 'close');
+      sendError(req, reply, StatusCode.DeadlineExceeded, `Request timed out after ${formatDuration(this.opts.timeout)}`, 408);
+      return;
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      reply.header('connection', 'close');
+      sendError(req, reply, StatusCode.InvalidArguments, `Request body is larger than http.body_limit (${formatSize(this.opts.bodyLimit)})`, 413);
+      return;
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      sendError(req, reply, StatusCode.InvalidArguments, err.message, status);
+      return;
+    }
+    this.log.error({ err, url: req.url }, 'internal error');
+    sendError(req, reply, StatusCode.Internal, `Internal error: ${StatusCode.Internal}`, 500);
+  }
+
+  async start(addr: string): Promise<void> {
+    const { host, port } = parseAddress(addr, { bind: true });
+    try {
+      await this.app.listen({ host, port });
+    } catch (err) {
+      throw listenError(this.name, addr, err);
+    }
+    const a = this.app.server.address();
+    if (a !== null && typeof a === 'object') this.bound = { host: a.address, port: a.port };
+    this.log.info({ addr: this.bound ? formatAddress(this.bound) : addr }, `${this.name} server listening on ${this.bound ? formatAddress(this.bound) : addr}`);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.bound === undefined) {
+      await this.app.close();
+      return;
+    }
+    const force = setTimeout(() => {
+      this.log.warn({ after: formatDuration(this.shutdownTimeout) }, 'closing connections of requests still in flight');
+      this.app.server.closeAllConnections();
+    }, this.shutdownTimeout);
+    try {
+      await this.app.close();
+    } finally {
+      clearTimeout(force);
+    }
+    this.log.info(`${this.name} server stopped`);
+    this.bound = undefined;
+  }
+
+  boundAddress(): Address | undefined {
+    return this.bound;
+  }
+}
