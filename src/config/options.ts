@@ -157,12 +157,12 @@ function storageTypeFields() {
     sas_token: optional(string({ doc: 'Azblob: shared access signature.', example: '…', mask: SECRET })),
     scope: optional(string({ doc: 'Gcs: service scope.', example: 'https://www.googleapis.com/auth/devstorage.read_write' })),
     credential_path: optional(string({ doc: 'Gcs: path of the service account credentials.', example: '/etc/tsdb/gcs.json' })),
-    cache_path: optional(string({ doc: 'Object storage: local directory caching object files.' }), {
+    cache_path: optional(string({ doc: 'Object storage: local directory caching object files.', example: '/tmp/tsdb/object_cache' }), {
       doc: '{storage.data_home}/object_cache for object storage',
       resolve: (c: ResolveContext) =>
         isObjectStorage(c.parent['type']) ? join(c.root['storage'].data_home, 'object_cache') : undefined,
     }),
-    cache_capacity: optional(size({ doc: 'Object storage: maximum total size of the files in cache_path.' }), {
+    cache_capacity: optional(size({ doc: 'Object storage: maximum total size of the files in cache_path.', example: '256MiB' }), {
       doc: '256MiB for object storage',
       resolve: (c: ResolveContext) => (isObjectStorage(c.parent['type']) ? 256 * MIB : undefined),
     }),
@@ -180,7 +180,7 @@ const storage = section('Storage of data files.', {
     'More storages, each a `[[storage.providers]]` table; a table is put on one with the table option `storage = "<name>"`.',
     section('A storage provider.', {
       name: optional(string({ doc: 'Name that tables use to choose this provider; defaults to its type.', example: 'S3' })),
-      type: oneOf(STORAGE_TYPES, { doc: storageTypeDoc, spellings: { Gsc: 'Gcs' } }),
+      type: oneOf(STORAGE_TYPES, { doc: storageTypeDoc, spellings: { Gsc: 'Gcs' }, example: 'S3' }),
       ...storageTypeFields(),
     }),
   ),

@@ -191,7 +191,9 @@ export function resolveConfig<S extends Section>(
   for (const a of assignments) {
     const found = locate(schema, a.path);
     if (!found.ok) {
-      issues.push({ path: '', message: found.message + elsewhere(a.path, opts.otherSchemas), source: a.source });
+      // A table of unknown name and each key in it fail alike: say it once.
+      const message = found.message + elsewhere(a.path, opts.otherSchemas);
+      if (!issues.some((i) => i.message === message)) issues.push({ path: '', message, source: a.source });
       continue;
     }
     noteArrayIndices(schema, found.canonical, arrayIndices);
