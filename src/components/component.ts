@@ -34,6 +34,8 @@ export interface ServingComponentOptions {
   /** Other directories it writes: created and checked writable. */
   readonly dirs?: ReadonlyArray<{ readonly option: string; readonly dir: string }>;
   readonly logger: Logger;
+  /** Configured listeners this build does not serve yet, e.g. `MySQL on 127.0.0.1:4002`; logged at start. */
+  readonly notServedYet?: readonly string[];
 }
 
 /** The lifecycle every component shares: home directory, HTTP server, status and config. */
@@ -69,6 +71,8 @@ export class ServingComponent implements Component {
       this.log.info(Object.fromEntries(all.map((d) => [d.option, d.dir])), `${this.name}: data directories ready`);
     }
     await this.http.start(this.opts.http.addr);
+    const pending = this.opts.notServedYet ?? [];
+    if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
   }
 
   async stop(): Promise<void> {

@@ -14,5 +14,6 @@ export function createDatanode(loaded: LoadedConfig<'datanode'>, logger: Logger)
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
+    notServedYet: [`region server (gRPC) on ${c.rpc_addr}`],
   });
 }

@@ -13,5 +13,6 @@ export function createMetasrv(loaded: LoadedConfig<'metasrv'>, logger: Logger): 
     http: c.http,
     home: { option: 'data_home', dir: c.data_home },
     logger,
+    notServedYet: [`metasrv (gRPC) on ${c.bind_addr}`],
   });
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '../common/logging.js';
 import type { LoadedConfig } from '../config/load.js';
 import { standaloneSchema } from '../config/options.js';
+import { frontendNotServedYet } from './frontend.js';
 import { ServingComponent, type Component } from './component.js';
 
 /** A frontend and a datanode in one process. */
@@ -14,5 +15,6 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
+    notServedYet: frontendNotServedYet(c),
   });
 }

@@ -54,6 +54,16 @@ const tlsFlags: FlagSpec[] = [
     description: 'Server private key (PEM) of the MySQL and PostgreSQL servers.',
   },
 ];
+/** The spec spells it `--metasrv-addr` on a frontend and `--metasrv-addrs` on a datanode; both accept both. */
+function metasrvAddrs(long: string, alias: string): FlagSpec {
+  return {
+    long,
+    arg: '<addrs>',
+    paths: [['meta_client', 'metasrv_addrs']],
+    description: 'Addresses of the metasrv nodes, comma separated.',
+    aliases: [alias],
+  };
+}
 const dataHome: FlagSpec = { long: '--data-home', arg: '<dir>', paths: [['storage', 'data_home']] };
 const walDir: FlagSpec = { long: '--wal-dir', arg: '<dir>', paths: [['wal', 'dir']] };
 
@@ -77,13 +87,7 @@ export const COMPONENT_FLAGS: Record<ComponentName, readonly FlagSpec[]> = {
     mysqlAddr,
     postgresAddr,
     influxdbEnable,
-    {
-      long: '--metasrv-addr',
-      arg: '<addrs>',
-      paths: [['meta_client', 'metasrv_addrs']],
-      description: 'Addresses of the metasrv nodes, comma separated.',
-      aliases: ['--metasrv-addrs'],
-    },
+    metasrvAddrs('--metasrv-addr', '--metasrv-addrs'),
     { long: '--disable-dashboard', arg: '[bool]', paths: [['http', 'disable_dashboard']] },
     userProvider,
     ...tlsFlags,
@@ -92,13 +96,7 @@ export const COMPONENT_FLAGS: Record<ComponentName, readonly FlagSpec[]> = {
     dataHome,
     httpAddr,
     httpTimeout,
-    {
-      long: '--metasrv-addrs',
-      arg: '<addrs>',
-      paths: [['meta_client', 'metasrv_addrs']],
-      description: 'Addresses of the metasrv nodes, comma separated.',
-      aliases: ['--metasrv-addr'],
-    },
+    metasrvAddrs('--metasrv-addrs', '--metasrv-addr'),
     { long: '--node-id', arg: '<id>', paths: [['node_id']] },
     { long: '--rpc-addr', arg: '<addr>', paths: [['rpc_addr']] },
     { long: '--rpc-hostname', arg: '<host>', paths: [['rpc_hostname']] },

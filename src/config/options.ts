@@ -377,8 +377,8 @@ const userProvider = optional(
   }),
 );
 
-export const standaloneSchema = section('tsdb standalone: a frontend and a datanode in one process.', {
-  mode: mode('standalone'),
+/** What a frontend serves, in a standalone server too: sessions and the protocol servers. */
+const frontendOptions = {
   default_timezone: defaultTimezone,
   user_provider: userProvider,
   http: httpFull,
@@ -388,6 +388,11 @@ export const standaloneSchema = section('tsdb standalone: a frontend and a datan
   opentsdb,
   influxdb,
   prom_store: promStore,
+};
+
+export const standaloneSchema = section('tsdb standalone: a frontend and a datanode in one process.', {
+  mode: mode('standalone'),
+  ...frontendOptions,
   storage,
   wal,
   region_engine: regionEngine,
@@ -397,15 +402,7 @@ export const standaloneSchema = section('tsdb standalone: a frontend and a datan
 
 export const frontendSchema = section('tsdb frontend: protocol servers and query planning of a distributed deployment.', {
   mode: mode('distributed'),
-  default_timezone: defaultTimezone,
-  user_provider: userProvider,
-  http: httpFull,
-  grpc,
-  mysql,
-  postgres,
-  opentsdb,
-  influxdb,
-  prom_store: promStore,
+  ...frontendOptions,
   meta_client: metaClient,
   logging: logging({ default: '/tmp/tsdb/logs' }),
   export_metrics: exportMetricsFull,
