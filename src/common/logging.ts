@@ -61,7 +61,11 @@ export async function createLogger(setup: LoggingSetup): Promise<LoggerHandle> {
     streams.push({ level: 'error', stream: files[1]! });
   }
   const stdout = setup.appendStdout ? pino.destination({ fd: 1, sync: true }) : undefined;
-  if (stdout !== undefined) streams.push({ level: setup.level as Level, stream: stdout });
+  if (stdout !== undefined) {
+    // A closed stdout (the reader went away) must not bring the server down; the files still log.
+    stdout.on('error', () => {});
+    streams.push({ level: setup.level as Level, stream: stdout });
+  }
 
   const logger = pino(
     {

@@ -54,6 +54,7 @@ test('usage errors print the problem and the usage, exit 2', async () => {
     [['datanode', 'start', '--node-id'], /error: option '--node-id <id>' argument missing/],
     [['standalone', 'start', '--selector', 'load_based'], /error: unknown option '--selector'/],
     [['--log-level'], /error: option '--log-level <level>' argument missing/],
+    [['standalone', 'start', 'now'], /error: too many arguments for 'start'/],
     [[], /Usage: tsdb/],
     [['metasrv'], /Usage: tsdb metasrv start/],
   ];
@@ -70,9 +71,13 @@ test('bad configuration: one clear message per problem with its source, exit 2, 
   const home = join(dir, 'home');
   const file = join(dir, 'bad.toml');
   writeFileSync(file, '[http]\naddr = "127.0.0.1:0"\n\n[wal]\nfile_size = "lots"\n');
+  const typo = join(dir, 'typo.toml');
+  writeFileSync(typo, '[http]\nadr = "127.0.0.1:0"\ntimeout = 30\n');
   const cases: Array<[string[], NodeJS.ProcessEnv, string]> = [
     [['standalone', 'start', '-c', file, '--data-home', home], {}, `wal.file_size: invalid size "lots"`],
     [['standalone', 'start', '-c', file, '--data-home', home], {}, `(from config file ${file}, line 5)`],
+    [['standalone', 'start', '-c', typo, '--data-home', home], {}, `  - unknown option "http.adr"; did you mean "http.addr"? (from config file ${typo}, line 2)\n`],
+    [['standalone', 'start', '-c', typo, '--data-home', home], {}, `  - http.timeout: expected a duration string such as "30s", "10m" or "1h", got integer 30 (from config file ${typo}, line 3)\n`],
     [['standalone', 'start', '--data-home', home], { TSDB_STANDALONE__HTTP__TIMEOUT: 'forever' }, 'http.timeout: invalid duration "forever"'],
     [['standalone', 'start', '--data-home', home], { TSDB_STANDALONE__HTTP__TIMEOUT: 'forever' }, '(from environment variable TSDB_STANDALONE__HTTP__TIMEOUT)'],
     [['standalone', 'start', '--data-home', home, '--http-addr', '127.0.0.1:99999'], {}, 'http.addr: invalid address "127.0.0.1:99999": port 99999 is out of range (0-65535) (from command-line option --http-addr)'],
