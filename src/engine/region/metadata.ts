@@ -1,0 +1,76 @@
+/**
+ * The schema of a region: its columns (tags, fields, one time index), primary key and options.
+ * JSON-serializable: it is what manifests record (region ids as decimal strings).
+ */
+
+/** Column types, named as clients see them (reference api.md §1.2 `data_type`). */
+export const COLUMN_TYPES = [
+  'Boolean',
+  'Int8',
+  'Int16',
+  'Int32',
+  'Int64',
+  'UInt8',
+  'UInt16',
+  'UInt32',
+  'UInt64',
+  'Float32',
+  'Float64',
+  'String',
+  'Binary',
+  'Date',
+  'TimestampSecond',
+  'TimestampMillisecond',
+  'TimestampMicrosecond',
+  'TimestampNanosecond',
+] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+export const TIMESTAMP_TYPES = ['TimestampSecond', 'TimestampMillisecond', 'TimestampMicrosecond', 'TimestampNanosecond'] as const;
+export type TimestampType = (typeof TIMESTAMP_TYPES)[number];
+
+/** `tag`: part of the primary key; `field`: a value; `timestamp`: the time index. */
+export type SemanticType = 'tag' | 'field' | 'timestamp';
+
+/** A default value: a JSON scalar, or null. Timestamps are integers in the column's unit. */
+export type DefaultValue = string | number | boolean | null;
+
+export interface ColumnMetadata {
+  /** Stable id within the region; never reused after a column is dropped. */
+  readonly column_id: number;
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly semantic_type: SemanticType;
+  readonly nullable: boolean;
+  /** Value of rows written without this column (and of older rows after ADD COLUMN). */
+  readonly default?: DefaultValue;
+  readonly comment?: string;
+}
+
+export type MergeMode = 'last_row' | 'last_non_null';
+
+export interface RegionOptions {
+  /** Milliseconds; undefined = forever. Rows older than now − ttl expire. */
+  readonly ttl?: number;
+  /** Keep every row: no deduplication, no deletes. */
+  readonly append_mode: boolean;
+  /** How rows with the same primary key and time index merge (ignored in append mode). */
+  readonly merge_mode: MergeMode;
+  /** TWCS time window in milliseconds; undefined = inferred. */
+  readonly compaction_time_window?: number;
+  /** TWCS: a window with at least this many files is compacted. */
+  readonly compaction_trigger_file_num?: number;
+}
+
+export interface RegionMetadata {
+  /** RegionId as a decimal string (JSON has no u64). */
+  readonly region_id: string;
+  /** Bumped by every schema change (alter). */
+  readonly schema_version: number;
+  readonly columns: readonly ColumnMetadata[];
+  /** Column ids of the primary key, in key order (all tags). */
+  readonly primary_key: readonly number[];
+  /** Column id of the time index. */
+  readonly time_index: number;
+  readonly options: RegionOptions;
+}

@@ -1,0 +1,14 @@
+/** What the manifest records of one SST file. JSON-serializable. */
+export interface FileMeta {
+  /** UUID; the file is `{region_dir}/{file_id}.parquet`. */
+  readonly file_id: string;
+  /** Smallest and largest time index value in the file, in the time index column's unit. */
+  readonly time_range: readonly [number, number];
+  /** 0: written by a flush; 1: written by a compaction. */
+  readonly level: 0 | 1;
+  readonly file_size: number;
+  readonly num_rows: number;
+  readonly num_row_groups: number;
+  /** Largest sequence number of any row in the file. */
+  readonly max_sequence: number;
+}
