@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeBatch, encodeBatch } from './batch-codec.js';
+import { OP_DELETE, OP_PUT, type WriteBatch } from './write-batch.js';
+
+const BATCH: WriteBatch = {
+  op: OP_PUT,
+  rowCount: 3,
+  columns: new Map([
+    [0, { type: 'string', data: ['host1', null, 'hôst-ß'] }],
+    [1, { type: 'int64', data: BigInt64Array.from([1700000000000000000n, -1n, 0n]) }],
+    [2, { type: 'float64', data: Float64Array.from([1.5, NaN, -0]), valid: Uint8Array.from([1, 0, 1]) }],
+    [3, { type: 'uint64', data: BigUint64Array.from([2n ** 64n - 1n, 0n, 7n]) }],
+    [4, { type: 'bool', data: Uint8Array.from([1, 0, 1]) }],
+    [7, { type: 'binary', data: [Uint8Array.from([0, 255]), null, new Uint8Array(0)] }],
+  ]),
+};
+
+test('a write batch round-trips through its encoding', () => {
+  const decoded = decodeBatch(encodeBatch(BATCH));
+  assert.deepEqual(decoded, BATCH);
+});
+
+test('an empty delete batch round-trips', () => {
+  const empty: WriteBatch = { op: OP_DELETE, rowCount: 0, columns: new Map([[1, { type: 'int64', data: new BigInt64Array(0) }]]) };
+  assert.deepEqual(decodeBatch(encodeBatch(empty)), empty);
+});
+
+test('a truncated payload is refused at every cut, never misread', () => {
+  const bytes = encodeBatch(BATCH);
+  for (let cut = 0; cut < bytes.length; cut++) {
+    assert.throws(() => decodeBatch(bytes.subarray(0, cut)), RangeError, `cut at ${cut}`);
+  }
+});
+
+test('a column whose length disagrees with the row count is refused', () => {
+  assert.throws(
+    () => encodeBatch({ op: OP_PUT, rowCount: 2, columns: new Map([[1, { type: 'float64', data: new Float64Array(3) }]]) }),
+    /column 1 has 3 values for 2 rows/,
+  );
+});

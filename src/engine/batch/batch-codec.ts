@@ -1,0 +1,155 @@
+/**
+ * Encodes a WriteBatch as a WAL record payload and back. Layout (little-endian):
+ *
+ *   u8 version (1) │ u8 op │ u32 row count │ u16 column count
+ *   per column: u32 column id │ u8 vector type │ u8 has-valid │ [u8 × rows valid] │ data
+ *   data: float64/int64/uint64: 8 bytes × rows; bool: 1 byte × rows;
+ *         string/binary: per row u32 length (0xFFFFFFFF = NULL) then the bytes (UTF-8 for strings)
+ */
+import type { OpType, Vector, VectorType, WriteBatch } from './write-batch.js';
+
+const VERSION = 1;
+const TYPE_CODES: Record<VectorType, number> = { float64: 1, int64: 2, uint64: 3, bool: 4, string: 5, binary: 6 };
+const CODE_TYPES = new Map<number, VectorType>(Object.entries(TYPE_CODES).map(([t, c]) => [c, t as VectorType]));
+const NULL_LENGTH = 0xffff_ffff;
+
+class Writer {
+  private buf: Buffer;
+  pos = 0;
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = v;
+  }
+  u16(v: number): void {
+    this.ensure(2);
+    this.pos = this.buf.writeUInt16LE(v, this.pos);
+  }
+  u32(v: number): void {
+    this.ensure(4);
+    this.pos = this.buf.writeUInt32LE(v, this.pos);
+  }
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+  utf8(s: string): void {
+    const max = Buffer.byteLength(s);
+    this.ensure(4 + max);
+    this.buf.writeUInt32LE(max, this.pos);
+    this.buf.write(s, this.pos + 4, 'utf8');
+    this.pos += 4 + max;
+  }
+  result(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+}
+
+function typedBytes(a: Float64Array | BigInt64Array | BigUint64Array | Uint8Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+export function encodeBatch(batch: WriteBatch): Buffer {
+  const w = new Writer(64 + batch.rowCount * batch.columns.size * 9);
+  w.u8(VERSION);
+  w.u8(batch.op);
+  w.u32(batch.rowCount);
+  w.u16(batch.columns.size);
+  for (const [id, v] of batch.columns) {
+    if (v.data.length !== batch.rowCount) throw new RangeError(`column ${id} has ${v.data.length} values for ${batch.rowCount} rows`);
+    w.u32(id);
+    w.u8(TYPE_CODES[v.type]);
+    if (v.type === 'string' || v.type === 'binary') {
+      w.u8(0);
+      for (const x of v.data) {
+        if (x === null) w.u32(NULL_LENGTH);
+        else if (typeof x === 'string') w.utf8(x);
+        else {
+          w.u32(x.length);
+          w.bytes(x);
+        }
+      }
+      continue;
+    }
+    w.u8(v.valid ? 1 : 0);
+    if (v.valid) w.bytes(v.valid);
+    w.bytes(typedBytes(v.data));
+  }
+  return w.result();
+}
+
+export function decodeBatch(payload: Uint8Array): WriteBatch {
+  const b = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  let pos = 0;
+  const need = (n: number) => {
+    if (pos + n > b.length) throw new RangeError(`write batch is truncated at byte ${pos} (needs ${n} more)`);
+  };
+  need(8);
+  const version = b[pos++]!;
+  if (version !== VERSION) throw new RangeError(`unsupported write batch version ${version}`);
+  const op = b[pos++]! as OpType;
+  const rowCount = b.readUInt32LE(pos);
+  pos += 4;
+  const columnCount = b.readUInt16LE(pos);
+  pos += 2;
+  const columns = new Map<number, Vector>();
+  // Typed arrays need aligned memory: copy each column's bytes into a fresh buffer.
+  const copy = (n: number) => {
+    need(n);
+    const out = new Uint8Array(n);
+    out.set(b.subarray(pos, pos + n));
+    pos += n;
+    return out;
+  };
+  for (let c = 0; c < columnCount; c++) {
+    need(6);
+    const id = b.readUInt32LE(pos);
+    pos += 4;
+    const type = CODE_TYPES.get(b[pos++]!);
+    if (type === undefined) throw new RangeError(`unknown vector type in column ${id}`);
+    const hasValid = b[pos++] === 1;
+    if (type === 'string' || type === 'binary') {
+      const data: Array<string | Uint8Array | null> = new Array(rowCount);
+      for (let i = 0; i < rowCount; i++) {
+        need(4);
+        const len = b.readUInt32LE(pos);
+        pos += 4;
+        if (len === NULL_LENGTH) {
+          data[i] = null;
+          continue;
+        }
+        need(len);
+        data[i] = type === 'string' ? b.toString('utf8', pos, pos + len) : copy(len);
+        if (type === 'string') pos += len;
+      }
+      columns.set(id, type === 'string' ? { type, data: data as (string | null)[] } : { type, data: data as (Uint8Array | null)[] });
+      continue;
+    }
+    const valid = hasValid ? copy(rowCount) : undefined;
+    switch (type) {
+      case 'float64':
+        columns.set(id, { type, data: new Float64Array(copy(rowCount * 8).buffer), ...(valid && { valid }) });
+        break;
+      case 'int64':
+        columns.set(id, { type, data: new BigInt64Array(copy(rowCount * 8).buffer), ...(valid && { valid }) });
+        break;
+      case 'uint64':
+        columns.set(id, { type, data: new BigUint64Array(copy(rowCount * 8).buffer), ...(valid && { valid }) });
+        break;
+      case 'bool':
+        columns.set(id, { type, data: copy(rowCount), ...(valid && { valid }) });
+        break;
+    }
+  }
+  if (pos !== b.length) throw new RangeError(`write batch has ${b.length - pos} bytes after its last column`);
+  return { op, rowCount, columns };
+}
