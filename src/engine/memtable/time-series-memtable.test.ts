@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OP_DELETE, OP_PUT, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
+import type { RegionMetadata } from '../region/metadata.js';
+import { TimeSeriesMemtable, type ReadMode } from './time-series-memtable.js';
+
+const METADATA: RegionMetadata = {
+  region_id: '4398046511104',
+  schema_version: 0,
+  columns: [
+    { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+    { column_id: 1, name: 'dc', type: 'String', semantic_type: 'tag', nullable: true, default: 'dc0' },
+    { column_id: 2, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+    { column_id: 3, name: 'usage', type: 'Float64', semantic_type: 'field', nullable: true },
+    { column_id: 4, name: 'count', type: 'Int64', semantic_type: 'field', nullable: true, default: 7 },
+    { column_id: 5, name: 'note', type: 'String', semantic_type: 'field', nullable: true },
+    { column_id: 6, name: 'flag', type: 'Boolean', semantic_type: 'field', nullable: true },
+  ],
+  primary_key: [0, 1],
+  time_index: 2,
+  options: { append_mode: false, merge_mode: 'last_row' },
+};
+
+type Val = number | bigint | string | boolean | null;
+interface ModelRow {
+  key: [string | null, string | null];
+  ts: bigint;
+  seq: number;
+  op: OpType;
+  fields: [number | null, bigint | null, string | null, boolean | null];
+}
+
+/** A deterministic pseudo-random generator, so a failure reproduces. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function randomBatch(r: () => number, op: OpType): { batch: WriteBatch; rows: Omit<ModelRow, 'seq'>[] } {
+  const n = 1 + Math.floor(r() * 20);
+  const withDc = r() < 0.7;
+  const withCount = r() < 0.7;
+  const host: (string | null)[] = [];
+  const dc: (string | null)[] = [];
+  const ts = new BigInt64Array(n);
+  const usage = new Float64Array(n);
+  const usageValid = new Uint8Array(n).fill(1);
+  const count = new BigInt64Array(n);
+  const note: (string | null)[] = [];
+  const flag = new Uint8Array(n);
+  const rows: Omit<ModelRow, 'seq'>[] = [];
+  for (let i = 0; i < n; i++) {
+    host.push(r() < 0.1 ? null : `h${Math.floor(r() * 3)}`);
+    dc.push(r() < 0.5 ? 'dc0' : 'dc1');
+    ts[i] = BigInt(1_700_000_000_000 + Math.floor(r() * 8) * 1000);
+    const u = r() < 0.3 ? null : Math.round(r() * 1000) / 10;
+    if (u === null) usageValid[i] = 0;
+    else usage[i] = u;
+    count[i] = BigInt(Math.floor(r() * 100));
+    note.push(r() < 0.3 ? null : `n${Math.floor(r() * 5)}`);
+    flag[i] = r() < 0.5 ? 1 : 0;
+    rows.push({
+      key: [host[i]!, withDc ? dc[i]! : 'dc0'],
+      ts: ts[i]!,
+      op,
+      fields: op === OP_DELETE ? [null, null, null, null] : [u, withCount ? count[i]! : 7n, note[i]!, flag[i] === 1],
+    });
+  }
+  const columns = new Map<number, Vector>([
+    [0, { type: 'string', data: host }],
+    [2, { type: 'int64', data: ts }],
+  ]);
+  if (withDc) columns.set(1, { type: 'string', data: dc });
+  if (op === OP_PUT) {
+    columns.set(3, { type: 'float64', data: usage, valid: usageValid });
+    if (withCount) columns.set(4, { type: 'int64', data: count });
+    columns.set(5, { type: 'string', data: note });
+    columns.set(6, { type: 'bool', data: flag });
+  }
+  return { batch: { op, rowCount: n, columns }, rows };
+}
+
+function cmpKey(a: ModelRow['key'], b: ModelRow['key']): number {
+  for (let i = 0; i < 2; i++) {
+    if (a[i] === b[i]) continue;
+    if (a[i] === null) return -1;
+    if (b[i] === null) return 1;
+    return a[i]! < b[i]! ? -1 : 1;
+  }
+  return 0;
+}
+
+function expected(model: ModelRow[], mode: ReadMode): ModelRow[] {
+  const sorted = [...model].sort((a, b) => cmpKey(a.key, b.key) || (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : b.seq - a.seq));
+  if (mode === 'append') return sorted;
+  const out: ModelRow[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j < sorted.length && cmpKey(sorted[j]!.key, sorted[i]!.key) === 0 && sorted[j]!.ts === sorted[i]!.ts) j++;
+    const group = sorted.slice(i, j);
+    const newest = group[0]!;
+    if (mode === 'last_row' || newest.op === OP_DELETE) out.push(newest);
+    else {
+      const fields = newest.fields.map((_, f) => {
+        for (const row of group) {
+          if (row.op === OP_DELETE) return null;
+          if (row.fields[f] !== null) return row.fields[f];
+        }
+        return null;
+      }) as ModelRow['fields'];
+      out.push({ ...newest, fields });
+    }
+    i = j;
+  }
+  return out;
+}
+
+function vectorValue(v: Vector, i: number): Val {
+  switch (v.type) {
+    case 'string':
+      return v.data[i] ?? null;
+    case 'bool':
+      return v.valid?.[i] === 0 ? null : v.data[i] === 1;
+    case 'binary':
+      throw new Error('no binary fields here');
+    default:
+      return v.valid?.[i] === 0 ? null : v.data[i]!;
+  }
+}
+
+function actual(mt: TimeSeriesMemtable, mode: ReadMode): ModelRow[] {
+  const out: ModelRow[] = [];
+  for (const run of mt.runs(mode)) {
+    for (let i = 0; i < run.ts.length; i++) {
+      out.push({
+        key: run.key as ModelRow['key'],
+        ts: run.ts[i]!,
+        seq: run.seq[i]!,
+        op: run.op[i] as OpType,
+        fields: run.fields.map((v) => vectorValue(v, i)) as ModelRow['fields'],
+      });
+    }
+  }
+  return out;
+}
+
+for (const seed of [1, 2, 3, 42, 1234]) {
+  test(`random puts and deletes read out like the model in every mode (seed ${seed})`, () => {
+    const r = rng(seed);
+    const mt = new TimeSeriesMemtable(METADATA);
+    const model: ModelRow[] = [];
+    let seq = 1;
+    for (let b = 0; b < 60; b++) {
+      const { batch, rows } = randomBatch(r, r() < 0.15 ? OP_DELETE : OP_PUT);
+      mt.write(batch, seq);
+      rows.forEach((row, i) => model.push({ ...row, seq: seq + i }));
+      seq += batch.rowCount;
+    }
+    for (const mode of ['append', 'last_row', 'last_non_null'] as const) {
+      assert.deepEqual(actual(mt, mode), expected(model, mode), mode);
+    }
+    const stats = mt.stats();
+    assert.equal(stats.rows, model.length);
+    assert.equal(stats.minSequence, 1);
+    assert.equal(stats.maxSequence, seq - 1);
+    assert.ok(stats.bytes > model.length * 17, 'memory is accounted');
+  });
+}
+
+test('series in time order need no sort and read out as written', () => {
+  const mt = new TimeSeriesMemtable(METADATA);
+  const ts = BigInt64Array.from([1n, 2n, 3n]);
+  mt.write({ op: OP_PUT, rowCount: 3, columns: new Map<number, Vector>([[0, { type: 'string', data: ['a', 'a', 'a'] }], [2, { type: 'int64', data: ts }]]) }, 10);
+  const [run] = [...mt.runs('last_row')];
+  assert.deepEqual([...run!.ts], [1n, 2n, 3n]);
+  assert.deepEqual([...run!.seq], [10, 11, 12]);
+  assert.deepEqual(run!.key, ['a', 'dc0']);
+  // Absent fields take their default (count = 7) or NULL.
+  assert.deepEqual([...(run!.fields[1]!.data as BigInt64Array)], [7n, 7n, 7n]);
+  assert.equal(vectorValue(run!.fields[0]!, 0), null);
+});
+
+test('a frozen memtable refuses writes; a batch without a time index is refused', () => {
+  const mt = new TimeSeriesMemtable(METADATA);
+  assert.throws(() => mt.write({ op: OP_PUT, rowCount: 0, columns: new Map() }, 1), /no int64 time index column ts/);
+  mt.freeze();
+  assert.throws(() => mt.write({ op: OP_PUT, rowCount: 0, columns: new Map() }, 1), /frozen/);
+});
