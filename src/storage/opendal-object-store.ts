@@ -1,0 +1,216 @@
+/**
+ * The object store on Apache OpenDAL (DESIGN.md D4): one class for every provider, since OpenDAL
+ * gives them all one API; a provider is an OpenDAL scheme (`fs`, `s3`, `oss`, `azblob`, `gcs`) and
+ * that scheme's config keys.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { Operator, RetryLayer } from 'opendal';
+import { StatusCode } from '../common/error/status-code.js';
+import { errorMessage, TsdbError } from '../common/error/tsdb-error.js';
+import { checkObjectPath, type PathKind } from './object-path.js';
+import { ObjectNotFoundError, type ObjectEntry, type ObjectStore } from './object-store.js';
+
+export interface OpendalStoreOptions {
+  /** OpenDAL scheme: `fs`, `s3`, `oss`, `azblob`, `gcs`. */
+  readonly scheme: string;
+  /** The scheme's config keys, named as OpenDAL names them (`bucket`, `access_key_secret`…). */
+  readonly config: Readonly<Record<string, string>>;
+  /** For messages, e.g. `S3(my-bucket/data)`. */
+  readonly description: string;
+}
+
+/** Stats run at once when a listing lacks sizes (fs): enough to overlap, few enough for the pool. */
+const STAT_CONCURRENCY = 16;
+
+export class OpendalObjectStore implements ObjectStore {
+  readonly description: string;
+  private readonly op: Operator;
+  /** Absolute root directory for the fs scheme; undefined for remote stores. */
+  private readonly localRoot: string | undefined;
+
+  constructor(options: OpendalStoreOptions) {
+    this.description = options.description;
+    this.localRoot = options.scheme === 'fs' ? resolve(options.config['root'] ?? '.') : undefined;
+    if (options.scheme === 'fs' && options.config['atomic_write_dir'] === undefined) {
+      // Without it OpenDAL writes in place, and a crash leaves a partial object: see `fs`.
+      throw new TypeError(`object store ${this.description}: the fs scheme needs atomic_write_dir; use OpendalObjectStore.fs`);
+    }
+    try {
+      const op = new Operator(options.scheme, { ...options.config });
+      // Remote stores retry requests that fail with a temporary error (throttling, 5xx, a
+      // dropped connection), as GreptimeDB's do; NotFound and other permanent errors are not retried.
+      this.op = options.scheme === 'fs' ? op : op.layer(new RetryLayer().build());
+    } catch (err) {
+      throw new TsdbError(StatusCode.StorageUnavailable, `cannot open object store ${this.description}: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+  }
+
+  /**
+   * A store on the local file system under `root`. Every write goes to a temporary file in
+   * `atomicWriteDir` and is renamed onto its final name once complete: OpenDAL's fs writer
+   * (`atomic_write_dir`) writes the temporary file, flushes and fsyncs it, then renames it. A rename
+   * within one file system is atomic, so a reader, or a restart after a crash at any point of a
+   * write, finds the old object or the whole new one, never a part. (The directory is not fsynced
+   * after the rename: a power loss just after a write may bring back the old object.) A crash
+   * leaves at most a stray temporary file in `atomicWriteDir`, never under the root.
+   *
+   * `atomicWriteDir` must lie outside `root` (else listings would show temporary files) and on the
+   * same file system (else the rename fails); both are checked.
+   */
+  static fs(root: string, atomicWriteDir: string): OpendalObjectStore {
+    const absRoot = resolve(root);
+    const absTmp = resolve(atomicWriteDir);
+    const description = `File(${absRoot})`;
+    if (isWithin(absTmp, absRoot) || isWithin(absRoot, absTmp)) {
+      throw new TsdbError(
+        StatusCode.InvalidArguments,
+        `object store ${description}: the temporary directory ${absTmp} must be outside the root, and the root outside it`,
+      );
+    }
+    // OpenDAL creates both directories.
+    const store = new OpendalObjectStore({ scheme: 'fs', config: { root: absRoot, atomic_write_dir: absTmp }, description });
+    if (statSync(absRoot).dev !== statSync(absTmp).dev) {
+      throw new TsdbError(
+        StatusCode.InvalidArguments,
+        `object store ${description}: the temporary directory ${absTmp} is on another file system, so writes could not be renamed into place atomically`,
+      );
+    }
+    return store;
+  }
+
+  async read(path: string): Promise<Uint8Array> {
+    this.check(path, 'object');
+    try {
+      return await this.op.read(path);
+    } catch (err) {
+      if (await this.holdsNoObject(path)) throw new ObjectNotFoundError(path, this.description);
+      throw this.failure('read', path, err);
+    }
+  }
+
+  async write(path: string, data: Uint8Array): Promise<void> {
+    this.check(path, 'object');
+    try {
+      // One request for remote stores: a PUT (S3, Oss, Gcs) or a block blob upload (Azblob)
+      // replaces an object at once. For fs, see `OpendalObjectStore.fs`.
+      await this.op.write(path, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    } catch (err) {
+      throw this.failure('write', path, err);
+    }
+  }
+
+  async stat(path: string): Promise<ObjectEntry | undefined> {
+    this.check(path, 'object');
+    let meta;
+    try {
+      meta = await this.op.stat(path);
+    } catch (err) {
+      if (await this.holdsNoObject(path)) return undefined;
+      throw this.failure('stat', path, err);
+    }
+    if (!meta.isFile()) return undefined;
+    return { path, size: Number(meta.contentLength ?? 0n) };
+  }
+
+  async list(prefix: string): Promise<ObjectEntry[]> {
+    this.check(prefix, 'prefix');
+    // List the directory the prefix is in and filter, so that `a/` never matches `ab/x` and a
+    // prefix ending inside a name (`sst/00`) works the same on every service.
+    const dir = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    let entries;
+    try {
+      entries = await this.op.list(dir, { recursive: true });
+    } catch (err) {
+      throw this.failure('list', prefix, err);
+    }
+    const files = entries.filter((e) => e.path().startsWith(prefix) && !e.path().endsWith('/') && e.metadata().isFile());
+    let found: ObjectEntry[];
+    if (this.localRoot === undefined) {
+      found = files.map((e) => ({ path: e.path(), size: Number(e.metadata().contentLength ?? 0n) }));
+    } else {
+      // The fs service lists names only (every size reads 0), so each file is stat'ed; a file
+      // deleted meanwhile is left out.
+      const stats = await mapLimit(files, STAT_CONCURRENCY, (e) => this.stat(e.path()));
+      found = stats.filter((s) => s !== undefined);
+    }
+    return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async delete(path: string): Promise<void> {
+    this.check(path, 'object');
+    try {
+      await this.op.delete(path); // OpenDAL treats a missing object as deleted
+    } catch (err) {
+      throw this.failure('delete', path, err);
+    }
+  }
+
+  async deleteAll(prefix: string): Promise<void> {
+    if (prefix === '') {
+      throw new TsdbError(StatusCode.InvalidArguments, `deleteAll in ${this.description}: refusing to delete the whole store (empty prefix)`);
+    }
+    this.check(prefix, 'directory');
+    try {
+      // Lists recursively and deletes (in batches where the service can); removes the
+      // directories too on fs.
+      await this.op.removeAll(prefix);
+    } catch (err) {
+      throw this.failure('delete everything under', prefix, err);
+    }
+  }
+
+  localPath(path: string): string | undefined {
+    this.check(path, 'object');
+    return this.localRoot === undefined ? undefined : join(this.localRoot, path);
+  }
+
+  private check(path: string, kind: PathKind): void {
+    checkObjectPath(path, kind, this.description);
+  }
+
+  /**
+   * Whether an operation on `path` failed because no object is there. OpenDAL's Node binding
+   * gives every error the same code (`GenericFailure`), with the error kind only inside the
+   * message; rather than parse that text, this asks OpenDAL, whose `exists` maps its NotFound
+   * kind to false. A directory of the fs service is no object either (remote stores have none).
+   * When the question itself fails, the answer is no, and the caller reports its own error.
+   */
+  private async holdsNoObject(path: string): Promise<boolean> {
+    try {
+      if (!(await this.op.exists(path))) return true;
+      return (await this.op.stat(path)).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  private failure(action: string, path: string, err: unknown): TsdbError {
+    const shown = path === '' ? '/' : path;
+    return new TsdbError(StatusCode.StorageUnavailable, `${action} ${shown} in ${this.description}: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Whether `path` is `dir` or inside it (both absolute). */
+function isWithin(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
+}
+
+/** `items.map(fn)` with at most `limit` calls pending at once; results in order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
