@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { tempDir } from '../../test/support/temp.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { silentLogger } from '../common/logging.js';
+import { MIB } from '../common/size/size.js';
+import { OpendalObjectStore } from '../storage/opendal-object-store.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
+import type { RegionMetadata } from './region/metadata.js';
+import { regionId } from './region/region-id.js';
+import { RegionEngine, type RegionEngineOptions } from './region-engine.js';
+
+const ID = regionId(1024, 0);
+const DIR = 'data/tsdb/public/1024/1024_0000000000/';
+
+function metadata(over: Partial<RegionMetadata['options']> = {}): RegionMetadata {
+  return {
+    region_id: String(ID),
+    schema_version: 0,
+    columns: [
+      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+      { column_id: 1, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+      { column_id: 2, name: 'cpu', type: 'Float64', semantic_type: 'field', nullable: true },
+    ],
+    primary_key: [0],
+    time_index: 1,
+    options: { append_mode: false, merge_mode: 'last_row', ...over },
+  };
+}
+
+function puts(host: string, from: number, n: number, value = 1): WriteBatch {
+  return {
+    op: OP_PUT,
+    rowCount: n,
+    columns: new Map<number, Vector>([
+      [0, { type: 'string', data: Array.from({ length: n }, () => host) }],
+      [1, { type: 'int64', data: BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)) }],
+      [2, { type: 'float64', data: Float64Array.from({ length: n }, () => value) }],
+    ]),
+  };
+}
+
+function deletes(host: string, ts: number[]): WriteBatch {
+  return {
+    op: OP_DELETE,
+    rowCount: ts.length,
+    columns: new Map<number, Vector>([
+      [0, { type: 'string', data: ts.map(() => host) }],
+      [1, { type: 'int64', data: BigInt64Array.from(ts.map(BigInt)) }],
+    ]),
+  };
+}
+
+async function openEngine(t: TestContext, dir: string, over: Partial<RegionEngineOptions> = {}): Promise<RegionEngine> {
+  const engine = await RegionEngine.open({
+    wal: { dir: join(dir, 'wal'), fileSize: 64 * MIB, syncWrite: false, readBatchSize: 128, purgeInterval: 0, purgeThreshold: 4 * 2 ** 30 },
+    globalWriteBufferSize: 64 * MIB,
+    globalWriteBufferRejectSize: 128 * MIB,
+    manifestCheckpointDistance: 10,
+    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
+    logger: silentLogger(),
+    ...over,
+  });
+  t.after(() => engine.close());
+  return engine;
+}
+
+/** Visible rows: (host, ts, op, cpu) after merging, over all memtables. */
+function rows(engine: RegionEngine): Array<[string, bigint, number, number | null]> {
+  const out: Array<[string, bigint, number, number | null]> = [];
+  for (const mt of engine.region(ID).memtables()) {
+    for (const run of mt.runs('last_row')) {
+      const cpu = run.fields[0]!;
+      for (let i = 0; i < run.ts.length; i++) {
+        const v = cpu.type === 'float64' && cpu.valid?.[i] !== 0 ? cpu.data[i]! : null;
+        out.push([run.key[0] as string, run.ts[i]!, run.op[i]!, v]);
+      }
+    }
+  }
+  return out;
+}
+
+test('writes take consecutive sequences and survive a close and reopen (WAL replay)', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir);
+  await engine.createRegion(metadata(), DIR);
+  assert.deepEqual(await engine.write(ID, puts('a', 0, 3)), { first: 1, last: 3 });
+  assert.deepEqual(await engine.write(ID, puts('b', 0, 2)), { first: 4, last: 5 });
+  assert.deepEqual(await engine.write(ID, deletes('a', [1])), { first: 6, last: 6 });
+  await engine.close();
+
+  const again = await openEngine(t, dir);
+  await again.openRegion(ID, DIR);
+  assert.equal(again.region(ID).committedSequence, 6);
+  assert.deepEqual(rows(again), [
+    ['a', 0n, 1, 1],
+    ['a', 1n, 0, null],
+    ['a', 2n, 1, 1],
+    ['b', 0n, 1, 1],
+    ['b', 1n, 1, 1],
+  ]);
+  assert.deepEqual(await again.write(ID, puts('a', 9, 1)), { first: 7, last: 7 });
+});
+
+test('a write is durable once acknowledged, without a clean close', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir);
+  await engine.createRegion(metadata(), DIR);
+  await Promise.all(Array.from({ length: 50 }, (_, i) => engine.write(ID, puts(`h${i % 5}`, i * 10, 10))));
+  // A second engine opens the same directories while the first never closed (as after a crash).
+  const other = await openEngine(t, dir);
+  await other.openRegion(ID, DIR);
+  assert.equal(rows(other).length, 500);
+  assert.equal(other.region(ID).committedSequence, 500);
+});
+
+test('concurrent writes to one region all land, in sequence order', async (t) => {
+  const engine = await openEngine(t, tempDir(t));
+  await engine.createRegion(metadata(), DIR);
+  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => engine.write(ID, puts('a', i, 1, i))));
+  assert.deepEqual(results.map((r) => r.first), Array.from({ length: 100 }, (_, i) => i + 1));
+  assert.deepEqual(rows(engine).map((r) => r[3]), Array.from({ length: 100 }, (_, i) => i));
+});
+
+test('bad batches are refused whole, with the reference\'s messages', async (t) => {
+  const engine = await openEngine(t, tempDir(t));
+  await engine.createRegion(metadata({ append_mode: true }), DIR);
+  await assert.rejects(engine.write(ID, deletes('a', [1])), {
+    code: StatusCode.InvalidArguments,
+    message: 'Invalid request to region, reason: DELETE is not allowed under append mode',
+  });
+  const bad = puts('a', 0, 2);
+  (bad.columns as Map<number, Vector>).set(2, { type: 'string', data: ['x', 'y'] });
+  await assert.rejects(engine.write(ID, bad), /column cpu of type Float64 needs float64 values, got string/);
+  const noTs = puts('a', 0, 2);
+  (noTs.columns as Map<number, Vector>).delete(1);
+  await assert.rejects(engine.write(ID, noTs), /the time index column ts is missing/);
+  assert.equal(engine.region(ID).committedSequence, 0, 'nothing was written');
+});
+
+test('writes are rejected while memtables are above the reject size, and accepted again once memory is freed', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { globalWriteBufferSize: 10_000, globalWriteBufferRejectSize: 20_000 });
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 1000));
+  const err = await engine.write(ID, puts('a', 1000, 10)).catch((e: unknown) => e);
+  assert.ok(err instanceof TsdbError);
+  assert.equal(err.code, StatusCode.StorageUnavailable);
+  assert.match(err.message, /^write buffer full: memtables hold \d+B, at or above global_write_buffer_reject_size \(20000B\); retry once flushes free memory$/);
+  // Freezing and releasing the memtable (what a flush does) frees memory.
+  const frozen = await engine.region(ID).freezeMutable();
+  engine.writeBuffer.release(ID, frozen!.stats().bytes);
+  await engine.write(ID, puts('a', 1000, 10));
+});
+
+test('alter: rows keep their schema, new writes use the new one', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir);
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 2));
+  const next: RegionMetadata = {
+    ...metadata(),
+    schema_version: 1,
+    columns: [...metadata().columns, { column_id: 3, name: 'mem', type: 'Float64', semantic_type: 'field', nullable: true, default: 0.5 }],
+  };
+  await engine.alterRegion(ID, next);
+  assert.equal(engine.region(ID).memtables().length, 2, 'the old rows are in a frozen memtable');
+  await assert.rejects(engine.alterRegion(ID, next), /needs a schema version above 1/);
+  await engine.write(ID, puts('a', 5, 1));
+  await engine.close();
+  const again = await openEngine(t, dir);
+  await again.openRegion(ID, DIR);
+  assert.equal(again.region(ID).metadata.columns.length, 4);
+  assert.equal(again.region(ID).memtableRows(), 3, 'rows from before and after the alter replay');
+});
+
+test('truncate removes every row, also after a reopen; drop removes the region', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir);
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 5));
+  await engine.truncateRegion(ID);
+  assert.equal(engine.region(ID).memtableRows(), 0);
+  await engine.write(ID, puts('a', 10, 2));
+  await engine.close();
+
+  const again = await openEngine(t, dir);
+  await again.openRegion(ID, DIR);
+  assert.deepEqual(rows(again).map((r) => r[1]), [10n, 11n]);
+  await again.dropRegion(ID);
+  assert.throws(() => again.region(ID), { code: StatusCode.RegionNotFound });
+  assert.ok(!existsSync(join(dir, 'data', DIR)), 'the region directory is gone');
+  await assert.rejects(again.openRegion(ID, DIR), { code: StatusCode.RegionNotFound });
+});
+
+test('create and open refuse a region that is already open; open refuses a missing one', async (t) => {
+  const engine = await openEngine(t, tempDir(t));
+  await engine.createRegion(metadata(), DIR);
+  await assert.rejects(engine.createRegion(metadata(), DIR), { code: StatusCode.RegionAlreadyExists });
+  await assert.rejects(engine.openRegion(ID, DIR), { code: StatusCode.RegionAlreadyExists });
+  await assert.rejects(engine.openRegion(regionId(2048, 0), 'data/nowhere/'), { code: StatusCode.RegionNotFound });
+});

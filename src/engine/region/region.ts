@@ -1,0 +1,270 @@
+/**
+ * One region: its metadata and manifest, its memtables, and its write path — sequence numbers,
+ * the WAL (the acknowledgement point), the memtable. Opening a region replays the WAL after the
+ * sequence its SST files already hold.
+ */
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import type { Logger } from '../../common/logging.js';
+import { formatSize } from '../../common/size/size.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
+import type { Vector, WriteBatch } from '../batch/write-batch.js';
+import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
+import { changeAction, removeAction, truncateAction } from '../manifest/action.js';
+import { ManifestManager } from '../manifest/manifest-manager.js';
+import { TimeSeriesMemtable } from '../memtable/time-series-memtable.js';
+import type { Wal } from '../wal/wal.js';
+import type { RegionMetadata } from './metadata.js';
+import { formatRegionId, type RegionId } from './region-id.js';
+import { validateBatch } from './validate-batch.js';
+
+/** WAL record type of a write batch (put or delete). */
+export const RECORD_WRITE = 1;
+
+export interface RegionContext {
+  readonly wal: Wal;
+  readonly writeBuffer: WriteBufferManager;
+  /** The object store holding the region's directory (manifest, SST files). */
+  readonly store: ObjectStore;
+  /** `region_engine.mito.manifest_checkpoint_distance` */
+  readonly checkpointDistance: number;
+  readonly logger: Logger;
+}
+
+/** Rows `from…` of a batch (replay skips the rows a flush already holds). */
+export function sliceBatch(batch: WriteBatch, from: number): WriteBatch {
+  if (from <= 0) return batch;
+  const columns = new Map<number, Vector>();
+  for (const [id, v] of batch.columns) {
+    const data = v.data.slice(from);
+    const valid = 'valid' in v && v.valid !== undefined ? v.valid.slice(from) : undefined;
+    columns.set(id, { ...v, data, ...(valid && { valid }) } as Vector);
+  }
+  return { op: batch.op, rowCount: Math.max(0, batch.rowCount - from), columns };
+}
+
+type RegionState = 'open' | 'closed' | 'dropped';
+
+export class Region {
+  private mutable: TimeSeriesMemtable;
+  /** Frozen memtables waiting for a flush, oldest first. */
+  private readonly immutables: TimeSeriesMemtable[] = [];
+  /** Next sequence to hand out; every sequence below it has been handed out. */
+  private nextSequence: number;
+  /** The last sequence acknowledged to a writer. */
+  private committed: number;
+  /** Writes that have sequences but are not in the memtable yet. */
+  private inflight = 0;
+  private drained: Array<() => void> = [];
+  /** While set, new writes wait: the memtable is being swapped or the region changed. */
+  private gate: Promise<void> | undefined;
+  private state: RegionState = 'open';
+  private readonly log: Logger;
+
+  private constructor(
+    private readonly ctx: RegionContext,
+    readonly id: RegionId,
+    /** The region directory in the object store, ending with `/`. */
+    readonly dir: string,
+    private readonly manifest: ManifestManager,
+    committed: number,
+  ) {
+    this.mutable = new TimeSeriesMemtable(manifest.state.metadata);
+    this.nextSequence = committed + 1;
+    this.committed = committed;
+    this.log = ctx.logger.child({ region: formatRegionId(id) });
+  }
+
+  get metadata(): RegionMetadata {
+    return this.manifest.state.metadata;
+  }
+
+  /** The last sequence acknowledged to a writer (with all before it). */
+  get committedSequence(): number {
+    return this.committed;
+  }
+
+  get flushedSequence(): number {
+    return this.manifest.state.flushed_sequence;
+  }
+
+  private static manifestDir(dir: string): string {
+    return `${dir}manifest/`;
+  }
+
+  static async create(ctx: RegionContext, metadata: RegionMetadata, dir: string): Promise<Region> {
+    const id = BigInt(metadata.region_id);
+    const manifest = await ManifestManager.create(ctx.store, Region.manifestDir(dir), metadata, {
+      checkpointDistance: ctx.checkpointDistance,
+      logger: ctx.logger,
+    });
+    ctx.wal.markFlushed(id, 0);
+    return new Region(ctx, id, dir, manifest, 0);
+  }
+
+  /** Opens an existing region: its manifest, then the WAL after its flushed sequence. */
+  static async open(ctx: RegionContext, id: RegionId, dir: string): Promise<Region> {
+    const manifest = await ManifestManager.open(ctx.store, Region.manifestDir(dir), {
+      checkpointDistance: ctx.checkpointDistance,
+      logger: ctx.logger,
+    });
+    if (manifest === undefined || manifest.state.removed) {
+      await manifest?.close();
+      throw new TsdbError(StatusCode.RegionNotFound, `Region ${formatRegionId(id)} not found in ${dir} of ${ctx.store.description}`);
+    }
+    const st = manifest.state;
+    if (st.metadata.region_id !== String(id)) {
+      await manifest.close();
+      throw new TsdbError(StatusCode.IllegalState, `the manifest in ${dir} belongs to region ${st.metadata.region_id}, not ${id}`);
+    }
+    const durable = Math.max(st.flushed_sequence, st.truncated_sequence);
+    const region = new Region(ctx, id, dir, manifest, Math.max(st.committed_sequence, durable));
+    let replayed = 0;
+    for await (const records of ctx.wal.replay(new Map([[id, durable]]))) {
+      for (const rec of records) {
+        if (rec.type !== RECORD_WRITE) throw new TsdbError(StatusCode.IllegalState, `unknown WAL record type ${rec.type} for region ${formatRegionId(id)}`);
+        const batch = sliceBatch(decodeBatch(rec.payload), durable - rec.sequence + 1);
+        region.mutable.write(batch, Math.max(rec.sequence, durable + 1));
+        region.nextSequence = Math.max(region.nextSequence, rec.sequence + rec.count);
+        region.committed = region.nextSequence - 1;
+        replayed += batch.rowCount;
+      }
+    }
+    ctx.wal.markFlushed(id, durable);
+    ctx.writeBuffer.setMutable(id, region.mutable.stats().bytes);
+    region.log.info({ rows: replayed, committed_sequence: region.committedSequence, files: Object.keys(st.files).length }, 'region opened');
+    return region;
+  }
+
+  private checkOpen(): void {
+    if (this.state !== 'open') {
+      throw new TsdbError(StatusCode.RegionNotFound, `Region ${formatRegionId(this.id)} is ${this.state}`);
+    }
+  }
+
+  /**
+   * Writes a batch (puts or deletes); resolves once it is in the WAL (synced with `sync_write`) and
+   * the memtable, with the sequences its rows took.
+   */
+  async write(batch: WriteBatch): Promise<{ readonly first: number; readonly last: number }> {
+    while (this.gate) await this.gate;
+    this.checkOpen();
+    validateBatch(this.metadata, batch);
+    if (batch.rowCount === 0) return { first: this.nextSequence, last: this.nextSequence - 1 };
+    const wb = this.ctx.writeBuffer;
+    if (wb.shouldReject()) {
+      throw new TsdbError(
+        StatusCode.StorageUnavailable,
+        `write buffer full: memtables hold ${formatSize(wb.totalBytes())}, at or above global_write_buffer_reject_size (${formatSize(wb.opts.rejectSize)}); retry once flushes free memory`,
+      );
+    }
+    const first = this.nextSequence;
+    this.nextSequence += batch.rowCount;
+    this.inflight++;
+    try {
+      await this.ctx.wal.append([{ regionId: this.id, sequence: first, count: batch.rowCount, type: RECORD_WRITE, payload: encodeBatch(batch) }]);
+      this.mutable.write(batch, first);
+      // WAL appends resolve in order, so writes land here in sequence order.
+      this.committed = first + batch.rowCount - 1;
+      wb.setMutable(this.id, this.mutable.stats().bytes);
+    } finally {
+      this.inflight--;
+      if (this.inflight === 0) for (const resolve of this.drained.splice(0)) resolve();
+    }
+    return { first, last: first + batch.rowCount - 1 };
+  }
+
+  /** Runs `fn` with writes held back and every write in flight finished. */
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.gate) await this.gate;
+    let open!: () => void;
+    this.gate = new Promise((resolve) => (open = resolve));
+    try {
+      if (this.inflight > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
+      return await fn();
+    } finally {
+      this.gate = undefined;
+      open();
+    }
+  }
+
+  /** Freezes the mutable memtable (if it holds rows) for a flush; returns it. */
+  freezeMutable(): Promise<TimeSeriesMemtable | undefined> {
+    return this.exclusive(async () => this.freezeNow());
+  }
+
+  private freezeNow(): TimeSeriesMemtable | undefined {
+    if (this.mutable.isEmpty()) return undefined;
+    const frozen = this.mutable;
+    frozen.freeze();
+    this.immutables.push(frozen);
+    this.ctx.writeBuffer.freeze(this.id);
+    this.mutable = new TimeSeriesMemtable(this.metadata);
+    return frozen;
+  }
+
+  /**
+   * Changes the schema (columns added or dropped, options). Rows already in memtables keep the
+   * schema they were written with: the mutable memtable is frozen, and files are not rewritten.
+   */
+  alter(metadata: RegionMetadata): Promise<void> {
+    return this.exclusive(async () => {
+      this.checkOpen();
+      if (metadata.region_id !== String(this.id)) throw new TsdbError(StatusCode.InvalidArguments, `alter of region ${this.id} with the metadata of ${metadata.region_id}`);
+      if (metadata.schema_version <= this.metadata.schema_version) {
+        throw new TsdbError(StatusCode.InvalidArguments, `alter of region ${formatRegionId(this.id)} needs a schema version above ${this.metadata.schema_version}`);
+      }
+      this.freezeNow();
+      await this.manifest.update([changeAction(metadata)]);
+      this.mutable = new TimeSeriesMemtable(metadata);
+    });
+  }
+
+  /** Removes every row: memtables are dropped, files leave the manifest (deleted once unused). */
+  truncate(): Promise<void> {
+    return this.exclusive(async () => {
+      this.checkOpen();
+      const truncated = this.nextSequence - 1;
+      await this.manifest.update([truncateAction(truncated)]);
+      this.immutables.length = 0;
+      this.mutable = new TimeSeriesMemtable(this.metadata);
+      this.ctx.writeBuffer.remove(this.id);
+      this.ctx.wal.markFlushed(this.id, truncated);
+    });
+  }
+
+  /** Drops the region: marks its manifest removed, forgets its WAL records, deletes its directory. */
+  drop(): Promise<void> {
+    return this.exclusive(async () => {
+      this.checkOpen();
+      await this.manifest.update([removeAction()]);
+      this.state = 'dropped';
+      await this.manifest.close();
+      this.ctx.wal.forgetRegion(this.id);
+      this.ctx.writeBuffer.remove(this.id);
+      await this.ctx.store.deleteAll(this.dir);
+      this.log.info('region dropped');
+    });
+  }
+
+  /** Stops serving the region; unflushed rows stay in the WAL for the next open. */
+  close(): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.state !== 'open') return;
+      this.state = 'closed';
+      this.ctx.writeBuffer.remove(this.id);
+      await this.manifest.close();
+    });
+  }
+
+  /** The memtables a read sees now, oldest first (frozen ones, then the mutable one). */
+  memtables(): readonly TimeSeriesMemtable[] {
+    return [...this.immutables, this.mutable];
+  }
+
+  /** Rows held in memtables, for tests and statistics. */
+  memtableRows(): number {
+    return this.memtables().reduce((n, m) => n + m.stats().rows, 0);
+  }
+}
