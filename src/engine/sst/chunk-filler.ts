@@ -1,0 +1,178 @@
+/**
+ * Fills DuckDB data chunks from memtable series runs, by column: numeric columns are converted to
+ * the column's physical width in a scratch typed array and copied into the vector in one call
+ * (`copy_data_to_vector`; `vector_get_data` only returns a copy); strings are assigned per value;
+ * NULLs go in as one validity bitmask per column.
+ */
+import duckdb from '@duckdb/node-bindings';
+import { DuckDBDataChunk } from '@duckdb/node-api';
+import type { Vector } from '../batch/write-batch.js';
+import type { SeriesRun } from '../memtable/time-series-memtable.js';
+import type { ColumnType, RegionMetadata } from '../region/metadata.js';
+import { sstColumns, type SstColumn } from './sst-format.js';
+
+export const CHUNK_ROWS = duckdb.vector_size();
+
+/** Rows `[start, end)` of one run. */
+export interface Piece {
+  readonly run: SeriesRun;
+  readonly start: number;
+  readonly end: number;
+}
+
+type Physical = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
+
+function scratchFor(type: ColumnType): Physical {
+  switch (type) {
+    case 'Boolean':
+    case 'UInt8':
+      return new Uint8Array(CHUNK_ROWS);
+    case 'Int8':
+      return new Int8Array(CHUNK_ROWS);
+    case 'Int16':
+      return new Int16Array(CHUNK_ROWS);
+    case 'Int32':
+    case 'Date':
+      return new Int32Array(CHUNK_ROWS);
+    case 'UInt16':
+      return new Uint16Array(CHUNK_ROWS);
+    case 'UInt32':
+      return new Uint32Array(CHUNK_ROWS);
+    case 'Float32':
+      return new Float32Array(CHUNK_ROWS);
+    case 'Float64':
+      return new Float64Array(CHUNK_ROWS);
+    case 'UInt64':
+      return new BigUint64Array(CHUNK_ROWS);
+    case 'String':
+    case 'Binary':
+      return new Uint8Array(0);
+    default:
+      return new BigInt64Array(CHUNK_ROWS); // Int64 and timestamps
+  }
+}
+
+/** Where a chunk column's values come from in a run. */
+type Source = { kind: 'tag'; index: number } | { kind: 'field'; index: number } | { kind: 'ts' } | { kind: 'seq' } | { kind: 'op' };
+
+export class ChunkFiller {
+  readonly columns: readonly SstColumn[];
+  private readonly sources: readonly Source[];
+  private readonly scratch: readonly Physical[];
+  private readonly validity = new Uint32Array(CHUNK_ROWS / 32);
+
+  /** `fields`: the field columns of the runs, in run order (the memtable's `fields`). */
+  constructor(metadata: RegionMetadata, fields: readonly { column_id: number }[]) {
+    this.columns = sstColumns(metadata);
+    const fieldIndex = new Map(fields.map((f, i) => [f.column_id, i]));
+    this.sources = this.columns.map((c): Source => {
+      if (c.column === undefined) return c.name === '__sequence' ? { kind: 'seq' } : { kind: 'op' };
+      if (c.column.column_id === metadata.time_index) return { kind: 'ts' };
+      const tag = metadata.primary_key.indexOf(c.column.column_id);
+      if (tag >= 0) return { kind: 'tag', index: tag };
+      const f = fieldIndex.get(c.column.column_id);
+      if (f === undefined) throw new Error(`field ${c.column.name} is not in the memtable`);
+      return { kind: 'field', index: f };
+    });
+    this.scratch = this.columns.map((c) => (c.column ? scratchFor(c.column.type) : c.name === '__sequence' ? new BigUint64Array(CHUNK_ROWS) : new Uint8Array(CHUNK_ROWS)));
+  }
+
+  newChunk(): DuckDBDataChunk {
+    return DuckDBDataChunk.create(this.columns.map((c) => c.duckdbType));
+  }
+
+  /** Fills `chunk` (reset first) with the pieces, at most CHUNK_ROWS rows in all. */
+  fill(chunk: DuckDBDataChunk, pieces: readonly Piece[]): number {
+    chunk.reset();
+    const rows = pieces.reduce((n, p) => n + (p.end - p.start), 0);
+    if (rows > CHUNK_ROWS) throw new RangeError(`${rows} rows do not fit a chunk of ${CHUNK_ROWS}`);
+    for (let c = 0; c < this.columns.length; c++) {
+      const vector = duckdb.data_chunk_get_vector(chunk.chunk, c);
+      const col = this.columns[c]!;
+      const source = this.sources[c]!;
+      const type = col.column?.type;
+      let hasNull = false;
+      this.validity.fill(0xffff_ffff);
+      const setNull = (row: number) => {
+        hasNull = true;
+        this.validity[row >>> 5]! &= ~(1 << (row & 31));
+      };
+      if (type === 'String' || type === 'Binary') {
+        let at = 0;
+        for (const p of pieces) {
+          if (source.kind === 'tag') {
+            const v = p.run.key[source.index];
+            for (let i = p.start; i < p.end; i++, at++) {
+              if (v === null || v === undefined) setNull(at);
+              else duckdb.vector_assign_string_element(vector, at, String(v));
+            }
+          } else {
+            const vec = p.run.fields[(source as { index: number }).index]!;
+            for (let i = p.start; i < p.end; i++, at++) {
+              const v = vec.data[i];
+              if (v === null || v === undefined) setNull(at);
+              else if (typeof v === 'string') duckdb.vector_assign_string_element(vector, at, v);
+              else duckdb.vector_assign_string_element_len(vector, at, v as Uint8Array);
+            }
+          }
+        }
+      } else {
+        const dst = this.scratch[c]!;
+        let at = 0;
+        for (const p of pieces) {
+          const n = p.end - p.start;
+          switch (source.kind) {
+            case 'ts':
+              (dst as BigInt64Array).set(p.run.ts.subarray(p.start, p.end), at);
+              break;
+            case 'op':
+              (dst as Uint8Array).set(p.run.op.subarray(p.start, p.end), at);
+              break;
+            case 'seq': {
+              const d = dst as BigUint64Array;
+              for (let i = 0; i < n; i++) d[at + i] = BigInt(p.run.seq[p.start + i]!);
+              break;
+            }
+            case 'tag': {
+              const v = p.run.key[source.index];
+              for (let i = 0; i < n; i++) {
+                if (v === null || v === undefined) setNull(at + i);
+                else writeValue(dst, at + i, v as number | bigint | boolean);
+              }
+              break;
+            }
+            case 'field':
+              copyField(p.run.fields[source.index]!, p.start, n, dst, at, setNull);
+              break;
+          }
+          at += n;
+        }
+        duckdb.copy_data_to_vector(vector, 0, dst.buffer as ArrayBuffer, dst.byteOffset, rows * dst.BYTES_PER_ELEMENT);
+      }
+      if (hasNull) {
+        // The validity mask is allocated lazily: without this the copy would write through a null pointer.
+        duckdb.vector_ensure_validity_writable(vector);
+        duckdb.copy_data_to_vector_validity(vector, 0, this.validity.buffer, 0, Math.ceil(rows / 64) * 8);
+      }
+    }
+    chunk.rowCount = rows;
+    return rows;
+  }
+}
+
+function writeValue(dst: Physical, i: number, v: number | bigint | boolean): void {
+  if (dst instanceof BigInt64Array || dst instanceof BigUint64Array) dst[i] = typeof v === 'bigint' ? v : BigInt(Number(v));
+  else dst[i] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
+}
+
+function copyField(v: Vector, start: number, n: number, dst: Physical, at: number, setNull: (row: number) => void): void {
+  if (v.type === 'string' || v.type === 'binary') throw new TypeError(`a ${v.type} vector for a numeric column`);
+  const valid = v.valid;
+  if (valid !== undefined) for (let i = 0; i < n; i++) if (valid[start + i] === 0) setNull(at + i);
+  const src = v.data;
+  if (src.constructor === dst.constructor) {
+    (dst as Float64Array).set((src as Float64Array).subarray(start, start + n), at);
+    return;
+  }
+  for (let i = 0; i < n; i++) writeValue(dst, at + i, src[start + i]!);
+}

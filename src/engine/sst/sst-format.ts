@@ -1,0 +1,114 @@
+/**
+ * The columns of an SST (docs/format/sst.md): one per region column, named by column id (`c<id>`)
+ * so that renaming, dropping and re-adding columns never confuses old files; then `__sequence` and
+ * `__op_type`. Rows sorted by primary key, time index, sequence descending.
+ */
+import {
+  BIGINT,
+  BLOB,
+  BOOLEAN,
+  DATE,
+  DOUBLE,
+  FLOAT,
+  INTEGER,
+  SMALLINT,
+  TIMESTAMP,
+  TIMESTAMP_MS,
+  TIMESTAMP_NS,
+  TIMESTAMP_S,
+  TINYINT,
+  UBIGINT,
+  UINTEGER,
+  USMALLINT,
+  UTINYINT,
+  VARCHAR,
+  type DuckDBType,
+} from '@duckdb/node-api';
+import type { ColumnMetadata, ColumnType, RegionMetadata } from '../region/metadata.js';
+
+export const SEQUENCE_COLUMN = '__sequence';
+export const OP_TYPE_COLUMN = '__op_type';
+/** Parquet key-value metadata holding the region metadata (JSON) the file was written with. */
+export const METADATA_KEY = 'tsdb:metadata';
+/** Rows per Parquet row group (GreptimeDB's `max_row_group_row_count`). */
+export const ROW_GROUP_ROWS = 102_400;
+
+export function physicalName(columnId: number): string {
+  return `c${columnId}`;
+}
+
+export const DUCKDB_TYPES: Record<ColumnType, DuckDBType> = {
+  Boolean: BOOLEAN,
+  Int8: TINYINT,
+  Int16: SMALLINT,
+  Int32: INTEGER,
+  Int64: BIGINT,
+  UInt8: UTINYINT,
+  UInt16: USMALLINT,
+  UInt32: UINTEGER,
+  UInt64: UBIGINT,
+  Float32: FLOAT,
+  Float64: DOUBLE,
+  String: VARCHAR,
+  Binary: BLOB,
+  Date: DATE,
+  TimestampSecond: TIMESTAMP_S,
+  TimestampMillisecond: TIMESTAMP_MS,
+  TimestampMicrosecond: TIMESTAMP,
+  TimestampNanosecond: TIMESTAMP_NS,
+};
+
+/** SQL spelling of each column type, for DDL of temporary tables. */
+export const SQL_TYPES: Record<ColumnType, string> = {
+  Boolean: 'BOOLEAN',
+  Int8: 'TINYINT',
+  Int16: 'SMALLINT',
+  Int32: 'INTEGER',
+  Int64: 'BIGINT',
+  UInt8: 'UTINYINT',
+  UInt16: 'USMALLINT',
+  UInt32: 'UINTEGER',
+  UInt64: 'UBIGINT',
+  Float32: 'FLOAT',
+  Float64: 'DOUBLE',
+  String: 'VARCHAR',
+  Binary: 'BLOB',
+  Date: 'DATE',
+  TimestampSecond: 'TIMESTAMP_S',
+  TimestampMillisecond: 'TIMESTAMP_MS',
+  TimestampMicrosecond: 'TIMESTAMP',
+  TimestampNanosecond: 'TIMESTAMP_NS',
+};
+
+export interface SstColumn {
+  readonly name: string;
+  readonly sqlType: string;
+  readonly duckdbType: DuckDBType;
+  /** The region column, or undefined for `__sequence` / `__op_type`. */
+  readonly column?: ColumnMetadata;
+}
+
+/** SST columns in file order: tags (key order), fields, time index, sequence, op type. */
+export function sstColumns(metadata: RegionMetadata): SstColumn[] {
+  const byId = new Map(metadata.columns.map((c) => [c.column_id, c]));
+  const ordered = [
+    ...metadata.primary_key.map((id) => byId.get(id)!),
+    ...metadata.columns.filter((c) => c.semantic_type === 'field'),
+    byId.get(metadata.time_index)!,
+  ];
+  return [
+    ...ordered.map((c) => ({ name: physicalName(c.column_id), sqlType: SQL_TYPES[c.type], duckdbType: DUCKDB_TYPES[c.type], column: c })),
+    { name: SEQUENCE_COLUMN, sqlType: 'UBIGINT', duckdbType: UBIGINT },
+    { name: OP_TYPE_COLUMN, sqlType: 'UTINYINT', duckdbType: UTINYINT },
+  ];
+}
+
+/** A SQL identifier in double quotes. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A SQL string literal. */
+export function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
