@@ -60,6 +60,9 @@ async function openEngine(t: TestContext, dir: string, over: Partial<RegionEngin
     globalWriteBufferSize: 64 * MIB,
     globalWriteBufferRejectSize: 128 * MIB,
     manifestCheckpointDistance: 10,
+    maxBackgroundJobs: 2,
+    autoFlushInterval: 0,
+    scanParallelism: 1,
     store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
     logger: silentLogger(),
     ...over,
@@ -141,7 +144,7 @@ test('bad batches are refused whole, with the reference\'s messages', async (t) 
   assert.equal(engine.region(ID).committedSequence, 0, 'nothing was written');
 });
 
-test('writes are rejected while memtables are above the reject size, and accepted again once memory is freed', async (t) => {
+test('writes are rejected while memtables are above the reject size, and accepted again once flushes free memory', async (t) => {
   const engine = await openEngine(t, tempDir(t), { globalWriteBufferSize: 10_000, globalWriteBufferRejectSize: 20_000 });
   await engine.createRegion(metadata(), DIR);
   await engine.write(ID, puts('a', 0, 1000));
@@ -149,9 +152,9 @@ test('writes are rejected while memtables are above the reject size, and accepte
   assert.ok(err instanceof TsdbError);
   assert.equal(err.code, StatusCode.StorageUnavailable);
   assert.match(err.message, /^write buffer full: memtables hold \d+B, at or above global_write_buffer_reject_size \(20000B\); retry once flushes free memory$/);
-  // Freezing and releasing the memtable (what a flush does) frees memory.
-  const frozen = await engine.region(ID).freezeMutable();
-  engine.writeBuffer.release(ID, frozen!.stats().bytes);
+  // The write that went over the buffer started a flush; once it is done, writes are accepted.
+  await engine.idle();
+  assert.equal(engine.region(ID).files().length, 1);
   await engine.write(ID, puts('a', 1000, 10));
 });
 
@@ -201,4 +204,77 @@ test('create and open refuse a region that is already open; open refuses a missi
   await assert.rejects(engine.createRegion(metadata(), DIR), { code: StatusCode.RegionAlreadyExists });
   await assert.rejects(engine.openRegion(ID, DIR), { code: StatusCode.RegionAlreadyExists });
   await assert.rejects(engine.openRegion(regionId(2048, 0), 'data/nowhere/'), { code: StatusCode.RegionNotFound });
+});
+
+async function sstRows(engine: RegionEngine, dir: string): Promise<number> {
+  const conn = await engine.duckdb.connect();
+  try {
+    let n = 0;
+    for (const f of engine.region(ID).files()) {
+      const path = join(dir, 'data', DIR, `${f.file_id}.parquet`);
+      const r = await conn.runAndReadAll(`SELECT count(*) FROM read_parquet('${path}')`);
+      n += Number(r.getRows()[0]![0]);
+    }
+    return n;
+  } finally {
+    conn.closeSync();
+  }
+}
+
+test('flush writes the memtable to an SST, records it, and a reopen replays only what came after', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir, { wal: { dir: join(dir, 'wal'), fileSize: 4096, syncWrite: false, readBatchSize: 128, purgeInterval: 0, purgeThreshold: 1 << 30 } });
+  await engine.createRegion(metadata(), DIR);
+  for (let i = 0; i < 20; i++) await engine.write(ID, puts(`h${i % 4}`, i * 100, 100));
+  await engine.write(ID, deletes('h0', [0, 1]));
+  const segmentsBefore = engine.walStats().segments;
+  const [file] = await engine.flushRegion(ID);
+  assert.ok(file);
+  assert.equal(file.num_rows, 2000, 'the deletes replace two rows and stay as tombstones');
+  assert.equal(file.max_sequence, 2002);
+  assert.equal(engine.region(ID).flushedSequence, 2002);
+  assert.equal(engine.region(ID).memtableRows(), 0);
+  assert.equal(await sstRows(engine, dir), 2000);
+  await engine.purgeWal();
+  assert.ok(engine.walStats().segments < segmentsBefore, 'flushed WAL segments are purged');
+
+  await engine.write(ID, puts('h9', 0, 5));
+  await engine.close();
+  const again = await openEngine(t, dir);
+  await again.openRegion(ID, DIR);
+  assert.equal(again.region(ID).files().length, 1);
+  assert.equal(again.region(ID).memtableRows(), 5, 'only the rows after the flush are replayed');
+  assert.equal(again.region(ID).committedSequence, 2007);
+});
+
+test('writes go on while a flush runs', async (t) => {
+  const engine = await openEngine(t, tempDir(t));
+  await engine.createRegion(metadata(), DIR);
+  for (let i = 0; i < 50; i++) await engine.write(ID, puts('a', i * 1000, 1000));
+  const flushing = engine.flushRegion(ID);
+  // Once the flush has frozen the memtable, writes go to a new one while the file is written.
+  while (engine.region(ID).memtables().length < 2) await new Promise((r) => setImmediate(r));
+  const during = await Promise.all(Array.from({ length: 20 }, (_, i) => engine.write(ID, puts('b', i, 1))));
+  const [file] = await flushing;
+  assert.equal(file!.num_rows, 50_000);
+  assert.equal(during.length, 20);
+  assert.equal(engine.region(ID).memtableRows(), 20, 'the writes during the flush are in the new memtable');
+});
+
+test('the global write buffer triggers flushes of the largest regions', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { globalWriteBufferSize: 200_000, globalWriteBufferRejectSize: 10_000_000 });
+  await engine.createRegion(metadata(), DIR);
+  for (let i = 0; i < 10; i++) await engine.write(ID, puts('a', i * 1000, 1000));
+  await engine.idle();
+  assert.ok(engine.region(ID).files().length >= 1, 'a flush ran');
+  assert.ok(engine.writeBuffer.totalBytes() < 200_000);
+});
+
+test('auto_flush_interval flushes a region that has not flushed for that long', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { autoFlushInterval: 100 });
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 10));
+  const deadline = Date.now() + 5000;
+  while (engine.region(ID).files().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(engine.region(ID).files().length, 1);
 });

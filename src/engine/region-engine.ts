@@ -3,13 +3,16 @@
  * and routes requests to them. It knows nothing of SQL or protocols: regions are created from
  * metadata and written with columnar batches.
  */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
 import type { Millis } from '../common/time/duration.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { WriteBatch } from './batch/write-batch.js';
+import { BackgroundJobs } from './background-jobs.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
+import type { FileMeta } from './sst/file-meta.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { formatRegionId, type RegionId } from './region/region-id.js';
 import { Region, type RegionContext } from './region/region.js';
@@ -27,6 +30,12 @@ export interface RegionEngineOptions {
   readonly globalWriteBufferSize: number;
   readonly globalWriteBufferRejectSize: number;
   readonly manifestCheckpointDistance: number;
+  /** `max_background_jobs`: flushes and compactions running at once. */
+  readonly maxBackgroundJobs: number;
+  /** `auto_flush_interval`: a region not flushed for this long is flushed; 0 = never. */
+  readonly autoFlushInterval: Millis;
+  /** `scan_parallelism` (resolved, ≥ 1): DuckDB threads. */
+  readonly scanParallelism: number;
   /** Where region directories live (File storage: `{data_home}/data`). */
   readonly store: ObjectStore;
   readonly logger: Logger;
@@ -38,13 +47,18 @@ export class RegionEngine {
   private readonly pending = new Map<RegionId, Promise<Region>>();
   private readonly ctx: RegionContext;
   private purgeTimer: NodeJS.Timeout | undefined;
+  private autoFlushTimer: NodeJS.Timeout | undefined;
+  private readonly jobs: BackgroundJobs;
   private closed = false;
 
   private constructor(
     private readonly opts: RegionEngineOptions,
     private readonly wal: Wal,
     readonly writeBuffer: WriteBufferManager,
+    /** The DuckDB that writes and reads SST files (in memory; spills to the OS temp dir). */
+    readonly duckdb: DuckDBInstance,
   ) {
+    this.jobs = new BackgroundJobs(opts.maxBackgroundJobs);
     this.ctx = {
       wal,
       writeBuffer,
@@ -55,6 +69,12 @@ export class RegionEngine {
     if (opts.wal.purgeInterval > 0) {
       this.purgeTimer = setInterval(() => void this.purgeWal(), opts.wal.purgeInterval);
       this.purgeTimer.unref();
+    }
+    if (opts.autoFlushInterval > 0) {
+      // Checked at least every minute (GreptimeDB checks every 60 s), at most at the interval.
+      const every = Math.min(opts.autoFlushInterval, 60_000);
+      this.autoFlushTimer = setInterval(() => this.flushStale(), every);
+      this.autoFlushTimer.unref();
     }
   }
 
@@ -70,8 +90,17 @@ export class RegionEngine {
       bufferSize: opts.globalWriteBufferSize,
       rejectSize: opts.globalWriteBufferRejectSize,
     });
-    return new RegionEngine(opts, wal, writeBuffer);
+    let duckdb: DuckDBInstance;
+    try {
+      duckdb = await DuckDBInstance.create(':memory:', { threads: String(opts.scanParallelism) });
+    } catch (err) {
+      await wal.close();
+      throw err;
+    }
+    return new RegionEngine(opts, wal, writeBuffer, duckdb);
   }
+
+  private connect = (): Promise<DuckDBConnection> => this.duckdb.connect();
 
   private checkOpen(): void {
     if (this.closed) throw new TsdbError(StatusCode.IllegalState, 'the region engine is closed');
@@ -118,8 +147,35 @@ export class RegionEngine {
   }
 
   /** Writes a batch; resolves when it is durable in the WAL and visible in the memtable. */
-  write(id: RegionId, batch: WriteBatch): Promise<{ readonly first: number; readonly last: number }> {
-    return this.region(id).write(batch);
+  async write(id: RegionId, batch: WriteBatch): Promise<{ readonly first: number; readonly last: number }> {
+    const result = await this.region(id).write(batch);
+    if (this.writeBuffer.shouldFlush()) for (const r of this.writeBuffer.regionsToFlush()) this.scheduleFlush(r, 'write buffer');
+    return result;
+  }
+
+  /** Flushes the region now (ADMIN FLUSH_TABLE); resolves with the files written. */
+  flushRegion(id: RegionId): Promise<FileMeta[]> {
+    const region = this.region(id);
+    return this.jobs.run(() => region.flush(this.connect), `flush ${id}`);
+  }
+
+  /** Starts a flush in the background; failures are logged (the memtable stays, a later flush retries). */
+  private scheduleFlush(id: RegionId, reason: string): void {
+    if (!this.regions.has(id)) return;
+    this.flushRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id), reason }, 'background flush failed'));
+  }
+
+  /** Flushes regions with rows not flushed for `auto_flush_interval`. */
+  private flushStale(): void {
+    const now = Date.now();
+    for (const [id, r] of this.regions) {
+      if (r.memtableRows() > 0 && now - r.lastFlushMs >= this.opts.autoFlushInterval) this.scheduleFlush(id, 'auto_flush_interval');
+    }
+  }
+
+  /** Resolves when no flush or compaction runs or waits. */
+  idle(): Promise<void> {
+    return this.jobs.idle();
   }
 
   async alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void> {
@@ -149,10 +205,10 @@ export class RegionEngine {
       await this.wal.purge();
       if (this.wal.totalSize() > this.opts.wal.purgeThreshold) {
         // Flushing the regions that pin the oldest segment lets the next purge shrink the WAL.
-        this.ctx.logger.warn(
-          { wal_bytes: this.wal.totalSize(), regions: this.wal.regionsPinningOldest().map(formatRegionId) },
-          'the WAL is above wal.purge_threshold',
-        );
+        const pinning = this.wal.regionsPinningOldest();
+        this.ctx.logger.info({ wal_bytes: this.wal.totalSize(), regions: pinning.map(formatRegionId) }, 'the WAL is above wal.purge_threshold: flushing the regions that hold it');
+        await Promise.all(pinning.filter((r) => this.regions.has(r)).map((r) => this.flushRegion(r)));
+        await this.wal.purge();
       }
     } catch (err) {
       this.ctx.logger.error({ err }, 'WAL purge failed');
@@ -168,8 +224,11 @@ export class RegionEngine {
     if (this.closed) return;
     this.closed = true;
     if (this.purgeTimer) clearInterval(this.purgeTimer);
+    if (this.autoFlushTimer) clearInterval(this.autoFlushTimer);
     await Promise.all([...this.pending.values()].map((p) => p.catch(() => {})));
+    await this.jobs.idle();
     for (const id of [...this.regions.keys()]) await this.closeRegion(id);
     await this.wal.close();
+    this.duckdb.closeSync();
   }
 }

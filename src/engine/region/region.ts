@@ -3,6 +3,11 @@
  * the WAL (the acknowledgement point), the memtable. Opening a region replays the WAL after the
  * sequence its SST files already hold.
  */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
@@ -11,9 +16,11 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
 import type { Vector, WriteBatch } from '../batch/write-batch.js';
 import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
-import { changeAction, removeAction, truncateAction } from '../manifest/action.js';
+import { changeAction, editAction, removeAction, truncateAction } from '../manifest/action.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
-import { TimeSeriesMemtable } from '../memtable/time-series-memtable.js';
+import { TimeSeriesMemtable, type ReadMode } from '../memtable/time-series-memtable.js';
+import type { FileMeta } from '../sst/file-meta.js';
+import { writeSst } from '../sst/sst-writer.js';
 import type { Wal } from '../wal/wal.js';
 import type { RegionMetadata } from './metadata.js';
 import { formatRegionId, type RegionId } from './region-id.js';
@@ -61,6 +68,13 @@ export class Region {
   private gate: Promise<void> | undefined;
   private state: RegionState = 'open';
   private readonly log: Logger;
+  /**
+   * Flushes, alters, truncates, drops and closes of the region run one after another, in call
+   * order (writes do not wait for them, only for the moments they swap memtables).
+   */
+  private serial: Promise<unknown> = Promise.resolve();
+  /** When the region last flushed (or opened): `auto_flush_interval` counts from it. */
+  lastFlushMs = Date.now();
 
   private constructor(
     private readonly ctx: RegionContext,
@@ -209,7 +223,7 @@ export class Region {
    * schema they were written with: the mutable memtable is frozen, and files are not rewritten.
    */
   alter(metadata: RegionMetadata): Promise<void> {
-    return this.exclusive(async () => {
+    return this.serialized(() => this.exclusive(async () => {
       this.checkOpen();
       if (metadata.region_id !== String(this.id)) throw new TsdbError(StatusCode.InvalidArguments, `alter of region ${this.id} with the metadata of ${metadata.region_id}`);
       if (metadata.schema_version <= this.metadata.schema_version) {
@@ -218,12 +232,12 @@ export class Region {
       this.freezeNow();
       await this.manifest.update([changeAction(metadata)]);
       this.mutable = new TimeSeriesMemtable(metadata);
-    });
+    }));
   }
 
   /** Removes every row: memtables are dropped, files leave the manifest (deleted once unused). */
   truncate(): Promise<void> {
-    return this.exclusive(async () => {
+    return this.serialized(() => this.exclusive(async () => {
       this.checkOpen();
       const truncated = this.nextSequence - 1;
       await this.manifest.update([truncateAction(truncated)]);
@@ -231,12 +245,12 @@ export class Region {
       this.mutable = new TimeSeriesMemtable(this.metadata);
       this.ctx.writeBuffer.remove(this.id);
       this.ctx.wal.markFlushed(this.id, truncated);
-    });
+    }));
   }
 
   /** Drops the region: marks its manifest removed, forgets its WAL records, deletes its directory. */
   drop(): Promise<void> {
-    return this.exclusive(async () => {
+    return this.serialized(() => this.exclusive(async () => {
       this.checkOpen();
       await this.manifest.update([removeAction()]);
       this.state = 'dropped';
@@ -245,17 +259,87 @@ export class Region {
       this.ctx.writeBuffer.remove(this.id);
       await this.ctx.store.deleteAll(this.dir);
       this.log.info('region dropped');
-    });
+    }));
   }
 
   /** Stops serving the region; unflushed rows stay in the WAL for the next open. */
   close(): Promise<void> {
-    return this.exclusive(async () => {
+    return this.serialized(() => this.exclusive(async () => {
       if (this.state !== 'open') return;
       this.state = 'closed';
       this.ctx.writeBuffer.remove(this.id);
       await this.manifest.close();
+    }));
+  }
+
+  /** How memtable rows of this region are read out: all of them in append mode, else merged. */
+  readMode(metadata: RegionMetadata = this.metadata): ReadMode {
+    return metadata.options.append_mode ? 'append' : metadata.options.merge_mode;
+  }
+
+  /** The SST files of the region now. */
+  files(): readonly FileMeta[] {
+    return Object.values(this.manifest.state.files);
+  }
+
+  /**
+   * Freezes the mutable memtable and writes every frozen memtable to an SST, oldest first: each
+   * file, then a manifest edit with the flushed sequence, then the memtable is released and the
+   * WAL below that sequence becomes purgeable. Writes go on meanwhile into the new memtable.
+   */
+  flush(connect: () => Promise<DuckDBConnection>): Promise<FileMeta[]> {
+    return this.serialized(async () => {
+      this.checkOpen();
+      await this.freezeMutable();
+      const written: FileMeta[] = [];
+      while (this.immutables.length > 0 && this.state === 'open') {
+        const mt = this.immutables[0]!;
+        const meta = await this.flushMemtable(mt, connect);
+        if (meta) written.push(meta);
+      }
+      this.lastFlushMs = Date.now();
+      return written;
     });
+  }
+
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(fn);
+    this.serial = run.catch(() => {});
+    return run;
+  }
+
+  private async flushMemtable(mt: TimeSeriesMemtable, connect: () => Promise<DuckDBConnection>): Promise<FileMeta | undefined> {
+    const stats = mt.stats();
+    const fileId = randomUUID();
+    const objectPath = `${this.dir}${fileId}.parquet`;
+    const local = this.ctx.store.localPath(objectPath) ?? join(tmpdir(), `tsdb-flush-${fileId}.parquet`);
+    await mkdir(dirname(local), { recursive: true });
+    const started = Date.now();
+    let meta: FileMeta | undefined;
+    const conn = await connect();
+    try {
+      meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs: mt.runs(this.readMode(mt.metadata)), path: local, fileId, level: 0 });
+      if (meta && this.ctx.store.localPath(objectPath) === undefined) await this.ctx.store.write(objectPath, await readFile(local));
+    } catch (err) {
+      await rm(local, { force: true });
+      throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      conn.closeSync();
+      if (this.ctx.store.localPath(objectPath) === undefined) await rm(local, { force: true });
+    }
+    const flushed = stats.maxSequence ?? this.manifest.state.flushed_sequence;
+    // A failed update is in doubt (its delta may be on the store): the file is kept either way.
+    await this.manifest.update([
+      editAction({ files_to_add: meta ? [meta] : [], flushed_sequence: flushed, committed_sequence: this.committed }),
+    ]);
+    this.immutables.shift();
+    this.ctx.writeBuffer.release(this.id, stats.bytes);
+    this.ctx.wal.markFlushed(this.id, flushed);
+    this.log.info(
+      { file: meta?.file_id ?? null, rows: meta?.num_rows ?? 0, bytes: meta?.file_size ?? 0, flushed_sequence: flushed, elapsed_ms: Date.now() - started },
+      'flushed a memtable',
+    );
+    return meta;
   }
 
   /** The memtables a read sees now, oldest first (frozen ones, then the mutable one). */
