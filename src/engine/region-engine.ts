@@ -13,6 +13,7 @@ import type { WriteBatch } from './batch/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
 import type { FileMeta } from './sst/file-meta.js';
+import type { RegionScan } from './read/region-scan.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { formatRegionId, type RegionId } from './region/region-id.js';
 import { Region, type RegionContext } from './region/region.js';
@@ -183,7 +184,17 @@ export class RegionEngine {
   }
 
   async truncateRegion(id: RegionId): Promise<void> {
-    await this.region(id).truncate();
+    const region = this.region(id);
+    await region.truncate();
+    await region.purgeRemovedFiles();
+  }
+
+  /**
+   * A snapshot of the region for reading (files overlapping the inclusive time range, memtable
+   * rows now); attach it to a DuckDB connection, then release it.
+   */
+  scan(id: RegionId, opts: { readonly start?: bigint; readonly end?: bigint } = {}): RegionScan {
+    return this.region(id).scan(opts);
   }
 
   async closeRegion(id: RegionId): Promise<void> {

@@ -16,13 +16,15 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
 import type { Vector, WriteBatch } from '../batch/write-batch.js';
 import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
-import { changeAction, editAction, removeAction, truncateAction } from '../manifest/action.js';
+import { changeAction, editAction, purgeAction, removeAction, truncateAction } from '../manifest/action.js';
+import { RegionScan } from '../read/region-scan.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
 import { TimeSeriesMemtable, type ReadMode } from '../memtable/time-series-memtable.js';
 import type { FileMeta } from '../sst/file-meta.js';
 import { writeSst } from '../sst/sst-writer.js';
 import type { Wal } from '../wal/wal.js';
-import type { RegionMetadata } from './metadata.js';
+import type { RegionMetadata, TimestampType } from './metadata.js';
+import { fromMillis, widenRange } from './time-unit.js';
 import { formatRegionId, type RegionId } from './region-id.js';
 import { validateBatch } from './validate-batch.js';
 
@@ -75,6 +77,8 @@ export class Region {
   private serial: Promise<unknown> = Promise.resolve();
   /** When the region last flushed (or opened): `auto_flush_interval` counts from it. */
   lastFlushMs = Date.now();
+  /** Scans using each SST file: a removed file is deleted only once none does. */
+  private readonly fileRefs = new Map<string, number>();
 
   private constructor(
     private readonly ctx: RegionContext,
@@ -340,6 +344,74 @@ export class Region {
       'flushed a memtable',
     );
     return meta;
+  }
+
+  /**
+   * A consistent snapshot for reading: the SST files overlapping `[start, end]` (inclusive, time
+   * index unit; files entirely past the TTL are left out) and the rows of every memtable now.
+   */
+  scan(opts: { readonly start?: bigint; readonly end?: bigint } = {}): RegionScan {
+    this.checkOpen();
+    const md = this.metadata;
+    const unit = md.columns.find((c) => c.column_id === md.time_index)!.type as TimestampType;
+    const ttlCutoff = md.options.ttl === undefined ? undefined : fromMillis(Date.now() - md.options.ttl, unit);
+    const lower = opts.start === undefined ? ttlCutoff : ttlCutoff === undefined || opts.start > ttlCutoff ? opts.start : ttlCutoff;
+    const overlaps = (lo: number, hi: number) =>
+      (lower === undefined || BigInt(Math.ceil(hi)) >= lower) && (opts.end === undefined || BigInt(Math.floor(lo)) <= opts.end);
+    const files = this.files().filter((f) => overlaps(f.time_range[0], f.time_range[1]));
+    const snapshotFiles = files.map((f) => {
+      const objectPath = `${this.dir}${f.file_id}.parquet`;
+      const path = this.ctx.store.localPath(objectPath);
+      if (path === undefined) {
+        throw new TsdbError(StatusCode.Unsupported, `scans of ${this.ctx.store.description} need the local file cache, which is not built yet`);
+      }
+      return { fileId: f.file_id, path, timeRange: f.time_range, ...(f.column_ids && { columnIds: f.column_ids }) };
+    });
+    const memtables = this.memtables()
+      .filter((mt) => !mt.isEmpty())
+      .map((mt) => {
+        const st = mt.stats();
+        return { metadata: mt.metadata, fields: mt.fields, runs: [...mt.runs(this.readMode(mt.metadata))], timeRange: widenRange(st.minTs!, st.maxTs!) };
+      })
+      .filter((m) => overlaps(m.timeRange[0], m.timeRange[1]));
+    for (const f of files) this.fileRefs.set(f.file_id, (this.fileRefs.get(f.file_id) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      for (const f of files) {
+        const n = (this.fileRefs.get(f.file_id) ?? 1) - 1;
+        if (n <= 0) this.fileRefs.delete(f.file_id);
+        else this.fileRefs.set(f.file_id, n);
+      }
+      void this.purgeRemovedFiles().catch((err: unknown) => this.log.warn({ err }, 'purge of removed files failed'));
+    };
+    return new RegionScan({
+      metadata: md,
+      files: snapshotFiles,
+      memtables,
+      ...(opts.start !== undefined && { start: opts.start }),
+      ...(opts.end !== undefined && { end: opts.end }),
+      ...(ttlCutoff !== undefined && { ttlCutoff }),
+      release,
+    });
+  }
+
+  /**
+   * Deletes the files the manifest removed (compaction inputs, truncated files) that no scan uses,
+   * then records their purge in the manifest. Returns the file ids deleted.
+   */
+  async purgeRemovedFiles(): Promise<string[]> {
+    if (this.state !== 'open') return [];
+    const unused = this.manifest.state.removed_files.map((r) => r.file_id).filter((id) => !this.fileRefs.has(id));
+    if (unused.length === 0) return [];
+    return this.serialized(async () => {
+      const ids = this.manifest.state.removed_files.map((r) => r.file_id).filter((id) => !this.fileRefs.has(id));
+      if (ids.length === 0 || this.state !== 'open') return [];
+      for (const id of ids) await this.ctx.store.delete(`${this.dir}${id}.parquet`);
+      await this.manifest.update([purgeAction(ids)]);
+      return ids;
+    });
   }
 
   /** The memtables a read sees now, oldest first (frozen ones, then the mutable one). */

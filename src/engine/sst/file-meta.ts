@@ -11,4 +11,9 @@ export interface FileMeta {
   readonly num_row_groups: number;
   /** Largest sequence number of any row in the file. */
   readonly max_sequence: number;
+  /**
+   * The region columns the file holds (`c<id>`): columns added later read as their default from it.
+   * Absent in files of older manifests: every current column is then taken to be there.
+   */
+  readonly column_ids?: readonly number[];
 }

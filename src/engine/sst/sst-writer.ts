@@ -25,36 +25,49 @@ export interface SstWriteRequest {
   readonly level: 0 | 1;
 }
 
-/** Writes the file; undefined (and no file) when the runs hold no rows. */
-export async function writeSst(conn: DuckDBConnection, req: SstWriteRequest): Promise<FileMeta | undefined> {
-  const filler = new ChunkFiller(req.metadata, req.fields);
-  const table = `sst_${randomUUID().replaceAll('-', '')}`;
-  await conn.run(`CREATE TEMP TABLE ${table} (${filler.columns.map((c) => `${quoteIdent(c.name)} ${c.sqlType}`).join(', ')})`);
+export interface LoadedRuns {
+  readonly rows: number;
+  readonly minTs: bigint | undefined;
+  readonly maxTs: bigint | undefined;
+  readonly maxSequence: number;
+}
+
+/**
+ * Creates temporary table `table` (the SST columns of `metadata`) in `conn` and appends the runs to
+ * it in order, by data chunks. Used by flushes (then copied to Parquet) and by scans of memtables.
+ */
+export async function loadRuns(
+  conn: DuckDBConnection,
+  table: string,
+  metadata: RegionMetadata,
+  fields: readonly { column_id: number }[],
+  runs: Iterable<SeriesRun>,
+): Promise<LoadedRuns> {
+  const filler = new ChunkFiller(metadata, fields);
+  await conn.run(`CREATE TEMP TABLE ${quoteIdent(table)} (${filler.columns.map((c) => `${quoteIdent(c.name)} ${c.sqlType}`).join(', ')})`);
+  const appender = await conn.createAppender(table);
+  const chunk = filler.newChunk();
+  let rows = 0;
+  let minTs: bigint | undefined;
+  let maxTs: bigint | undefined;
+  let maxSequence = 0;
+  const pieces: Piece[] = [];
+  let inChunk = 0;
+  const flushChunk = () => {
+    if (inChunk === 0) return;
+    filler.fill(chunk, pieces);
+    appender.appendDataChunk(chunk);
+    pieces.length = 0;
+    inChunk = 0;
+  };
   try {
-    const appender = await conn.createAppender(table);
-    const chunk = filler.newChunk();
-    let rows = 0;
-    let minTs: bigint | undefined;
-    let maxTs: bigint | undefined;
-    let maxSeq = 0;
-    const pieces: Piece[] = [];
-    let inChunk = 0;
-    const flushChunk = () => {
-      if (inChunk === 0) return;
-      filler.fill(chunk, pieces);
-      appender.appendDataChunk(chunk);
-      pieces.length = 0;
-      inChunk = 0;
-    };
-    for (const run of req.runs) {
+    for (const run of runs) {
       const n = run.ts.length;
       if (n === 0) continue;
-      for (let i = 0; i < n; i++) {
-        const t = run.ts[i]!;
-        if (minTs === undefined || t < minTs) minTs = t;
-        if (maxTs === undefined || t > maxTs) maxTs = t;
-        if (run.seq[i]! > maxSeq) maxSeq = run.seq[i]!;
-      }
+      // Runs are sorted by time: the first and last rows bound the run.
+      if (minTs === undefined || run.ts[0]! < minTs) minTs = run.ts[0]!;
+      if (maxTs === undefined || run.ts[n - 1]! > maxTs) maxTs = run.ts[n - 1]!;
+      for (let i = 0; i < n; i++) if (run.seq[i]! > maxSequence) maxSequence = run.seq[i]!;
       rows += n;
       for (let start = 0; start < n; ) {
         const take = Math.min(n - start, CHUNK_ROWS - inChunk);
@@ -66,24 +79,34 @@ export async function writeSst(conn: DuckDBConnection, req: SstWriteRequest): Pr
     }
     flushChunk();
     appender.flushSync();
+  } finally {
     appender.closeSync();
-    if (rows === 0) return undefined;
+  }
+  return { rows, minTs, maxTs, maxSequence };
+}
 
+/** Writes the file; undefined (and no file) when the runs hold no rows. */
+export async function writeSst(conn: DuckDBConnection, req: SstWriteRequest): Promise<FileMeta | undefined> {
+  const table = `sst_${randomUUID().replaceAll('-', '')}`;
+  try {
+    const loaded = await loadRuns(conn, table, req.metadata, req.fields, req.runs);
+    if (loaded.rows === 0) return undefined;
     const kv = `{${quoteLiteral(METADATA_KEY)}: ${quoteLiteral(JSON.stringify(req.metadata))}}`;
     await conn.run(
-      `COPY ${table} TO ${quoteLiteral(req.path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+      `COPY ${quoteIdent(table)} TO ${quoteLiteral(req.path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
     );
     const groups = await conn.runAndReadAll(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata(${quoteLiteral(req.path)})`);
     return {
       file_id: req.fileId,
-      time_range: widenRange(minTs!, maxTs!),
+      time_range: widenRange(loaded.minTs!, loaded.maxTs!),
       level: req.level,
       file_size: (await stat(req.path)).size,
-      num_rows: rows,
+      num_rows: loaded.rows,
       num_row_groups: Number(groups.getRows()[0]![0]),
-      max_sequence: maxSeq,
+      max_sequence: loaded.maxSequence,
+      column_ids: req.metadata.columns.map((c) => c.column_id),
     };
   } finally {
-    await conn.run(`DROP TABLE IF EXISTS ${table}`);
+    await conn.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
   }
 }

@@ -1,0 +1,185 @@
+/**
+ * A scan of one region: a consistent snapshot of its SST files (those overlapping the time range)
+ * and memtables, exposed in a DuckDB connection as a view with one column per region column.
+ *
+ * Sources whose time ranges cannot overlap are unioned as they are (each is sorted and merged
+ * within itself); only groups of overlapping sources are merged across (last_row: newest row per
+ * key and time; last_non_null: newest non-NULL value per field, back to the newest delete), so
+ * deduplication costs only where sources can collide. Append-mode regions are never merged.
+ * Tombstones are dropped from the result; rows past the TTL are filtered out.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import type { SeriesRun } from '../memtable/time-series-memtable.js';
+import type { ColumnMetadata, RegionMetadata, TimestampType } from '../region/metadata.js';
+import { loadRuns } from '../sst/sst-writer.js';
+import { OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, SEQUENCE_COLUMN, SQL_TYPES } from '../sst/sst-format.js';
+
+/** One memtable's rows, read out when the scan was made. */
+export interface MemtableSnapshot {
+  readonly metadata: RegionMetadata;
+  readonly fields: readonly { column_id: number }[];
+  readonly runs: readonly SeriesRun[];
+  readonly timeRange: readonly [number, number];
+}
+
+export interface FileSnapshot {
+  readonly fileId: string;
+  /** Absolute local path (DuckDB reads local files). */
+  readonly path: string;
+  readonly timeRange: readonly [number, number];
+  /** Region columns the file holds; undefined = all current ones. */
+  readonly columnIds?: readonly number[];
+}
+
+export interface ScanSnapshot {
+  readonly metadata: RegionMetadata;
+  readonly files: readonly FileSnapshot[];
+  readonly memtables: readonly MemtableSnapshot[];
+  /** Inclusive bounds on the time index (its unit) requested, and the TTL cutoff. */
+  readonly start?: bigint;
+  readonly end?: bigint;
+  /** Rows older than this (time index unit) are expired. */
+  readonly ttlCutoff?: bigint;
+  /** Releases the files for deletion once the scan is done. */
+  readonly release: () => void;
+}
+
+/** A typed SQL literal of a time index value, so that DuckDB can push the comparison into Parquet. */
+function timeLiteral(value: bigint, unit: TimestampType): string {
+  switch (unit) {
+    case 'TimestampSecond':
+      return `make_timestamp(${value * 1_000_000n})::TIMESTAMP_S`;
+    case 'TimestampMillisecond':
+      return `epoch_ms(${value})::TIMESTAMP_MS`;
+    case 'TimestampMicrosecond':
+      return `make_timestamp(${value})`;
+    case 'TimestampNanosecond':
+      return `make_timestamp_ns(${value})`;
+  }
+}
+
+function defaultLiteral(c: ColumnMetadata): string {
+  const type = SQL_TYPES[c.type];
+  const v = c.default;
+  if (v === undefined || v === null) return `CAST(NULL AS ${type})`;
+  if (c.type.startsWith('Timestamp') && typeof v === 'number') return timeLiteral(BigInt(v), c.type as TimestampType);
+  if (typeof v === 'string') return `CAST(${quoteLiteral(v)} AS ${type})`;
+  return `CAST(${String(v)} AS ${type})`;
+}
+
+interface Source {
+  readonly from: string;
+  readonly columnIds: ReadonlySet<number>;
+  readonly timeRange: readonly [number, number];
+}
+
+export class RegionScan {
+  private readonly objects: string[] = [];
+  private released = false;
+
+  constructor(private readonly snapshot: ScanSnapshot) {}
+
+  get metadata(): RegionMetadata {
+    return this.snapshot.metadata;
+  }
+
+  /** Number of SST files the scan reads (those outside the time range are left out). */
+  get fileCount(): number {
+    return this.snapshot.files.length;
+  }
+
+  /**
+   * Creates, in `conn`, the temporary view `name` over the snapshot: one column per region
+   * column, named as the column. Memtable rows go into temporary tables of `conn`.
+   */
+  async attach(conn: DuckDBConnection, name: string): Promise<void> {
+    if (this.released) throw new TsdbError(StatusCode.IllegalState, 'the scan was released');
+    const md = this.snapshot.metadata;
+    const sources: Source[] = [];
+    for (const f of this.snapshot.files) {
+      sources.push({
+        from: `read_parquet(${quoteLiteral(f.path)})`,
+        columnIds: new Set(f.columnIds ?? md.columns.map((c) => c.column_id)),
+        timeRange: f.timeRange,
+      });
+    }
+    for (const m of this.snapshot.memtables) {
+      const table = `scan_${randomUUID().replaceAll('-', '')}`;
+      this.objects.push(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
+      const loaded = await loadRuns(conn, table, m.metadata, m.fields, m.runs);
+      if (loaded.rows === 0) continue;
+      sources.push({ from: quoteIdent(table), columnIds: new Set(m.metadata.columns.map((c) => c.column_id)), timeRange: m.timeRange });
+    }
+    const body = sources.length === 0 ? this.emptyRelation() : this.merged(sources);
+    const visible = md.columns.map((c) => `${quoteIdent(physicalName(c.column_id))} AS ${quoteIdent(c.name)}`).join(', ');
+    await conn.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(name)} AS SELECT ${visible} FROM (${body})`);
+    this.objects.unshift(`DROP VIEW IF EXISTS ${quoteIdent(name)}`);
+  }
+
+  private emptyRelation(): string {
+    const cols = this.snapshot.metadata.columns.map((c) => `CAST(NULL AS ${SQL_TYPES[c.type]}) AS ${quoteIdent(physicalName(c.column_id))}`);
+    return `SELECT ${cols.join(', ')}, CAST(NULL AS UBIGINT) AS ${SEQUENCE_COLUMN}, CAST(NULL AS UTINYINT) AS ${OP_TYPE_COLUMN} WHERE false`;
+  }
+
+  /** One source projected to the current columns, filtered by time and TTL. */
+  private select(s: Source): string {
+    const md = this.snapshot.metadata;
+    const ts = md.columns.find((c) => c.column_id === md.time_index)!;
+    const unit = ts.type as TimestampType;
+    const cols = md.columns.map((c) => (s.columnIds.has(c.column_id) ? quoteIdent(physicalName(c.column_id)) : `${defaultLiteral(c)} AS ${quoteIdent(physicalName(c.column_id))}`));
+    const tsCol = quoteIdent(physicalName(ts.column_id));
+    const where: string[] = [];
+    const lower = this.snapshot.start === undefined ? this.snapshot.ttlCutoff : this.snapshot.ttlCutoff === undefined ? this.snapshot.start : (this.snapshot.start > this.snapshot.ttlCutoff ? this.snapshot.start : this.snapshot.ttlCutoff);
+    if (lower !== undefined) where.push(`${tsCol} >= ${timeLiteral(lower, unit)}`);
+    if (this.snapshot.end !== undefined) where.push(`${tsCol} <= ${timeLiteral(this.snapshot.end, unit)}`);
+    return `SELECT ${cols.join(', ')}, ${SEQUENCE_COLUMN}, ${OP_TYPE_COLUMN} FROM ${s.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  }
+
+  /** Sources grouped by overlapping time ranges; each group merged only if it has several. */
+  private merged(sources: Source[]): string {
+    const md = this.snapshot.metadata;
+    const sorted = [...sources].sort((a, b) => a.timeRange[0] - b.timeRange[0]);
+    const groups: Source[][] = [];
+    let hi = -Infinity;
+    for (const s of sorted) {
+      if (groups.length > 0 && s.timeRange[0] <= hi) groups[groups.length - 1]!.push(s);
+      else groups.push([s]);
+      hi = Math.max(hi, s.timeRange[1]);
+    }
+    // By name: a merged last_non_null group lists its columns in another order.
+    return groups.map((g) => `SELECT * FROM (${this.mergeGroup(g, md)})`).join(' UNION ALL BY NAME ');
+  }
+
+  private mergeGroup(group: Source[], md: RegionMetadata): string {
+    const union = group.map((s) => this.select(s)).join(' UNION ALL ');
+    if (md.options.append_mode) return union;
+    if (group.length === 1) return `SELECT * FROM (${union}) WHERE ${OP_TYPE_COLUMN} = 1`;
+    const key = [...md.primary_key, md.time_index].map((id) => quoteIdent(physicalName(id))).join(', ');
+    if (md.options.merge_mode === 'last_row') {
+      return `SELECT * FROM (SELECT * FROM (${union}) QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY ${SEQUENCE_COLUMN} DESC) = 1) WHERE ${OP_TYPE_COLUMN} = 1`;
+    }
+    // last_non_null: per key and time, each field's newest non-NULL value newer than the newest delete.
+    const fields = md.columns.filter((c) => c.semantic_type === 'field').map((c) => quoteIdent(physicalName(c.column_id)));
+    const merged = fields.map((f) => `arg_max(${f}, ${SEQUENCE_COLUMN}) FILTER (WHERE ${f} IS NOT NULL AND ${SEQUENCE_COLUMN} > __deleted) AS ${f}`);
+    return (
+      `SELECT ${key}, ${merged.join(', ')}${merged.length ? ', ' : ''}max(${SEQUENCE_COLUMN}) AS ${SEQUENCE_COLUMN}, 1::UTINYINT AS ${OP_TYPE_COLUMN} ` +
+      `FROM (SELECT *, coalesce(max(CASE WHEN ${OP_TYPE_COLUMN} = 0 THEN ${SEQUENCE_COLUMN} END) OVER (PARTITION BY ${key}), 0) AS __deleted FROM (${union})) ` +
+      `GROUP BY ${key} HAVING max(${SEQUENCE_COLUMN}) > max(__deleted)`
+    );
+  }
+
+  /** Drops what `attach` created in `conn`. */
+  async detach(conn: DuckDBConnection): Promise<void> {
+    for (const sql of this.objects.splice(0)) await conn.run(sql);
+  }
+
+  /** The scan is done: its files may be deleted once no other scan uses them. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.snapshot.release();
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Model-based test of the region engine: random puts, deletes, overlapping rewrites, flushes,
+ * alters, truncates, closes and reopens; after every step the region, read through a DuckDB scan,
+ * must equal a simple in-memory model — for each merge mode and for append mode.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { tempDir } from '../../test/support/temp.js';
+import { silentLogger } from '../common/logging.js';
+import { MIB } from '../common/size/size.js';
+import { OpendalObjectStore } from '../storage/opendal-object-store.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
+import type { ColumnMetadata, MergeMode, RegionMetadata } from './region/metadata.js';
+import { regionId } from './region/region-id.js';
+import { RegionEngine } from './region-engine.js';
+
+const ID = regionId(2000, 1);
+const DIR = 'data/model/2000_0000000001/';
+
+type Mode = MergeMode | 'append';
+type Fields = Record<string, number | string | null>;
+interface Row {
+  host: string;
+  ts: number;
+  fields: Fields;
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const BASE_COLUMNS: ColumnMetadata[] = [
+  { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+  { column_id: 1, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+  { column_id: 2, name: 'cpu', type: 'Float64', semantic_type: 'field', nullable: true },
+  { column_id: 3, name: 'note', type: 'String', semantic_type: 'field', nullable: true },
+];
+
+function metadataFor(mode: Mode, columns: ColumnMetadata[], version: number): RegionMetadata {
+  return {
+    region_id: String(ID),
+    schema_version: version,
+    columns,
+    primary_key: [0],
+    time_index: 1,
+    options: { append_mode: mode === 'append', merge_mode: mode === 'append' ? 'last_row' : mode },
+  };
+}
+
+class Model {
+  rows = new Map<string, Row>();
+  all: Row[] = [];
+  constructor(readonly mode: Mode) {}
+  put(r: Row, columns: ColumnMetadata[]): void {
+    const full: Fields = {};
+    for (const c of columns) {
+      if (c.semantic_type !== 'field') continue;
+      full[c.name] = c.name in r.fields ? r.fields[c.name]! : ((c.default as number | string | undefined) ?? null);
+    }
+    if (this.mode === 'append') {
+      this.all.push({ ...r, fields: full });
+      return;
+    }
+    const key = `${r.host}\u0000${r.ts}`;
+    const old = this.rows.get(key);
+    if (this.mode === 'last_non_null' && old) {
+      const merged: Fields = { ...old.fields };
+      for (const [k, v] of Object.entries(full)) if (v !== null) merged[k] = v;
+      this.rows.set(key, { ...r, fields: merged });
+    } else this.rows.set(key, { ...r, fields: full });
+  }
+  delete(host: string, ts: number): void {
+    this.rows.delete(`${host}\u0000${ts}`);
+  }
+  addColumn(c: ColumnMetadata): void {
+    for (const r of [...this.rows.values(), ...this.all]) r.fields[c.name] = (c.default as number | null | undefined) ?? null;
+  }
+  truncate(): void {
+    this.rows.clear();
+    this.all = [];
+  }
+  expected(columns: ColumnMetadata[]): string[] {
+    const rows = this.mode === 'append' ? this.all : [...this.rows.values()];
+    return rows.map((r) => render(r.host, r.ts, columns.filter((c) => c.semantic_type === 'field').map((c) => r.fields[c.name] ?? null))).sort();
+  }
+}
+
+function render(host: string, ts: number, fields: Array<number | string | null | bigint>): string {
+  return JSON.stringify([host, ts, ...fields.map((f) => (typeof f === 'bigint' ? Number(f) : f))]);
+}
+
+function batchOf(rows: Row[], op: typeof OP_PUT | typeof OP_DELETE, columns: ColumnMetadata[]): WriteBatch {
+  const cols = new Map<number, Vector>([
+    [0, { type: 'string', data: rows.map((r) => r.host) }],
+    [1, { type: 'int64', data: BigInt64Array.from(rows.map((r) => BigInt(r.ts))) }],
+  ]);
+  if (op === OP_PUT) {
+    for (const c of columns.filter((c) => c.semantic_type === 'field')) {
+      if (rows.every((r) => !(c.name in r.fields))) continue; // absent column: its default applies
+      if (c.type === 'String') cols.set(c.column_id, { type: 'string', data: rows.map((r) => (r.fields[c.name] as string | null | undefined) ?? null) });
+      else {
+        const valid = Uint8Array.from(rows.map((r) => (r.fields[c.name] === null || r.fields[c.name] === undefined ? 0 : 1)));
+        cols.set(c.column_id, { type: 'float64', data: Float64Array.from(rows.map((r) => Number(r.fields[c.name] ?? 0))), valid });
+      }
+    }
+  }
+  return { op, rowCount: rows.length, columns: cols };
+}
+
+async function openEngine(t: TestContext, dir: string): Promise<RegionEngine> {
+  const engine = await RegionEngine.open({
+    wal: { dir: join(dir, 'wal'), fileSize: 256 * 1024, syncWrite: false, readBatchSize: 64, purgeInterval: 0, purgeThreshold: 1 << 30 },
+    globalWriteBufferSize: 64 * MIB,
+    globalWriteBufferRejectSize: 128 * MIB,
+    manifestCheckpointDistance: 3,
+    maxBackgroundJobs: 2,
+    autoFlushInterval: 0,
+    scanParallelism: 1,
+    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
+    logger: silentLogger(),
+  });
+  t.after(() => engine.close());
+  return engine;
+}
+
+async function actual(engine: RegionEngine, columns: ColumnMetadata[]): Promise<string[]> {
+  const scan = engine.scan(ID);
+  const conn = await engine.duckdb.connect();
+  try {
+    await scan.attach(conn, 'r');
+    const fields = columns.filter((c) => c.semantic_type === 'field').map((c) => `"${c.name}"`);
+    const result = await conn.runAndReadAll(`SELECT host, epoch_ms(ts) AS ts${fields.length ? ', ' : ''}${fields.join(', ')} FROM r`);
+    await scan.detach(conn);
+    return result.getRows().map((r) => render(r[0] as string, Number(r[1]), r.slice(2) as Array<number | string | null>)).sort();
+  } finally {
+    scan.release();
+    conn.closeSync();
+  }
+}
+
+for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
+  for (const seed of [7, 99]) {
+    test(`model-based: random operations in ${mode} mode read back like the model (seed ${seed})`, async (t) => {
+      const r = rng(seed);
+      const dir = tempDir(t);
+      let engine = await openEngine(t, dir);
+      let columns = [...BASE_COLUMNS];
+      let version = 0;
+      await engine.createRegion(metadataFor(mode, columns, version), DIR);
+      const model = new Model(mode);
+      const hosts = ['a', 'b', 'c', 'd'];
+      const steps: string[] = [];
+      for (let step = 0; step < 45; step++) {
+        const p = r();
+        let what: string;
+        if (p < 0.5 || step < 3) {
+          const n = 1 + Math.floor(r() * 30);
+          const rows: Row[] = [];
+          for (let i = 0; i < n; i++) {
+            const fields: Fields = {};
+            for (const c of columns.filter((c) => c.semantic_type === 'field')) {
+              if (r() < 0.15) continue; // column absent from this row's batch? (per batch below)
+              fields[c.name] = r() < 0.2 ? null : c.type === 'String' ? `n${Math.floor(r() * 9)}` : Math.floor(r() * 1000) / 4;
+            }
+            rows.push({ host: hosts[Math.floor(r() * hosts.length)]!, ts: Math.floor(r() * 60) * 1000, fields });
+          }
+          // A column missing from some rows is NULL there; missing from all, it takes its default.
+          for (const row of rows) for (const c of columns.filter((c) => c.semantic_type === 'field')) if (!(c.name in row.fields) && rows.some((o) => c.name in o.fields)) row.fields[c.name] = null;
+          await engine.write(ID, batchOf(rows, OP_PUT, columns));
+          for (const row of rows) model.put(row, columns);
+          what = `put ${n}`;
+        } else if (p < 0.62 && mode !== 'append') {
+          const n = 1 + Math.floor(r() * 5);
+          const rows = Array.from({ length: n }, () => ({ host: hosts[Math.floor(r() * hosts.length)]!, ts: Math.floor(r() * 60) * 1000, fields: {} }));
+          await engine.write(ID, batchOf(rows, OP_DELETE, columns));
+          for (const row of rows) model.delete(row.host, row.ts);
+          what = `delete ${n}`;
+        } else if (p < 0.8) {
+          await engine.flushRegion(ID);
+          what = 'flush';
+        } else if (p < 0.9) {
+          await engine.close();
+          engine = await openEngine(t, dir);
+          await engine.openRegion(ID, DIR);
+          what = 'reopen';
+        } else if (p < 0.95 && columns.length < 7) {
+          const id = Math.max(...columns.map((c) => c.column_id)) + 1;
+          const col: ColumnMetadata = { column_id: id, name: `f${id}`, type: 'Float64', semantic_type: 'field', nullable: true, ...(r() < 0.5 ? { default: 0.5 } : {}) };
+          columns = [...columns, col];
+          version++;
+          await engine.alterRegion(ID, metadataFor(mode, columns, version));
+          model.addColumn(col);
+          what = `add column ${col.name}`;
+        } else {
+          await engine.truncateRegion(ID);
+          model.truncate();
+          what = 'truncate';
+        }
+        steps.push(what);
+        assert.deepEqual(await actual(engine, columns), model.expected(columns), `after step ${step} (${steps.join(', ')})`);
+      }
+    });
+  }
+}
