@@ -1,6 +1,6 @@
 /**
  * Model-based test of the region engine: random puts, deletes, overlapping rewrites, flushes,
- * alters, truncates, closes and reopens; after every step the region, read through a DuckDB scan,
+ * compactions (also in the background after flushes), alters, truncates, closes and reopens; after every step the region, read through a DuckDB scan,
  * must equal a simple in-memory model — for each merge mode and for append mode.
  */
 import assert from 'node:assert/strict';
@@ -155,7 +155,7 @@ for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
       const model = new Model(mode);
       const hosts = ['a', 'b', 'c', 'd'];
       const steps: string[] = [];
-      for (let step = 0; step < 45; step++) {
+      for (let step = 0; step < 60; step++) {
         const p = r();
         let what: string;
         if (p < 0.5 || step < 3) {
@@ -180,9 +180,15 @@ for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
           await engine.write(ID, batchOf(rows, OP_DELETE, columns));
           for (const row of rows) model.delete(row.host, row.ts);
           what = `delete ${n}`;
-        } else if (p < 0.8) {
+        } else if (p < 0.72) {
           await engine.flushRegion(ID);
           what = 'flush';
+        } else if (p < 0.8) {
+          await engine.flushRegion(ID);
+          await engine.compactRegion(ID);
+          // Every row is in one time window and every file overlaps the others: one file is left.
+          assert.ok(engine.region(ID).files().length <= 1, `${engine.region(ID).files().length} files after a compaction`);
+          what = 'flush+compact';
         } else if (p < 0.9) {
           await engine.close();
           engine = await openEngine(t, dir);

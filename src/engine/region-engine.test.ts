@@ -278,3 +278,85 @@ test('auto_flush_interval flushes a region that has not flushed for that long', 
   while (engine.region(ID).files().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.equal(engine.region(ID).files().length, 1);
 });
+
+async function scanCount(engine: RegionEngine, where = 'true'): Promise<number> {
+  const scan = engine.scan(ID);
+  const conn = await engine.duckdb.connect();
+  try {
+    await scan.attach(conn, 'v');
+    return Number((await conn.runAndReadAll(`SELECT count(*) FROM v WHERE ${where}`)).getRows()[0]![0]);
+  } finally {
+    await scan.detach(conn);
+    scan.release();
+    conn.closeSync();
+  }
+}
+
+test('compaction merges a window\'s files into one, drops tombstones, and deletes inputs once no scan uses them', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir, { compactAfterFlush: false });
+  await engine.createRegion(metadata(), DIR);
+  for (let i = 0; i < 5; i++) {
+    await engine.write(ID, puts('a', 0, 100, i)); // the same 100 rows rewritten
+    await engine.flushRegion(ID);
+  }
+  await engine.write(ID, deletes('a', [0, 1, 2]));
+  await engine.flushRegion(ID);
+  const inputs = engine.region(ID).files().map((f) => f.file_id);
+  assert.equal(inputs.length, 6);
+  assert.equal(await scanCount(engine), 97);
+
+  // A scan taken before the compaction keeps the input files until it is released.
+  const held = engine.scan(ID);
+  const { removed, added } = await engine.compactRegion(ID);
+  assert.deepEqual([removed, added], [6, 1]);
+  const [merged] = engine.region(ID).files();
+  assert.equal(merged!.level, 1);
+  assert.equal(merged!.num_rows, 97, 'duplicates merged and tombstones dropped: every file of the window was an input');
+  assert.ok(existsSync(join(dir, 'data', DIR, `${inputs[0]}.parquet`)), 'inputs stay while a scan holds them');
+  held.release();
+  await engine.idle();
+  await engine.region(ID).purgeRemovedFiles();
+  for (const id of inputs) assert.ok(!existsSync(join(dir, 'data', DIR, `${id}.parquet`)), `input ${id} was deleted`);
+  assert.equal(await scanCount(engine), 97);
+  assert.equal(await scanCount(engine, 'cpu = 4'), 97, 'the newest rewrite won');
+});
+
+test('TTL: expired rows are hidden at once and dropped by compaction; whole expired files go', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir, { compactAfterFlush: false });
+  await engine.createRegion(metadata({ ttl: 3_600_000 }), DIR);
+  const now = Date.now();
+  await engine.write(ID, puts('old', now - 10 * 3_600_000, 10)); // 10 hours ago
+  await engine.flushRegion(ID);
+  await engine.write(ID, puts('mixed', now - 2 * 3_600_000, 5)); // 2 hours ago
+  await engine.write(ID, puts('mixed', now - 60_000, 5)); // a minute ago
+  await engine.flushRegion(ID);
+  await engine.write(ID, puts('new', now - 1000, 3));
+  assert.equal(await scanCount(engine), 8, 'only rows within the TTL are visible, before any compaction');
+  const { removed } = await engine.compactRegion(ID);
+  assert.ok(removed >= 1, 'the expired file was dropped');
+  assert.ok(engine.region(ID).files().every((f) => f.time_range[1] >= now - 3_600_000));
+  assert.equal(await scanCount(engine), 8);
+});
+
+test('a scan reads only the files overlapping its time range', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { compactAfterFlush: false });
+  await engine.createRegion(metadata(), DIR);
+  for (let i = 0; i < 4; i++) {
+    await engine.write(ID, puts('a', i * 10_000, 100));
+    await engine.flushRegion(ID);
+  }
+  const all = engine.scan(ID);
+  const some = engine.scan(ID, { start: 10_000n, end: 19_999n });
+  const none = engine.scan(ID, { start: 1_000_000n });
+  assert.deepEqual([all.fileCount, some.fileCount, none.fileCount], [4, 1, 0]);
+  for (const s of [all, some, none]) s.release();
+  const conn = await engine.duckdb.connect();
+  const scan = engine.scan(ID, { start: 10_050n, end: 10_059n });
+  await scan.attach(conn, 'w');
+  assert.equal(Number((await conn.runAndReadAll('SELECT count(*) FROM w')).getRows()[0]![0]), 10);
+  await scan.detach(conn);
+  scan.release();
+  conn.closeSync();
+});

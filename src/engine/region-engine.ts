@@ -37,6 +37,8 @@ export interface RegionEngineOptions {
   readonly autoFlushInterval: Millis;
   /** `scan_parallelism` (resolved, ≥ 1): DuckDB threads. */
   readonly scanParallelism: number;
+  /** Check for due compactions after each flush (default true; tests turn it off to step by hand). */
+  readonly compactAfterFlush?: boolean;
   /** Where region directories live (File storage: `{data_home}/data`). */
   readonly store: ObjectStore;
   readonly logger: Logger;
@@ -157,7 +159,19 @@ export class RegionEngine {
   /** Flushes the region now (ADMIN FLUSH_TABLE); resolves with the files written. */
   flushRegion(id: RegionId): Promise<FileMeta[]> {
     const region = this.region(id);
-    return this.jobs.run(() => region.flush(this.connect), `flush ${id}`);
+    return this.jobs.run(() => region.flush(this.connect), `flush ${id}`).then((files) => {
+      // A flush adds a file: its time window may be due for a compaction.
+      if (files.length > 0 && this.opts.compactAfterFlush !== false) {
+        this.compactRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id) }, 'background compaction failed'));
+      }
+      return files;
+    });
+  }
+
+  /** Compacts the region now (ADMIN COMPACT_TABLE). */
+  compactRegion(id: RegionId): Promise<{ removed: number; added: number }> {
+    const region = this.region(id);
+    return this.jobs.run(() => region.compact(this.connect), `compact ${id}`);
   }
 
   /** Starts a flush in the background; failures are logged (the memtable stays, a later flush retries). */

@@ -48,7 +48,7 @@ export interface ScanSnapshot {
 }
 
 /** A typed SQL literal of a time index value, so that DuckDB can push the comparison into Parquet. */
-function timeLiteral(value: bigint, unit: TimestampType): string {
+export function timeLiteral(value: bigint, unit: TimestampType): string {
   switch (unit) {
     case 'TimestampSecond':
       return `make_timestamp(${value * 1_000_000n})::TIMESTAMP_S`;
@@ -61,7 +61,7 @@ function timeLiteral(value: bigint, unit: TimestampType): string {
   }
 }
 
-function defaultLiteral(c: ColumnMetadata): string {
+export function defaultLiteral(c: ColumnMetadata): string {
   const type = SQL_TYPES[c.type];
   const v = c.default;
   if (v === undefined || v === null) return `CAST(NULL AS ${type})`;
@@ -70,7 +70,7 @@ function defaultLiteral(c: ColumnMetadata): string {
   return `CAST(${String(v)} AS ${type})`;
 }
 
-interface Source {
+export interface Source {
   readonly from: string;
   readonly columnIds: ReadonlySet<number>;
   readonly timeRange: readonly [number, number];

@@ -18,6 +18,8 @@ import type { Vector, WriteBatch } from '../batch/write-batch.js';
 import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
 import { changeAction, editAction, purgeAction, removeAction, truncateAction } from '../manifest/action.js';
 import { RegionScan } from '../read/region-scan.js';
+import { compactFiles } from '../compaction/compact-files.js';
+import { expiredFiles, pickCompactions } from '../compaction/twcs.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
 import { TimeSeriesMemtable, type ReadMode } from '../memtable/time-series-memtable.js';
 import type { FileMeta } from '../sst/file-meta.js';
@@ -395,6 +397,62 @@ export class Region {
       ...(ttlCutoff !== undefined && { ttlCutoff }),
       release,
     });
+  }
+
+  /**
+   * Compacts the region (TWCS): drops files entirely past the TTL, then merges each time window
+   * that has overlapping files or `trigger_file_num` files into one level-1 file. Returns the
+   * number of files removed and added.
+   */
+  async compact(connect: () => Promise<DuckDBConnection>, nowMs = Date.now()): Promise<{ removed: number; added: number }> {
+    const result = await this.serialized(async () => {
+      this.checkOpen();
+      const md = this.metadata;
+      const unit = md.columns.find((c) => c.column_id === md.time_index)!.type as TimestampType;
+      let removed = 0;
+      let added = 0;
+      const expired = expiredFiles(this.files(), md.options.ttl, nowMs, unit);
+      if (expired.length > 0) {
+        await this.manifest.update([editAction({ files_to_remove: expired.map((f) => f.file_id) })]);
+        removed += expired.length;
+        this.log.info({ files: expired.length }, 'dropped files past the TTL');
+      }
+      const windowMs = this.manifest.state.compaction_time_window ?? md.options.compaction_time_window;
+      const { windowMs: chosen, picks } = pickCompactions(this.files(), {
+        unit,
+        ...(windowMs !== undefined && { windowMs }),
+        ...(md.options.compaction_trigger_file_num !== undefined && { triggerFileNum: md.options.compaction_trigger_file_num }),
+        appendMode: md.options.append_mode,
+      });
+      const ttlCutoff = md.options.ttl === undefined ? undefined : fromMillis(nowMs - md.options.ttl, unit);
+      for (const pick of picks) {
+        const fileId = randomUUID();
+        const objectPath = `${this.dir}${fileId}.parquet`;
+        const local = this.ctx.store.localPath(objectPath);
+        if (local === undefined) throw new TsdbError(StatusCode.Unsupported, `compaction on ${this.ctx.store.description} needs the local file cache, which is not built yet`);
+        const inputs = pick.inputs.map((f) => ({ path: this.ctx.store.localPath(`${this.dir}${f.file_id}.parquet`)!, ...(f.column_ids && { columnIds: f.column_ids }) }));
+        const started = Date.now();
+        const conn = await connect();
+        let meta: FileMeta | undefined;
+        try {
+          meta = await compactFiles(conn, { metadata: md, inputs, dropTombstones: pick.dropTombstones, ...(ttlCutoff !== undefined && { ttlCutoff }), outPath: local, fileId });
+        } catch (err) {
+          await rm(local, { force: true });
+          throw new TsdbError(StatusCode.StorageUnavailable, `compaction of region ${formatRegionId(this.id)} failed: ${(err as Error).message}`, { cause: err });
+        } finally {
+          conn.closeSync();
+        }
+        await this.manifest.update([
+          editAction({ files_to_add: meta ? [meta] : [], files_to_remove: pick.inputs.map((f) => f.file_id), compaction_time_window: chosen }),
+        ]);
+        removed += pick.inputs.length;
+        if (meta) added++;
+        this.log.info({ inputs: pick.inputs.length, rows: meta?.num_rows ?? 0, window_start: pick.windowStart, elapsed_ms: Date.now() - started }, 'compacted a time window');
+      }
+      return { removed, added };
+    });
+    if (result.removed > 0) await this.purgeRemovedFiles();
+    return result;
   }
 
   /**
