@@ -52,16 +52,11 @@ function pkValue(v: Vector | undefined, row: number, col: ColumnMetadata): PkVal
   }
 }
 
-function keyString(values: readonly PkValue[]): string {
-  let s = '';
-  for (const v of values) {
-    if (v === null) s += '\u0001\u0000';
-    else {
-      const text = String(v);
-      s += (typeof v)[0]! + (text.includes('\u0000') ? text.replaceAll('\u0000', '\u0000\u0002') : text) + '\u0000';
-    }
-  }
-  return s;
+/** One primary key value's part of a series key: a type letter, the value (NULs escaped), a NUL. */
+function keyPart(v: PkValue): string {
+  if (v === null) return '\u0001\u0000';
+  const text = typeof v === 'string' ? v : String(v);
+  return (typeof v)[0]! + (text.includes('\u0000') ? text.replaceAll('\u0000', '\u0000\u0002') : text) + '\u0000';
 }
 
 /** Orders primary keys: NULL first, then by value. */
@@ -118,36 +113,38 @@ export class TimeSeriesMemtable {
     const fieldVectors = this.fields.map((c) => batch.columns.get(c.column_id));
     const isDelete = batch.op === OP_DELETE;
     const rowBytes = 17 + this.fields.length * 9;
-    let last: Series | undefined;
-    let lastKey: PkValue[] | undefined;
+    const nTags = this.tags.length;
+    const fieldCount = this.fields.length;
+    let series: Series | undefined;
     for (let row = 0; row < batch.rowCount; row++) {
-      const key = this.tags.map((c, i) => pkValue(tagVectors[i], row, c));
-      let series = last;
-      if (series === undefined || comparePk(key, lastKey!) !== 0) {
-        const k = keyString(key);
+      // Rows of one series often come together: compare with the previous row before hashing.
+      if (series === undefined || !this.sameTags(tagVectors, row, row - 1)) {
+        let k = '';
+        for (let t = 0; t < nTags; t++) k += keyPart(pkValue(tagVectors[t], row, this.tags[t]!));
         series = this.series.get(k);
         if (series === undefined) {
-          series = this.newSeries(key);
+          series = this.newSeries(this.tags.map((c, i) => pkValue(tagVectors[i], row, c)));
           this.series.set(k, series);
           this.approxBytes += SERIES_OVERHEAD + k.length * 2;
         }
-        last = series;
-        lastKey = key;
       }
       const ts = tsVector.data[row]!;
-      const seq = firstSequence + row;
+      const n = series.ts.length;
       series.ts.reserve(1);
-      series.ts.data[series.ts.length++] = ts;
+      series.ts.data[n] = ts;
+      series.ts.length = n + 1;
       series.seq.reserve(1);
-      series.seq.data[series.seq.length++] = seq;
+      series.seq.data[series.seq.length++] = firstSequence + row;
       series.op.reserve(1);
       series.op.data[series.op.length++] = batch.op;
-      if (series.ts.length > 1 && ts <= series.lastTs) series.increasing = false;
+      if (n > 0 && ts <= series.lastTs) series.increasing = false;
       series.lastTs = ts;
-      for (let f = 0; f < this.fields.length; f++) {
-        if (isDelete) series.fields[f]!.appendNull();
-        else series.fields[f]!.append(fieldVectors[f], row);
-      }
+      const builders = series.fields;
+      if (isDelete) for (let f = 0; f < fieldCount; f++) builders[f]!.appendNull();
+      else for (let f = 0; f < fieldCount; f++) builders[f]!.append(fieldVectors[f], row);
+    }
+    for (let row = 0; row < batch.rowCount; row++) {
+      const ts = tsVector.data[row]!;
       if (this.minTs === undefined || ts < this.minTs) this.minTs = ts;
       if (this.maxTs === undefined || ts > this.maxTs) this.maxTs = ts;
     }
@@ -157,6 +154,17 @@ export class TimeSeriesMemtable {
     }
     this.rows += batch.rowCount;
     this.approxBytes += batch.rowCount * rowBytes + stringBytes(fieldVectors);
+  }
+
+  /** Whether rows `a` and `b` of the batch have the same primary key (b < 0: no). */
+  private sameTags(vectors: ReadonlyArray<Vector | undefined>, a: number, b: number): boolean {
+    if (b < 0) return false;
+    for (const v of vectors) {
+      if (v === undefined) continue; // absent: the default, the same for every row
+      if (v.data[a] !== v.data[b]) return false;
+      if ('valid' in v && v.valid !== undefined && v.valid[a] !== v.valid[b]) return false;
+    }
+    return true;
   }
 
   private newSeries(key: readonly PkValue[]): Series {
