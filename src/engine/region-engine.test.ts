@@ -360,3 +360,37 @@ test('a scan reads only the files overlapping its time range', async (t) => {
   scan.release();
   conn.closeSync();
 });
+
+test('alter: a dropped column disappears without rewriting files; one re-added under the same name starts empty', async (t) => {
+  const dir = tempDir(t);
+  const engine = await openEngine(t, dir, { compactAfterFlush: false });
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 10, 7));
+  await engine.flushRegion(ID);
+  const files = engine.region(ID).files().map((f) => f.file_id);
+  const base = metadata();
+  const dropped: RegionMetadata = { ...base, schema_version: 1, columns: base.columns.filter((c) => c.name !== 'cpu') };
+  await engine.alterRegion(ID, dropped);
+  const readAll = async () => {
+    const conn = await engine.duckdb.connect();
+    const scan = engine.scan(ID);
+    await scan.attach(conn, 'v');
+    const result = await conn.runAndReadAll('SELECT * FROM v ORDER BY ts LIMIT 1');
+    const out = { names: result.columnNames(), row: result.getRows()[0] };
+    await scan.detach(conn);
+    scan.release();
+    conn.closeSync();
+    return out;
+  };
+  assert.deepEqual((await readAll()).names, ['host', 'ts']);
+  const readded: RegionMetadata = {
+    ...dropped,
+    schema_version: 2,
+    columns: [...dropped.columns, { column_id: 3, name: 'cpu', type: 'Float64', semantic_type: 'field', nullable: true }],
+  };
+  await engine.alterRegion(ID, readded);
+  const after = await readAll();
+  assert.deepEqual(after.names, ['host', 'ts', 'cpu']);
+  assert.equal(after.row![2], null, 'the old column\'s values do not come back');
+  assert.deepEqual(engine.region(ID).files().map((f) => f.file_id), files, 'no file was rewritten');
+});
