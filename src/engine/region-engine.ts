@@ -14,6 +14,7 @@ import { BackgroundJobs } from './background-jobs.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
 import type { FileMeta } from './sst/file-meta.js';
 import type { RegionScan } from './read/region-scan.js';
+import { registerMemtableScan } from './read/memtable-scan-function.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { formatRegionId, type RegionId } from './region/region-id.js';
 import { Region, type RegionContext } from './region/region.js';
@@ -96,6 +97,9 @@ export class RegionEngine {
     let duckdb: DuckDBInstance;
     try {
       duckdb = await DuckDBInstance.create(':memory:', { threads: String(opts.scanParallelism) });
+      const conn = await duckdb.connect();
+      registerMemtableScan(conn);
+      conn.closeSync();
     } catch (err) {
       await wal.close();
       throw err;

@@ -8,13 +8,12 @@
  * deduplication costs only where sources can collide. Append-mode regions are never merged.
  * Tombstones are dropped from the result; rows past the TTL are filtered out.
  */
-import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/time-series-memtable.js';
 import type { ColumnMetadata, RegionMetadata, TimestampType } from '../region/metadata.js';
-import { loadRuns } from '../sst/sst-writer.js';
+import { MEMTABLE_SCAN_FUNCTION, publishRuns } from './memtable-scan-function.js';
 import { OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, SEQUENCE_COLUMN, SQL_TYPES } from '../sst/sst-format.js';
 
 /** One memtable's rows, read out when the scan was made. */
@@ -78,6 +77,7 @@ export interface Source {
 
 export class RegionScan {
   private readonly objects: string[] = [];
+  private readonly disposers: Array<() => void> = [];
   private released = false;
 
   constructor(private readonly snapshot: ScanSnapshot) {}
@@ -92,8 +92,9 @@ export class RegionScan {
   }
 
   /**
-   * Creates, in `conn`, the temporary view `name` over the snapshot: one column per region
-   * column, named as the column. Memtable rows go into temporary tables of `conn`.
+   * Creates, in `conn` (a connection of the engine's DuckDB instance, where the memtable scan
+   * function is registered), the temporary view `name` over the snapshot: one column per region
+   * column, named as the column.
    */
   async attach(conn: DuckDBConnection, name: string): Promise<void> {
     if (this.released) throw new TsdbError(StatusCode.IllegalState, 'the scan was released');
@@ -107,11 +108,11 @@ export class RegionScan {
       });
     }
     for (const m of this.snapshot.memtables) {
-      const table = `scan_${randomUUID().replaceAll('-', '')}`;
-      this.objects.push(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
-      const loaded = await loadRuns(conn, table, m.metadata, m.fields, m.runs);
-      if (loaded.rows === 0) continue;
-      sources.push({ from: quoteIdent(table), columnIds: new Set(m.metadata.columns.map((c) => c.column_id)), timeRange: m.timeRange });
+      if (m.runs.every((r) => r.ts.length === 0)) continue;
+      // Read in place through the table function; no copy into a DuckDB table.
+      const handle = publishRuns(m.metadata, m.fields, m.runs);
+      this.disposers.push(handle.dispose);
+      sources.push({ from: `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`, columnIds: new Set(m.metadata.columns.map((c) => c.column_id)), timeRange: m.timeRange });
     }
     const body = sources.length === 0 ? this.emptyRelation() : this.merged(sources);
     const visible = md.columns.map((c) => `${quoteIdent(physicalName(c.column_id))} AS ${quoteIdent(c.name)}`).join(', ');
@@ -180,6 +181,7 @@ export class RegionScan {
   release(): void {
     if (this.released) return;
     this.released = true;
+    for (const dispose of this.disposers.splice(0)) dispose();
     this.snapshot.release();
   }
 }

@@ -60,10 +60,12 @@ export class ChunkFiller {
   private readonly sources: readonly Source[];
   private readonly scratch: readonly Physical[];
   private readonly validity = new Uint32Array(CHUNK_ROWS / 32);
+  private readonly allColumns: readonly number[];
 
   /** `fields`: the field columns of the runs, in run order (the memtable's `fields`). */
   constructor(metadata: RegionMetadata, fields: readonly { column_id: number }[]) {
     this.columns = sstColumns(metadata);
+    this.allColumns = this.columns.map((_, i) => i);
     const fieldIndex = new Map(fields.map((f, i) => [f.column_id, i]));
     this.sources = this.columns.map((c): Source => {
       if (c.column === undefined) return c.name === '__sequence' ? { kind: 'seq' } : { kind: 'op' };
@@ -84,10 +86,20 @@ export class ChunkFiller {
   /** Fills `chunk` (reset first) with the pieces, at most CHUNK_ROWS rows in all. */
   fill(chunk: DuckDBDataChunk, pieces: readonly Piece[]): number {
     chunk.reset();
+    return this.fillColumns(chunk, this.allColumns, pieces);
+  }
+
+
+  /**
+   * Fills vector k of `chunk` with column `columnIndexes[k]` (a projection, as a table function's
+   * output chunk asks for), for the pieces; sets the chunk's row count.
+   */
+  fillColumns(chunk: DuckDBDataChunk, columnIndexes: readonly number[], pieces: readonly Piece[]): number {
     const rows = pieces.reduce((n, p) => n + (p.end - p.start), 0);
     if (rows > CHUNK_ROWS) throw new RangeError(`${rows} rows do not fit a chunk of ${CHUNK_ROWS}`);
-    for (let c = 0; c < this.columns.length; c++) {
-      const vector = duckdb.data_chunk_get_vector(chunk.chunk, c);
+    for (let k = 0; k < columnIndexes.length; k++) {
+      const c = columnIndexes[k]!;
+      const vector = duckdb.data_chunk_get_vector(chunk.chunk, k);
       const col = this.columns[c]!;
       const source = this.sources[c]!;
       const type = col.column?.type;
