@@ -394,3 +394,18 @@ test('alter: a dropped column disappears without rewriting files; one re-added u
   assert.equal(after.row![2], null, 'the old column\'s values do not come back');
   assert.deepEqual(engine.region(ID).files().map((f) => f.file_id), files, 'no file was rewritten');
 });
+
+test('sst_meta_cache_size and page_cache_size switch DuckDB\'s Parquet metadata and file caches', async (t) => {
+  const setting = async (engine: RegionEngine, name: string) => {
+    const conn = await engine.duckdb.connect();
+    try {
+      return String((await conn.runAndReadAll(`SELECT current_setting('${name}')`)).getRows()[0]![0]);
+    } finally {
+      conn.closeSync();
+    }
+  };
+  const on = await openEngine(t, tempDir(t));
+  assert.deepEqual([await setting(on, 'parquet_metadata_cache'), await setting(on, 'enable_external_file_cache')], ['true', 'true']);
+  const off = await openEngine(t, tempDir(t), { sstMetaCache: false, pageCache: false });
+  assert.deepEqual([await setting(off, 'parquet_metadata_cache'), await setting(off, 'enable_external_file_cache')], ['false', 'false']);
+});

@@ -38,6 +38,13 @@ export interface RegionEngineOptions {
   readonly autoFlushInterval: Millis;
   /** `scan_parallelism` (resolved, ≥ 1): DuckDB threads. */
   readonly scanParallelism: number;
+  /**
+   * `sst_meta_cache_size` / `page_cache_size` > 0: DuckDB keeps Parquet footers / file blocks of SST
+   * files in memory (its `parquet_metadata_cache` / `enable_external_file_cache`, on/off switches
+   * only: DuckDB 1.5 takes no byte budget for them). 0 turns them off. Default: on.
+   */
+  readonly sstMetaCache?: boolean;
+  readonly pageCache?: boolean;
   /** Check for due compactions after each flush (default true; tests turn it off to step by hand). */
   readonly compactAfterFlush?: boolean;
   /** Where region directories live (File storage: `{data_home}/data`). */
@@ -99,6 +106,8 @@ export class RegionEngine {
       duckdb = await DuckDBInstance.create(':memory:', { threads: String(opts.scanParallelism) });
       const conn = await duckdb.connect();
       registerMemtableScan(conn);
+      await conn.run(`SET GLOBAL parquet_metadata_cache = ${opts.sstMetaCache ?? true}`);
+      await conn.run(`SET GLOBAL enable_external_file_cache = ${opts.pageCache ?? true}`);
       conn.closeSync();
     } catch (err) {
       await wal.close();
