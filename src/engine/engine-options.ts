@@ -1,0 +1,33 @@
+/**
+ * From the configuration (`[wal]`, `[region_engine.mito]`) to the region engine's options: the one
+ * place that says which option drives what.
+ */
+import type { Logger } from '../common/logging.js';
+import type { MitoOptions, WalOptions } from '../config/options.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import type { RegionEngineOptions } from './region-engine.js';
+
+export function engineOptions(config: { readonly wal: WalOptions; readonly region_engine: { readonly mito: MitoOptions } }, store: ObjectStore, logger: Logger): RegionEngineOptions {
+  const wal = config.wal;
+  const mito = config.region_engine.mito;
+  return {
+    wal: {
+      dir: wal.dir,
+      fileSize: wal.file_size,
+      syncWrite: wal.sync_write,
+      readBatchSize: wal.read_batch_size,
+      purgeInterval: wal.purge_interval,
+      purgeThreshold: wal.purge_threshold,
+    },
+    globalWriteBufferSize: mito.global_write_buffer_size,
+    globalWriteBufferRejectSize: mito.global_write_buffer_reject_size,
+    manifestCheckpointDistance: mito.manifest_checkpoint_distance,
+    maxBackgroundJobs: mito.max_background_jobs,
+    autoFlushInterval: mito.auto_flush_interval,
+    scanParallelism: mito.scan_parallelism,
+    sstMetaCache: mito.sst_meta_cache_size > 0,
+    pageCache: mito.page_cache_size > 0,
+    store,
+    logger,
+  };
+}
