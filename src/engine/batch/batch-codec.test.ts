@@ -39,3 +39,16 @@ test('a column whose length disagrees with the row count is refused', () => {
     /column 1 has 3 values for 2 rows/,
   );
 });
+
+test('repeated strings (tags) are written as a dictionary and read back the same', () => {
+  const hosts = Array.from({ length: 1000 }, (_, i) => (i % 50 === 7 ? null : `host_${i % 10}`));
+  const batch: WriteBatch = { op: OP_PUT, rowCount: 1000, columns: new Map([[0, { type: 'string', data: hosts }]]) };
+  const bytes = encodeBatch(batch);
+  assert.ok(bytes.length < 1000 * 5, `dictionary encoding is compact (${bytes.length} bytes)`);
+  const decoded = decodeBatch(bytes);
+  assert.deepEqual(decoded, batch);
+  for (let cut = 0; cut < bytes.length; cut += 7) assert.throws(() => decodeBatch(bytes.subarray(0, cut)), RangeError);
+  // Distinct values are written plainly.
+  const unique: WriteBatch = { op: OP_PUT, rowCount: 3, columns: new Map([[0, { type: 'string', data: ['a', 'b', 'c'] }]]) };
+  assert.deepEqual(decodeBatch(encodeBatch(unique)), unique);
+});

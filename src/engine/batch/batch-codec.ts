@@ -4,12 +4,16 @@
  *   u8 version (1) │ u8 op │ u32 row count │ u16 column count
  *   per column: u32 column id │ u8 vector type │ u8 has-valid │ [u8 × rows valid] │ data
  *   data: float64/int64/uint64: 8 bytes × rows; bool: 1 byte × rows;
- *         string/binary: per row u32 length (0xFFFFFFFF = NULL) then the bytes (UTF-8 for strings)
+ *         string/binary: per row u32 length (0xFFFFFFFF = NULL) then the bytes (UTF-8 for strings);
+ *         dictionary string (type 7, when values repeat, as tags do): u32 distinct count, the
+ *         distinct values as above, then per row u32 index (0xFFFFFFFF = NULL)
  */
 import type { OpType, Vector, VectorType, WriteBatch } from './write-batch.js';
 
 const VERSION = 1;
 const TYPE_CODES: Record<VectorType, number> = { float64: 1, int64: 2, uint64: 3, bool: 4, string: 5, binary: 6 };
+/** A string column written as a dictionary and indexes; decoded as a `string` vector. */
+const DICT_STRING = 7;
 const CODE_TYPES = new Map<number, VectorType>(Object.entries(TYPE_CODES).map(([t, c]) => [c, t as VectorType]));
 const NULL_LENGTH = 0xffff_ffff;
 
@@ -67,6 +71,7 @@ export function encodeBatch(batch: WriteBatch): Buffer {
   for (const [id, v] of batch.columns) {
     if (v.data.length !== batch.rowCount) throw new RangeError(`column ${id} has ${v.data.length} values for ${batch.rowCount} rows`);
     w.u32(id);
+    if (v.type === 'string' && writeDictionary(w, v.data)) continue;
     w.u8(TYPE_CODES[v.type]);
     if (v.type === 'string' || v.type === 'binary') {
       w.u8(0);
@@ -85,6 +90,35 @@ export function encodeBatch(batch: WriteBatch): Buffer {
     w.bytes(typedBytes(v.data));
   }
   return w.result();
+}
+
+/**
+ * Writes a string column as a dictionary when at most half its values are distinct (tags):
+ * fewer bytes to encode, write and checksum, and on replay one string per distinct value.
+ */
+function writeDictionary(w: Writer, data: ReadonlyArray<string | null>): boolean {
+  const index = new Map<string, number>();
+  const codes = new Uint32Array(data.length);
+  const limit = data.length / 2;
+  for (let i = 0; i < data.length; i++) {
+    const s = data[i];
+    if (s === null || s === undefined) {
+      codes[i] = NULL_LENGTH;
+      continue;
+    }
+    let code = index.get(s);
+    if (code === undefined) {
+      if (index.size >= limit) return false;
+      index.set(s, (code = index.size));
+    }
+    codes[i] = code;
+  }
+  w.u8(DICT_STRING);
+  w.u8(0);
+  w.u32(index.size);
+  for (const s of index.keys()) w.utf8(s);
+  w.bytes(new Uint8Array(codes.buffer));
+  return true;
 }
 
 export function decodeBatch(payload: Uint8Array): WriteBatch {
@@ -114,9 +148,34 @@ export function decodeBatch(payload: Uint8Array): WriteBatch {
     need(6);
     const id = b.readUInt32LE(pos);
     pos += 4;
-    const type = CODE_TYPES.get(b[pos++]!);
-    if (type === undefined) throw new RangeError(`unknown vector type in column ${id}`);
+    const code = b[pos++]!;
     const hasValid = b[pos++] === 1;
+    if (code === DICT_STRING) {
+      need(4);
+      const distinct = b.readUInt32LE(pos);
+      pos += 4;
+      const values: string[] = new Array(distinct);
+      for (let d = 0; d < distinct; d++) {
+        need(4);
+        const len = b.readUInt32LE(pos);
+        pos += 4;
+        need(len);
+        values[d] = b.toString('utf8', pos, pos + len);
+        pos += len;
+      }
+      const codes = new Uint32Array(copy(rowCount * 4).buffer);
+      const data: (string | null)[] = new Array(rowCount);
+      for (let i = 0; i < rowCount; i++) {
+        const c = codes[i]!;
+        if (c === NULL_LENGTH) data[i] = null;
+        else if (c < distinct) data[i] = values[c]!;
+        else throw new RangeError(`column ${id}: dictionary index ${c} out of range`);
+      }
+      columns.set(id, { type: 'string', data });
+      continue;
+    }
+    const type = CODE_TYPES.get(code);
+    if (type === undefined) throw new RangeError(`unknown vector type in column ${id}`);
     if (type === 'string' || type === 'binary') {
       const data: Array<string | Uint8Array | null> = new Array(rowCount);
       for (let i = 0; i < rowCount; i++) {
