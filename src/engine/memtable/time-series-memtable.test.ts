@@ -189,3 +189,17 @@ test('a frozen memtable refuses writes; a batch without a time index is refused'
   mt.freeze();
   assert.throws(() => mt.write({ op: OP_PUT, rowCount: 0, columns: new Map() }, 1), /frozen/);
 });
+
+test('times beyond 32 bits and below zero sort correctly', () => {
+  const mt = new TimeSeriesMemtable(METADATA);
+  const times = [-5n, 2n ** 40n, 0n, -(2n ** 35n), 2n ** 32n, 2n ** 32n - 1n, 1_700_000_000_000_000_000n];
+  mt.write({ op: OP_PUT, rowCount: times.length, columns: new Map<number, Vector>([[0, { type: 'string', data: times.map(() => 'x') }], [2, { type: 'int64', data: BigInt64Array.from(times) }]]) }, 1);
+  const [run] = [...mt.runs('last_row')];
+  assert.deepEqual([...run!.ts], [...times].sort((a, b) => (a < b ? -1 : 1)));
+  assert.equal(mt.stats().minTs, -(2n ** 35n));
+  assert.equal(mt.stats().maxTs, 1_700_000_000_000_000_000n);
+  const inOrder = new TimeSeriesMemtable(METADATA);
+  const sorted = [-(2n ** 35n), -1n, 2n ** 32n - 1n, 2n ** 32n];
+  inOrder.write({ op: OP_PUT, rowCount: 4, columns: new Map<number, Vector>([[0, { type: 'string', data: sorted.map(() => 'x') }], [2, { type: 'int64', data: BigInt64Array.from(sorted) }]]) }, 1);
+  assert.deepEqual([...[...inOrder.runs('last_row')][0]!.ts], sorted);
+});

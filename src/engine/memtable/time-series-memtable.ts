@@ -28,12 +28,13 @@ export type ReadMode = 'append' | MergeMode;
 interface Series {
   readonly key: readonly PkValue[];
   readonly ts: Growable<BigInt64Array>;
+  /** `ts` as 32-bit words (low, high): copied and compared without making BigInts. */
+  tsWords: Int32Array;
   readonly seq: Growable<Float64Array>;
   readonly op: Growable<Uint8Array>;
   readonly fields: FieldBuilder[];
   /** Times strictly increase in arrival order: no sort or dedup needed. */
   increasing: boolean;
-  lastTs: bigint;
 }
 
 const SERIES_OVERHEAD = 256;
@@ -50,6 +51,14 @@ function pkValue(v: Vector | undefined, row: number, col: ColumnMetadata): PkVal
     default:
       return v.valid?.[row] === 0 ? null : v.data[row]!;
   }
+}
+
+/** Compares two int64 values given as (high signed, low unsigned) 32-bit words. */
+function compareWords(hiA: number, loA: number, hiB: number, loB: number): number {
+  if (hiA !== hiB) return hiA < hiB ? -1 : 1;
+  const a = loA >>> 0;
+  const b = loB >>> 0;
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 /** One primary key value's part of a series key: a type letter, the value (NULs escaped), a NUL. */
@@ -115,6 +124,10 @@ export class TimeSeriesMemtable {
     const rowBytes = 17 + this.fields.length * 9;
     const nTags = this.tags.length;
     const fieldCount = this.fields.length;
+    // Times as 32-bit words (low, high): copying and comparing them makes no BigInts.
+    const words = new Int32Array(tsVector.data.buffer, tsVector.data.byteOffset, batch.rowCount * 2);
+    let minRow = -1;
+    let maxRow = -1;
     let series: Series | undefined;
     for (let row = 0; row < batch.rowCount; row++) {
       // Rows of one series often come together: compare with the previous row before hashing.
@@ -128,25 +141,33 @@ export class TimeSeriesMemtable {
           this.approxBytes += SERIES_OVERHEAD + k.length * 2;
         }
       }
-      const ts = tsVector.data[row]!;
+      const lo = words[2 * row]!;
+      const hi = words[2 * row + 1]!;
       const n = series.ts.length;
-      series.ts.reserve(1);
-      series.ts.data[n] = ts;
+      if (n + 1 > series.ts.data.length) {
+        series.ts.reserve(1);
+        series.tsWords = new Int32Array(series.ts.data.buffer);
+      }
+      const sw = series.tsWords;
+      if (n > 0 && compareWords(hi, lo, sw[2 * n - 1]!, sw[2 * n - 2]!) <= 0) series.increasing = false;
+      sw[2 * n] = lo;
+      sw[2 * n + 1] = hi;
       series.ts.length = n + 1;
       series.seq.reserve(1);
       series.seq.data[series.seq.length++] = firstSequence + row;
       series.op.reserve(1);
       series.op.data[series.op.length++] = batch.op;
-      if (n > 0 && ts <= series.lastTs) series.increasing = false;
-      series.lastTs = ts;
       const builders = series.fields;
       if (isDelete) for (let f = 0; f < fieldCount; f++) builders[f]!.appendNull();
       else for (let f = 0; f < fieldCount; f++) builders[f]!.append(fieldVectors[f], row);
+      if (minRow < 0 || compareWords(hi, lo, words[2 * minRow + 1]!, words[2 * minRow]!) < 0) minRow = row;
+      if (maxRow < 0 || compareWords(hi, lo, words[2 * maxRow + 1]!, words[2 * maxRow]!) > 0) maxRow = row;
     }
-    for (let row = 0; row < batch.rowCount; row++) {
-      const ts = tsVector.data[row]!;
-      if (this.minTs === undefined || ts < this.minTs) this.minTs = ts;
-      if (this.maxTs === undefined || ts > this.maxTs) this.maxTs = ts;
+    if (minRow >= 0) {
+      const lo = tsVector.data[minRow]!;
+      const hi = tsVector.data[maxRow]!;
+      if (this.minTs === undefined || lo < this.minTs) this.minTs = lo;
+      if (this.maxTs === undefined || hi > this.maxTs) this.maxTs = hi;
     }
     if (batch.rowCount > 0) {
       this.minSeq = Math.min(this.minSeq ?? firstSequence, firstSequence);
@@ -168,14 +189,15 @@ export class TimeSeriesMemtable {
   }
 
   private newSeries(key: readonly PkValue[]): Series {
+    const ts = growableI64();
     return {
       key,
-      ts: growableI64(),
+      ts,
+      tsWords: new Int32Array(ts.data.buffer),
       seq: growableF64(),
       op: growableU8(),
       fields: this.fields.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default)),
       increasing: true,
-      lastTs: 0n,
     };
   }
 
