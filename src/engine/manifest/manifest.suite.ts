@@ -11,7 +11,7 @@ import type { FileMeta } from '../sst/file-meta.js';
 import { changeAction, editAction, purgeAction, removeAction, truncateAction, type RegionAction } from './action.js';
 import { decodePointer, encodeDelta, encodePointer } from './codec.js';
 import { FaultyObjectStore, SimulatedFault, type Fault, type StoreMutation } from './faulty-object-store.js';
-import { checkpointFileName, deltaFileName, parseManifestFileName, POINTER_FILE } from './file-names.js';
+import { checkpointFileName, deltaFileName, POINTER_FILE } from './file-names.js';
 import { ManifestError, type ManifestErrorKind } from './manifest-error.js';
 import { ManifestManager, type ManifestLogger, type ManifestOptions } from './manifest-manager.js';
 import { applyActions, type RegionManifest } from './region-manifest.js';
@@ -141,12 +141,6 @@ function isManifestError(kind: ManifestErrorKind, pattern?: RegExp): (err: unkno
     if (pattern !== undefined) assert.match(err.message, pattern);
     return true;
   };
-}
-
-/** Crash points: the `nth` mutation (from 1) that `pick` selects. */
-function nth(n: number, pick: (m: StoreMutation) => boolean): (m: StoreMutation) => boolean {
-  let seen = 0;
-  return (m) => pick(m) && ++seen === n;
 }
 
 function isPointerWrite(version: number): (m: StoreMutation) => boolean {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { tempDir } from '../../../test/support/temp.js';
 import { A, B, batch, openWal, replayAll } from '../../../test/support/wal.js';
 import type { RegionId } from '../region/region-id.js';
