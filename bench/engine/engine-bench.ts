@@ -3,7 +3,7 @@
  * every 10 s): write rows/s (sync_write off and on), memtable bytes per row, flush rows/s, SST bytes
  * per row and per float value, full-scan and time-range-scan rows/s through DuckDB, WAL replay rows/s.
  *
- *   npm run build && node dist/bench/engine/engine-bench.js [--rows 1000000] [--hosts 1000] [--batch 5000] [--writers 8]
+ *   npm run build && node dist/bench/engine/engine-bench.js [--rows 1000000] [--hosts 1000] [--batch 5000] [--writers 8] [--memtable time_series|partition_tree]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
@@ -14,6 +14,7 @@ import { GIB, MIB } from '../../src/common/size/size.js';
 import { OP_PUT, type Vector, type WriteBatch } from '../../src/engine/batch/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../src/engine/region/metadata.js';
 import { regionId } from '../../src/engine/region/region-id.js';
+import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from '../../src/engine/memtable/memtable.js';
 import { RegionEngine } from '../../src/engine/region-engine.js';
 import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
 
@@ -23,12 +24,15 @@ const { values } = parseArgs({
     hosts: { type: 'string', default: '1000' },
     batch: { type: 'string', default: '5000' },
     writers: { type: 'string', default: '8' },
+    memtable: { type: 'string', default: 'time_series' },
   },
 });
 const ROWS = Number(values.rows);
 const HOSTS = Number(values.hosts);
 const BATCH = Number(values.batch);
 const WRITERS = Number(values.writers);
+if (values.memtable !== 'time_series' && values.memtable !== 'partition_tree') throw new Error(`--memtable: time_series or partition_tree, not ${values.memtable}`);
+const MEMTABLE: MemtableOptions = { ...DEFAULT_MEMTABLE_OPTIONS, type: values.memtable };
 
 const TAGS = ['hostname', 'region', 'datacenter', 'rack', 'os', 'arch', 'team', 'service', 'service_version', 'service_environment'];
 const FIELDS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice'];
@@ -90,6 +94,7 @@ async function openEngine(dir: string, syncWrite: boolean): Promise<RegionEngine
     autoFlushInterval: 0,
     scanParallelism: Math.max(1, availableParallelism()),
     compactAfterFlush: false,
+    memtable: MEMTABLE,
     store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
     logger: silentLogger(),
   });
@@ -132,7 +137,7 @@ async function main(): Promise<void> {
     console.log(`${name.padEnd(44)} ${value}`);
   };
   try {
-    console.log(`engine benchmark: ${fmt(ROWS)} rows, ${HOSTS} hosts, batches of ${BATCH}, ${WRITERS} writes in flight; ${cpus().length} cores, ${Math.round(totalmem() / GIB)} GiB, node ${process.version}`);
+    console.log(`engine benchmark: ${fmt(ROWS)} rows, ${HOSTS} hosts, batches of ${BATCH}, ${WRITERS} writes in flight, ${MEMTABLE.type} memtable; ${cpus().length} cores, ${Math.round(totalmem() / GIB)} GiB, node ${process.version}`);
     const data = batches();
 
     // Writes, sync_write = false.

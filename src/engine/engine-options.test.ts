@@ -13,6 +13,8 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
     TSDB_STANDALONE__WAL__FILE_SIZE: '128MB',
     TSDB_STANDALONE__REGION_ENGINE__MITO__MAX_BACKGROUND_JOBS: '2',
     TSDB_STANDALONE__REGION_ENGINE__MITO__SST_META_CACHE_SIZE: '0',
+    TSDB_STANDALONE__REGION_ENGINE__MITO__MEMTABLE__TYPE: 'partition_tree',
+    TSDB_STANDALONE__REGION_ENGINE__MITO__MEMTABLE__DATA_FREEZE_THRESHOLD: '1000',
   };
   const { config } = loadConfig({ component: 'standalone', env, system: { totalMemory: 16 * GIB, cpus: 8 } });
   const opts = engineOptions(config, new MemoryObjectStore(), silentLogger());
@@ -25,4 +27,5 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
   assert.equal(opts.scanParallelism, 2, 'a quarter of 8 cores');
   assert.equal(opts.sstMetaCache, false);
   assert.equal(opts.pageCache, true);
+  assert.deepEqual(opts.memtable, { type: 'partition_tree', indexMaxKeysPerShard: 8192, dataFreezeThreshold: 1000, forkDictionaryBytes: GIB });
 });

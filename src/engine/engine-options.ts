@@ -27,6 +27,12 @@ export function engineOptions(config: { readonly wal: WalOptions; readonly regio
     scanParallelism: mito.scan_parallelism,
     sstMetaCache: mito.sst_meta_cache_size > 0,
     pageCache: mito.page_cache_size > 0,
+    memtable: {
+      type: mito.memtable.type,
+      indexMaxKeysPerShard: mito.memtable.index_max_keys_per_shard,
+      dataFreezeThreshold: mito.memtable.data_freeze_threshold,
+      forkDictionaryBytes: mito.memtable.fork_dictionary_bytes,
+    },
     store,
     logger,
   };

@@ -13,6 +13,7 @@ import { OpendalObjectStore } from '../storage/opendal-object-store.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
 import type { ColumnMetadata, MergeMode, RegionMetadata } from './region/metadata.js';
 import { regionId } from './region/region-id.js';
+import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
 import { RegionEngine } from './region-engine.js';
 
 const ID = regionId(2000, 1);
@@ -112,7 +113,7 @@ function batchOf(rows: Row[], op: typeof OP_PUT | typeof OP_DELETE, columns: Col
   return { op, rowCount: rows.length, columns: cols };
 }
 
-async function openEngine(t: TestContext, dir: string): Promise<RegionEngine> {
+async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions): Promise<RegionEngine> {
   const engine = await RegionEngine.open({
     wal: { dir: join(dir, 'wal'), fileSize: 256 * 1024, syncWrite: false, readBatchSize: 64, purgeInterval: 0, purgeThreshold: 1 << 30 },
     globalWriteBufferSize: 64 * MIB,
@@ -121,6 +122,7 @@ async function openEngine(t: TestContext, dir: string): Promise<RegionEngine> {
     maxBackgroundJobs: 2,
     autoFlushInterval: 0,
     scanParallelism: 1,
+    memtable,
     store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
     logger: silentLogger(),
   });
@@ -143,12 +145,19 @@ async function actual(engine: RegionEngine, columns: ColumnMetadata[]): Promise<
   }
 }
 
+/** Each seed runs with one memtable kind (partition_tree with small shards and parts). */
+const MEMTABLES: ReadonlyArray<MemtableOptions> = [
+  DEFAULT_MEMTABLE_OPTIONS,
+  { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree', indexMaxKeysPerShard: 2, dataFreezeThreshold: 16 },
+];
+
 for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
-  for (const seed of [7, 99]) {
-    test(`model-based: random operations in ${mode} mode read back like the model (seed ${seed})`, async (t) => {
+  for (const [i, seed] of [7, 99].entries()) {
+    const memtable = MEMTABLES[i % MEMTABLES.length]!;
+    test(`model-based: random operations in ${mode} mode read back like the model (seed ${seed}, ${memtable.type} memtable)`, async (t) => {
       const r = rng(seed);
       const dir = tempDir(t);
-      let engine = await openEngine(t, dir);
+      let engine = await openEngine(t, dir, memtable);
       let columns = [...BASE_COLUMNS];
       let version = 0;
       await engine.createRegion(metadataFor(mode, columns, version), DIR);
@@ -191,7 +200,7 @@ for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
           what = 'flush+compact';
         } else if (p < 0.9) {
           await engine.close();
-          engine = await openEngine(t, dir);
+          engine = await openEngine(t, dir, memtable);
           await engine.openRegion(ID, DIR);
           what = 'reopen';
         } else if (p < 0.95 && columns.length < 7) {

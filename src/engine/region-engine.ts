@@ -13,6 +13,7 @@ import type { WriteBatch } from './batch/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
 import type { FileMeta } from './sst/file-meta.js';
+import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
 import type { RegionScan } from './read/region-scan.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
 import type { RegionMetadata } from './region/metadata.js';
@@ -45,6 +46,8 @@ export interface RegionEngineOptions {
    */
   readonly sstMetaCache?: boolean;
   readonly pageCache?: boolean;
+  /** `[region_engine.mito.memtable]` (default: `time_series`). */
+  readonly memtable?: MemtableOptions;
   /** Check for due compactions after each flush (default true; tests turn it off to step by hand). */
   readonly compactAfterFlush?: boolean;
   /** Where region directories live (File storage: `{data_home}/data`). */
@@ -75,6 +78,7 @@ export class RegionEngine {
       writeBuffer,
       store: opts.store,
       checkpointDistance: opts.manifestCheckpointDistance,
+      memtable: opts.memtable ?? DEFAULT_MEMTABLE_OPTIONS,
       logger: opts.logger.child({ engine: 'mito' }),
     };
     if (opts.wal.purgeInterval > 0) {

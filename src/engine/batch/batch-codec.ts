@@ -8,6 +8,7 @@
  *         dictionary string (type 7, when values repeat, as tags do): u32 distinct count, the
  *         distinct values as above, then per row u32 index (0xFFFFFFFF = NULL)
  */
+import { dictionaryOf, vectorFromDictionary } from './string-dictionary.js';
 import type { OpType, Vector, VectorType, WriteBatch } from './write-batch.js';
 
 const VERSION = 1;
@@ -71,7 +72,7 @@ export function encodeBatch(batch: WriteBatch): Buffer {
   for (const [id, v] of batch.columns) {
     if (v.data.length !== batch.rowCount) throw new RangeError(`column ${id} has ${v.data.length} values for ${batch.rowCount} rows`);
     w.u32(id);
-    if (v.type === 'string' && writeDictionary(w, v.data)) continue;
+    if (v.type === 'string' && writeDictionary(w, v)) continue;
     w.u8(TYPE_CODES[v.type]);
     if (v.type === 'string' || v.type === 'binary') {
       w.u8(0);
@@ -96,28 +97,14 @@ export function encodeBatch(batch: WriteBatch): Buffer {
  * Writes a string column as a dictionary when at most half its values are distinct (tags):
  * fewer bytes to encode, write and checksum, and on replay one string per distinct value.
  */
-function writeDictionary(w: Writer, data: ReadonlyArray<string | null>): boolean {
-  const index = new Map<string, number>();
-  const codes = new Uint32Array(data.length);
-  const limit = data.length / 2;
-  for (let i = 0; i < data.length; i++) {
-    const s = data[i];
-    if (s === null || s === undefined) {
-      codes[i] = NULL_LENGTH;
-      continue;
-    }
-    let code = index.get(s);
-    if (code === undefined) {
-      if (index.size >= limit) return false;
-      index.set(s, (code = index.size));
-    }
-    codes[i] = code;
-  }
+function writeDictionary(w: Writer, v: Extract<Vector, { type: 'string' }>): boolean {
+  const dict = dictionaryOf(v, v.data.length / 2);
+  if (dict === undefined) return false;
   w.u8(DICT_STRING);
   w.u8(0);
-  w.u32(index.size);
-  for (const s of index.keys()) w.utf8(s);
-  w.bytes(new Uint8Array(codes.buffer));
+  w.u32(dict.values.length);
+  for (const s of dict.values) w.utf8(s);
+  w.bytes(new Uint8Array(dict.codes.buffer, dict.codes.byteOffset, dict.codes.byteLength));
   return true;
 }
 
@@ -164,14 +151,11 @@ export function decodeBatch(payload: Uint8Array): WriteBatch {
         pos += len;
       }
       const codes = new Uint32Array(copy(rowCount * 4).buffer);
-      const data: (string | null)[] = new Array(rowCount);
-      for (let i = 0; i < rowCount; i++) {
-        const c = codes[i]!;
-        if (c === NULL_LENGTH) data[i] = null;
-        else if (c < distinct) data[i] = values[c]!;
-        else throw new RangeError(`column ${id}: dictionary index ${c} out of range`);
+      try {
+        columns.set(id, vectorFromDictionary(values, codes));
+      } catch (err) {
+        throw new RangeError(`column ${id}: ${(err as Error).message}`);
       }
-      columns.set(id, { type: 'string', data });
       continue;
     }
     const type = CODE_TYPES.get(code);

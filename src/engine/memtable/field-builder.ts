@@ -10,6 +10,8 @@ export interface FieldBuilder {
   /** Appends row `row` of `v`; when `v` is undefined (column absent from the batch), `fallback`. */
   append(v: Vector | undefined, row: number): void;
   appendNull(): void;
+  /** Appends rows `start` to `end` (exclusive) of `v` at once (`v` undefined: the fallback). */
+  appendRange(v: Vector | undefined, start: number, end: number): void;
   isNull(i: number): boolean;
   /** Values at `indices` (-1 = NULL), as a Vector. */
   gather(indices: Int32Array): Vector;
@@ -54,6 +56,52 @@ class TypedBuilder<A extends Float64Array | BigInt64Array | BigUint64Array | Uin
 
   appendNull(): void {
     this.push(null);
+  }
+
+  appendRange(v: Vector | undefined, start: number, end: number): void {
+    const n = end - start;
+    if (n <= 0) return;
+    if (v === undefined) {
+      this.values.reserve(n);
+      const at = this.values.length;
+      if (this.fallback === null) {
+        this.markNullableAt(at);
+        this.valid!.reserve(n);
+        this.valid!.data.fill(0, at, at + n);
+        this.valid!.length = at + n;
+      } else {
+        (this.values.data as unknown as { fill(x: number | bigint, s: number, e: number): void }).fill(this.fallback, at, at + n);
+        this.extendValid(n);
+      }
+      this.values.length = at + n;
+      return;
+    }
+    if (v.type === 'string' || v.type === 'binary') throw new TypeError(`a ${v.type} vector for a ${this.type} column`);
+    this.values.reserve(n);
+    (this.values.data as unknown as { set(a: ArrayLike<number | bigint>, at: number): void }).set(v.data.subarray(start, end) as unknown as ArrayLike<number | bigint>, this.values.length);
+    this.values.length += n;
+    if (v.valid !== undefined) {
+      this.markNullableAt(this.values.length - n);
+      this.valid!.reserve(n);
+      this.valid!.data.set(v.valid.subarray(start, end), this.valid!.length);
+      this.valid!.length += n;
+    } else this.extendValid(n);
+  }
+
+  /** Starts tracking NULLs with the first `length` values valid. */
+  private markNullableAt(length: number): void {
+    if (this.valid !== undefined) return;
+    this.valid = growableU8(Math.max(8, this.values.data.length));
+    this.valid.data.fill(1, 0, length);
+    this.valid.length = length;
+  }
+
+  /** n more valid values, when NULLs are tracked. */
+  private extendValid(n: number): void {
+    if (this.valid === undefined) return;
+    this.valid.reserve(n);
+    this.valid.data.fill(1, this.valid.length, this.valid.length + n);
+    this.valid.length += n;
   }
 
   isNull(i: number): boolean {
@@ -105,6 +153,10 @@ class ArrayBuilder<T extends string | Uint8Array> implements FieldBuilder {
 
   appendNull(): void {
     this.push(null);
+  }
+
+  appendRange(v: Vector | undefined, start: number, end: number): void {
+    for (let row = start; row < end; row++) this.append(v, row);
   }
 
   isNull(i: number): boolean {

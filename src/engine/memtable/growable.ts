@@ -2,7 +2,7 @@
  * Append-only typed arrays that grow by doubling: the column buffers of a memtable series.
  */
 
-type TypedArray = Float64Array | BigInt64Array | BigUint64Array | Uint8Array;
+type TypedArray = Float64Array | BigInt64Array | BigUint64Array | Uint8Array | Int32Array;
 type TypedArrayCtor<A extends TypedArray> = { new (length: number): A };
 
 export class Growable<A extends TypedArray> {
@@ -52,4 +52,8 @@ export function growableU64(cap?: number): Growable<BigUint64Array> {
 
 export function growableU8(cap?: number): Growable<Uint8Array> {
   return new Growable(Uint8Array, cap);
+}
+
+export function growableI32(cap?: number): Growable<Int32Array> {
+  return new Growable(Int32Array, cap);
 }

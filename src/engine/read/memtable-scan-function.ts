@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DuckDBTableFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import type { SeriesRun } from '../memtable/time-series-memtable.js';
+import type { SeriesRun } from '../memtable/memtable.js';
 import type { RegionMetadata } from '../region/metadata.js';
 import { CHUNK_ROWS, ChunkFiller, type Piece } from '../sst/chunk-filler.js';
 

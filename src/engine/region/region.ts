@@ -21,7 +21,8 @@ import { RegionScan } from '../read/region-scan.js';
 import { compactFiles } from '../compaction/compact-files.js';
 import { expiredFiles, pickCompactions } from '../compaction/twcs.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
-import { TimeSeriesMemtable, type ReadMode } from '../memtable/time-series-memtable.js';
+import { createMemtable } from '../memtable/create-memtable.js';
+import type { Memtable, MemtableOptions, ReadMode } from '../memtable/memtable.js';
 import type { FileMeta } from '../sst/file-meta.js';
 import { writeSst } from '../sst/sst-writer.js';
 import type { Wal } from '../wal/wal.js';
@@ -40,6 +41,8 @@ export interface RegionContext {
   readonly store: ObjectStore;
   /** `region_engine.mito.manifest_checkpoint_distance` */
   readonly checkpointDistance: number;
+  /** `[region_engine.mito.memtable]`: the kind of memtable and its options. */
+  readonly memtable: MemtableOptions;
   readonly logger: Logger;
 }
 
@@ -58,9 +61,9 @@ export function sliceBatch(batch: WriteBatch, from: number): WriteBatch {
 type RegionState = 'open' | 'closed' | 'dropped';
 
 export class Region {
-  private mutable: TimeSeriesMemtable;
+  private mutable: Memtable;
   /** Frozen memtables waiting for a flush, oldest first. */
-  private readonly immutables: TimeSeriesMemtable[] = [];
+  private readonly immutables: Memtable[] = [];
   /** Next sequence to hand out; every sequence below it has been handed out. */
   private nextSequence: number;
   /** The last sequence acknowledged to a writer. */
@@ -90,7 +93,7 @@ export class Region {
     private readonly manifest: ManifestManager,
     committed: number,
   ) {
-    this.mutable = new TimeSeriesMemtable(manifest.state.metadata);
+    this.mutable = createMemtable(manifest.state.metadata, ctx.memtable);
     this.nextSequence = committed + 1;
     this.committed = committed;
     this.log = ctx.logger.child({ region: formatRegionId(id) });
@@ -210,17 +213,17 @@ export class Region {
   }
 
   /** Freezes the mutable memtable (if it holds rows) for a flush; returns it. */
-  freezeMutable(): Promise<TimeSeriesMemtable | undefined> {
+  freezeMutable(): Promise<Memtable | undefined> {
     return this.exclusive(async () => this.freezeNow());
   }
 
-  private freezeNow(): TimeSeriesMemtable | undefined {
+  private freezeNow(): Memtable | undefined {
     if (this.mutable.isEmpty()) return undefined;
     const frozen = this.mutable;
     frozen.freeze();
     this.immutables.push(frozen);
     this.ctx.writeBuffer.freeze(this.id);
-    this.mutable = new TimeSeriesMemtable(this.metadata);
+    this.mutable = createMemtable(this.metadata, this.ctx.memtable, frozen);
     return frozen;
   }
 
@@ -237,7 +240,7 @@ export class Region {
       }
       this.freezeNow();
       await this.manifest.update([changeAction(metadata)]);
-      this.mutable = new TimeSeriesMemtable(metadata);
+      this.mutable = createMemtable(metadata, this.ctx.memtable, this.immutables.at(-1));
     }));
   }
 
@@ -248,7 +251,7 @@ export class Region {
       const truncated = this.nextSequence - 1;
       await this.manifest.update([truncateAction(truncated)]);
       this.immutables.length = 0;
-      this.mutable = new TimeSeriesMemtable(this.metadata);
+      this.mutable = createMemtable(this.metadata, this.ctx.memtable);
       this.ctx.writeBuffer.remove(this.id);
       this.ctx.wal.markFlushed(this.id, truncated);
     }));
@@ -314,7 +317,7 @@ export class Region {
     return run;
   }
 
-  private async flushMemtable(mt: TimeSeriesMemtable, connect: () => Promise<DuckDBConnection>): Promise<FileMeta | undefined> {
+  private async flushMemtable(mt: Memtable, connect: () => Promise<DuckDBConnection>): Promise<FileMeta | undefined> {
     const stats = mt.stats();
     const fileId = randomUUID();
     const objectPath = `${this.dir}${fileId}.parquet`;
@@ -473,7 +476,7 @@ export class Region {
   }
 
   /** The memtables a read sees now, oldest first (frozen ones, then the mutable one). */
-  memtables(): readonly TimeSeriesMemtable[] {
+  memtables(): readonly Memtable[] {
     return [...this.immutables, this.mutable];
   }
 

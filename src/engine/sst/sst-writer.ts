@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { SeriesRun } from '../memtable/time-series-memtable.js';
+import type { SeriesRun } from '../memtable/memtable.js';
 import type { RegionMetadata } from '../region/metadata.js';
 import { widenRange } from '../region/time-unit.js';
 import { CHUNK_ROWS, ChunkFiller, type Piece } from './chunk-filler.js';

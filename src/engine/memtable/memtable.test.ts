@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OP_DELETE, OP_PUT, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
 import type { RegionMetadata } from '../region/metadata.js';
-import { TimeSeriesMemtable, type ReadMode } from './time-series-memtable.js';
+import { createMemtable } from './create-memtable.js';
+import { DEFAULT_MEMTABLE_OPTIONS, type Memtable, type MemtableOptions, type ReadMode } from './memtable.js';
+import { PartitionTreeMemtable } from './partition-tree-memtable.js';
+
+/** Every memtable kind, partition_tree also with tiny shards and parts so that both come into play. */
+const KINDS: ReadonlyArray<[string, MemtableOptions]> = [
+  ['time_series', DEFAULT_MEMTABLE_OPTIONS],
+  ['partition_tree', { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' }],
+  ['partition_tree (2 keys per shard, parts of 7 rows)', { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree', indexMaxKeysPerShard: 2, dataFreezeThreshold: 7 }],
+];
 
 const METADATA: RegionMetadata = {
   region_id: '4398046511104',
@@ -131,7 +140,7 @@ function vectorValue(v: Vector, i: number): Val {
   }
 }
 
-function actual(mt: TimeSeriesMemtable, mode: ReadMode): ModelRow[] {
+function actual(mt: Memtable, mode: ReadMode): ModelRow[] {
   const out: ModelRow[] = [];
   for (const run of mt.runs(mode)) {
     for (let i = 0; i < run.ts.length; i++) {
@@ -147,10 +156,11 @@ function actual(mt: TimeSeriesMemtable, mode: ReadMode): ModelRow[] {
   return out;
 }
 
+for (const [kind, opts] of KINDS) {
 for (const seed of [1, 2, 3, 42, 1234]) {
-  test(`random puts and deletes read out like the model in every mode (seed ${seed})`, () => {
+  test(`${kind}: random puts and deletes read out like the model in every mode (seed ${seed})`, () => {
     const r = rng(seed);
-    const mt = new TimeSeriesMemtable(METADATA);
+    const mt = createMemtable(METADATA, opts);
     const model: ModelRow[] = [];
     let seq = 1;
     for (let b = 0; b < 60; b++) {
@@ -170,8 +180,8 @@ for (const seed of [1, 2, 3, 42, 1234]) {
   });
 }
 
-test('series in time order need no sort and read out as written', () => {
-  const mt = new TimeSeriesMemtable(METADATA);
+test(`${kind}: series in time order need no sort and read out as written`, () => {
+  const mt = createMemtable(METADATA, opts);
   const ts = BigInt64Array.from([1n, 2n, 3n]);
   mt.write({ op: OP_PUT, rowCount: 3, columns: new Map<number, Vector>([[0, { type: 'string', data: ['a', 'a', 'a'] }], [2, { type: 'int64', data: ts }]]) }, 10);
   const [run] = [...mt.runs('last_row')];
@@ -183,23 +193,76 @@ test('series in time order need no sort and read out as written', () => {
   assert.equal(vectorValue(run!.fields[0]!, 0), null);
 });
 
-test('a frozen memtable refuses writes; a batch without a time index is refused', () => {
-  const mt = new TimeSeriesMemtable(METADATA);
+test(`${kind}: a frozen memtable refuses writes; a batch without a time index is refused`, () => {
+  const mt = createMemtable(METADATA, opts);
   assert.throws(() => mt.write({ op: OP_PUT, rowCount: 0, columns: new Map() }, 1), /no int64 time index column ts/);
   mt.freeze();
   assert.throws(() => mt.write({ op: OP_PUT, rowCount: 0, columns: new Map() }, 1), /frozen/);
 });
 
-test('times beyond 32 bits and below zero sort correctly', () => {
-  const mt = new TimeSeriesMemtable(METADATA);
+test(`${kind}: times beyond 32 bits and below zero sort correctly`, () => {
+  const mt = createMemtable(METADATA, opts);
   const times = [-5n, 2n ** 40n, 0n, -(2n ** 35n), 2n ** 32n, 2n ** 32n - 1n, 1_700_000_000_000_000_000n];
   mt.write({ op: OP_PUT, rowCount: times.length, columns: new Map<number, Vector>([[0, { type: 'string', data: times.map(() => 'x') }], [2, { type: 'int64', data: BigInt64Array.from(times) }]]) }, 1);
   const [run] = [...mt.runs('last_row')];
   assert.deepEqual([...run!.ts], [...times].sort((a, b) => (a < b ? -1 : 1)));
   assert.equal(mt.stats().minTs, -(2n ** 35n));
   assert.equal(mt.stats().maxTs, 1_700_000_000_000_000_000n);
-  const inOrder = new TimeSeriesMemtable(METADATA);
+  const inOrder = createMemtable(METADATA, opts);
   const sorted = [-(2n ** 35n), -1n, 2n ** 32n - 1n, 2n ** 32n];
   inOrder.write({ op: OP_PUT, rowCount: 4, columns: new Map<number, Vector>([[0, { type: 'string', data: sorted.map(() => 'x') }], [2, { type: 'int64', data: BigInt64Array.from(sorted) }]]) }, 1);
   assert.deepEqual([...[...inOrder.runs('last_row')][0]!.ts], sorted);
+});
+}
+
+/** A batch of `hosts` series (tag host = h0, h1, …), `perHost` rows each at times 0, 1, … */
+function hostBatch(hosts: number, perHost: number, t0 = 0): WriteBatch {
+  const n = hosts * perHost;
+  const host = Array.from({ length: n }, (_, i) => `h${i % hosts}`);
+  const ts = BigInt64Array.from({ length: n }, (_, i) => BigInt(t0 + Math.floor(i / hosts)));
+  const usage = Float64Array.from({ length: n }, (_, i) => i);
+  return { op: OP_PUT, rowCount: n, columns: new Map<number, Vector>([[0, { type: 'string', data: host }], [2, { type: 'int64', data: ts }], [3, { type: 'float64', data: usage }]]) };
+}
+
+test('partition_tree: keys fill shards of index_max_keys_per_shard; full buffers become sorted parts', () => {
+  const mt = new PartitionTreeMemtable(METADATA, { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree', indexMaxKeysPerShard: 4, dataFreezeThreshold: 10 });
+  mt.write(hostBatch(10, 5), 1);
+  assert.equal(mt.shardCount(), 3, '10 keys, 4 per shard');
+  // Shards of 4 keys get 20 rows: one part of 10 each and 10 left in the buffer, which freezes too.
+  assert.equal(mt.partCount(), 5);
+  const runs = [...mt.runs('last_row')];
+  assert.deepEqual(runs.map((r) => r.key[0]), ['h0', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8', 'h9']);
+  for (const r of runs) assert.deepEqual([...r.ts], [0n, 1n, 2n, 3n, 4n]);
+  assert.equal(mt.stats().series, 10);
+  const wide = new PartitionTreeMemtable(METADATA, { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' });
+  wide.write(hostBatch(10, 5), 1);
+  assert.equal(wide.shardCount(), 1);
+  assert.equal(wide.partCount(), 0, 'the buffer is below data_freeze_threshold');
+});
+
+test('partition_tree: the next memtable goes on with the key dictionary up to fork_dictionary_bytes', () => {
+  const opts: MemtableOptions = { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' };
+  const first = createMemtable(METADATA, opts) as PartitionTreeMemtable;
+  first.write(hostBatch(50, 2), 1);
+  first.freeze();
+  const forked = createMemtable(METADATA, opts, first) as PartitionTreeMemtable;
+  assert.equal(forked.dictionary, first.dictionary, 'forked');
+  forked.write(hostBatch(5, 1, 10), 101);
+  assert.equal(forked.stats().series, 5, 'only keys with rows are series of the new memtable');
+  assert.equal(first.dictionary.keys.length, 50, 'known keys take no new entry');
+  assert.deepEqual([...forked.runs('last_row')].map((r) => r.key[0]), ['h0', 'h1', 'h2', 'h3', 'h4']);
+  assert.equal([...first.runs('last_row')].length, 50, 'the frozen memtable reads as before');
+  const small = createMemtable(METADATA, { ...opts, forkDictionaryBytes: 100 }, first) as PartitionTreeMemtable;
+  assert.notEqual(small.dictionary, first.dictionary, 'a dictionary above fork_dictionary_bytes starts anew');
+  const otherKey = createMemtable({ ...METADATA, primary_key: [0] }, opts, first) as PartitionTreeMemtable;
+  assert.notEqual(otherKey.dictionary, first.dictionary, 'a changed primary key starts anew');
+});
+
+test('partition_tree holds many series in less memory than time_series', () => {
+  const ts = createMemtable(METADATA, DEFAULT_MEMTABLE_OPTIONS);
+  const pt = createMemtable(METADATA, { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' });
+  const batch = hostBatch(20_000, 2);
+  ts.write(batch, 1);
+  pt.write(batch, 1);
+  assert.ok(pt.stats().bytes < ts.stats().bytes, `partition_tree ${pt.stats().bytes} B < time_series ${ts.stats().bytes} B`);
 });

@@ -1,0 +1,71 @@
+/**
+ * A string column as its distinct values and one code per row — how tags travel: the WAL writes
+ * them so, and the memtables find series by the codes (one lookup per distinct value instead of
+ * one per row). Computed at most once per vector and remembered with it.
+ */
+import type { Vector } from './write-batch.js';
+
+export type StringVector = Extract<Vector, { type: 'string' }>;
+
+/** The code of a NULL row. */
+export const NULL_CODE = 0xffff_ffff;
+
+export interface StringDictionary {
+  /** Distinct non-NULL values, in order of first appearance. */
+  readonly values: readonly string[];
+  /** Per row: an index into `values`, or NULL_CODE. */
+  readonly codes: Uint32Array;
+}
+
+const known = new WeakMap<StringVector, StringDictionary>();
+
+/**
+ * The dictionary of `v`, or undefined when it has more than `maxDistinct` distinct values (then
+ * nothing is remembered, and a later call without a limit computes it in full).
+ */
+export function dictionaryOf(v: StringVector, maxDistinct = Infinity): StringDictionary | undefined {
+  const cached = known.get(v);
+  if (cached !== undefined) return cached.values.length <= maxDistinct ? cached : undefined;
+  const data = v.data;
+  const index = new Map<string, number>();
+  const codes = new Uint32Array(data.length);
+  let last: string | null | undefined;
+  let lastCode = NULL_CODE;
+  for (let i = 0; i < data.length; i++) {
+    const s = data[i] ?? null;
+    // Runs of one value (a series' rows together) cost one comparison each.
+    if (s === last) {
+      codes[i] = lastCode;
+      continue;
+    }
+    let code = NULL_CODE;
+    if (s !== null) {
+      const found = index.get(s);
+      if (found === undefined) {
+        if (index.size >= maxDistinct) return undefined;
+        code = index.size;
+        index.set(s, code);
+      } else code = found;
+    }
+    codes[i] = code;
+    last = s;
+    lastCode = code;
+  }
+  const dict = { values: [...index.keys()], codes };
+  known.set(v, dict);
+  return dict;
+}
+
+/** A string vector built from a dictionary (WAL replay): its dictionary is known from the start. */
+export function vectorFromDictionary(values: readonly string[], codes: Uint32Array): StringVector {
+  const data: (string | null)[] = new Array(codes.length);
+  for (let i = 0; i < codes.length; i++) {
+    const c = codes[i]!;
+    if (c === NULL_CODE) data[i] = null;
+    else if (c < values.length) data[i] = values[c]!;
+    else throw new RangeError(`dictionary index ${c} out of range (${values.length} values)`);
+  }
+  const v: StringVector = { type: 'string', data };
+  known.set(v, { values, codes });
+  return v;
+}
