@@ -12,6 +12,8 @@ export interface FieldBuilder {
   appendNull(): void;
   /** Appends rows `start` to `end` (exclusive) of `v` at once (`v` undefined: the fallback). */
   appendRange(v: Vector | undefined, start: number, end: number): void;
+  /** Appends rows `rows` of `v` (`v` undefined: the fallback). */
+  appendRows(v: Vector | undefined, rows: Int32Array): void;
   isNull(i: number): boolean;
   /** Values at `indices` (-1 = NULL), as a Vector. */
   gather(indices: Int32Array): Vector;
@@ -88,6 +90,25 @@ class TypedBuilder<A extends Float64Array | BigInt64Array | BigUint64Array | Uin
     } else this.extendValid(n);
   }
 
+  appendRows(v: Vector | undefined, rows: Int32Array): void {
+    const k = rows.length;
+    if (v === undefined) return this.appendRange(undefined, 0, k);
+    if (v.type === 'string' || v.type === 'binary') throw new TypeError(`a ${v.type} vector for a ${this.type} column`);
+    this.values.reserve(k);
+    const at = this.values.length;
+    const out = this.values.data as unknown as Array<number | bigint>;
+    const src = v.data as unknown as ArrayLike<number | bigint>;
+    for (let i = 0; i < k; i++) out[at + i] = src[rows[i]!]!;
+    this.values.length = at + k;
+    if (v.valid !== undefined) {
+      this.markNullableAt(at);
+      this.valid!.reserve(k);
+      const valid = this.valid!.data;
+      for (let i = 0; i < k; i++) valid[at + i] = v.valid[rows[i]!]!;
+      this.valid!.length = at + k;
+    } else this.extendValid(k);
+  }
+
   /** Starts tracking NULLs with the first `length` values valid. */
   private markNullableAt(length: number): void {
     if (this.valid !== undefined) return;
@@ -157,6 +178,10 @@ class ArrayBuilder<T extends string | Uint8Array> implements FieldBuilder {
 
   appendRange(v: Vector | undefined, start: number, end: number): void {
     for (let row = start; row < end; row++) this.append(v, row);
+  }
+
+  appendRows(v: Vector | undefined, rows: Int32Array): void {
+    for (const row of rows) this.append(v, row);
   }
 
   isNull(i: number): boolean {

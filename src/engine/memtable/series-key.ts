@@ -1,6 +1,6 @@
 /**
- * Primary keys of memtable series: values taken from a batch, their map key (a string), their
- * order; and time index values compared as 32-bit words (no BigInt per row).
+ * Primary keys of memtable series: values taken from a batch and their order; time index values
+ * compared as 32-bit words (no BigInt per row).
  */
 import type { Vector } from '../batch/write-batch.js';
 import type { ColumnMetadata } from '../region/metadata.js';
@@ -19,31 +19,6 @@ export function pkValue(v: Vector | undefined, row: number, col: ColumnMetadata)
     default:
       return v.valid?.[row] === 0 ? null : v.data[row]!;
   }
-}
-
-/** One primary key value's part of a series key: a type letter, the value (NULs escaped), a NUL. */
-function keyPart(v: PkValue): string {
-  if (v === null) return '\u0001\u0000';
-  const text = typeof v === 'string' ? v : String(v);
-  return (typeof v)[0]! + (text.includes('\u0000') ? text.replaceAll('\u0000', '\u0000\u0002') : text) + '\u0000';
-}
-
-/** The map key of row `row`'s series: equal for equal primary keys, distinct otherwise. */
-export function seriesKey(vectors: ReadonlyArray<Vector | undefined>, tags: readonly ColumnMetadata[], row: number): string {
-  let k = '';
-  for (let t = 0; t < tags.length; t++) k += keyPart(pkValue(vectors[t], row, tags[t]!));
-  return k;
-}
-
-/** Whether rows `a` and `b` of a batch have the same primary key (b < 0: no). */
-export function sameKey(vectors: ReadonlyArray<Vector | undefined>, a: number, b: number): boolean {
-  if (b < 0) return false;
-  for (const v of vectors) {
-    if (v === undefined) continue; // absent: the default, the same for every row
-    if (v.data[a] !== v.data[b]) return false;
-    if ('valid' in v && v.valid !== undefined && v.valid[a] !== v.valid[b]) return false;
-  }
-  return true;
 }
 
 /** Orders primary keys: NULL first, then by value. */

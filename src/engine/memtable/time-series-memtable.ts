@@ -3,14 +3,14 @@
  * each series a set of columnar buffers in arrival order. Sorting by (time, sequence desc) and
  * deduplication by the merge mode happen when rows are read out (flush, scan), per series.
  */
-import { OP_DELETE, vectorTypeOf, type OpType, type WriteBatch } from '../batch/write-batch.js';
+import { OP_DELETE, vectorTypeOf, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../region/metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
 import { growableF64, growableI64, growableU8, type Growable } from './growable.js';
 import type { Memtable, MemtableStats, PkValue, ReadMode, SeriesRun } from './memtable.js';
 import { selectRows, sortByTime } from './select-rows.js';
 import { KeyIndex } from './key-index.js';
-import { comparePk, compareWords, stringBytes, wordsOf } from './series-key.js';
+import { comparePk, compareWords, stringBytes, timeBounds, wordsOf } from './series-key.js';
 
 interface Series {
   readonly key: readonly PkValue[];
@@ -22,6 +22,10 @@ interface Series {
   readonly fields: FieldBuilder[];
   /** Times strictly increase in arrival order: no sort or dedup needed. */
   increasing: boolean;
+  /** While a batch is written: the write (epoch) that grouped it, its group and its row count. */
+  mark: number;
+  slot: number;
+  pending: number;
 }
 
 const SERIES_OVERHEAD = 256;
@@ -35,6 +39,8 @@ export class TimeSeriesMemtable implements Memtable {
   /** Series by key id. */
   private readonly series: Series[] = [];
   private seriesCount = 0;
+  /** Counts writes: tells a series whether it was grouped in this one. */
+  private epoch = 0;
   private frozen = false;
   private rows = 0;
   private approxBytes = 0;
@@ -61,45 +67,44 @@ export class TimeSeriesMemtable implements Memtable {
     const ids = this.index.idsOf(batch);
     this.approxBytes += this.index.bytes - indexBytes;
     const isDelete = batch.op === OP_DELETE;
+    const n = batch.rowCount;
     const rowBytes = 17 + this.fields.length * 9;
     const fieldCount = this.fields.length;
     // Times as 32-bit words (low, high): copying and comparing them makes no BigInts.
-    const words = wordsOf(tsVector.data, batch.rowCount);
-    let minRow = -1;
-    let maxRow = -1;
-    let series: Series | undefined;
-    for (let row = 0; row < batch.rowCount; row++) {
-      if (series === undefined || ids[row] !== ids[row - 1]) {
-        const id = ids[row]!;
-        series = this.series[id];
-        if (series === undefined) {
-          series = this.series[id] = this.newSeries(this.index.keys[id]!);
-          this.seriesCount++;
-          this.approxBytes += SERIES_OVERHEAD;
-        }
+    const words = wordsOf(tsVector.data, n);
+
+    // The batch's rows grouped by series (stable), then appended series by series, column by column.
+    const epoch = ++this.epoch;
+    const groups: Series[] = [];
+    const slotOf = new Int32Array(n);
+    for (let row = 0; row < n; row++) {
+      const id = ids[row]!;
+      let s = this.series[id];
+      if (s === undefined) {
+        s = this.series[id] = this.newSeries(this.index.keys[id]!);
+        this.seriesCount++;
+        this.approxBytes += SERIES_OVERHEAD;
       }
-      const lo = words[2 * row]!;
-      const hi = words[2 * row + 1]!;
-      const n = series.ts.length;
-      if (n + 1 > series.ts.data.length) {
-        series.ts.reserve(1);
-        series.tsWords = new Int32Array(series.ts.data.buffer);
+      if (s.mark !== epoch) {
+        s.mark = epoch;
+        s.slot = groups.length;
+        s.pending = 0;
+        groups.push(s);
       }
-      const sw = series.tsWords;
-      if (n > 0 && compareWords(hi, lo, sw[2 * n - 1]!, sw[2 * n - 2]!) <= 0) series.increasing = false;
-      sw[2 * n] = lo;
-      sw[2 * n + 1] = hi;
-      series.ts.length = n + 1;
-      series.seq.reserve(1);
-      series.seq.data[series.seq.length++] = firstSequence + row;
-      series.op.reserve(1);
-      series.op.data[series.op.length++] = batch.op;
-      const builders = series.fields;
-      if (isDelete) for (let f = 0; f < fieldCount; f++) builders[f]!.appendNull();
-      else for (let f = 0; f < fieldCount; f++) builders[f]!.append(fieldVectors[f], row);
-      if (minRow < 0 || compareWords(hi, lo, words[2 * minRow + 1]!, words[2 * minRow]!) < 0) minRow = row;
-      if (maxRow < 0 || compareWords(hi, lo, words[2 * maxRow + 1]!, words[2 * maxRow]!) > 0) maxRow = row;
+      s.pending++;
+      slotOf[row] = s.slot;
     }
+    const next = new Int32Array(groups.length);
+    for (let g = 1; g < groups.length; g++) next[g] = next[g - 1]! + groups[g - 1]!.pending;
+    const order = new Int32Array(n);
+    for (let row = 0; row < n; row++) order[next[slotOf[row]!]!++] = row;
+    let at = 0;
+    for (const s of groups) {
+      const rows = order.subarray(at, at + s.pending);
+      at += s.pending;
+      this.appendRows(s, rows, words, firstSequence, batch.op, isDelete ? undefined : fieldVectors);
+    }
+    const [minRow, maxRow] = timeBounds(words, n);
     if (minRow >= 0) {
       const lo = tsVector.data[minRow]!;
       const hi = tsVector.data[maxRow]!;
@@ -114,6 +119,44 @@ export class TimeSeriesMemtable implements Memtable {
     this.approxBytes += batch.rowCount * rowBytes + stringBytes(fieldVectors);
   }
 
+  /** Appends rows `rows` of a batch to series `s` (fieldVectors undefined: a delete, fields NULL). */
+  private appendRows(s: Series, rows: Int32Array, words: Int32Array, firstSequence: number, op: OpType, fieldVectors: ReadonlyArray<Vector | undefined> | undefined): void {
+    const k = rows.length;
+    const n = s.ts.length;
+    if (n + k > s.ts.data.length) {
+      s.ts.reserve(k);
+      s.tsWords = new Int32Array(s.ts.data.buffer);
+    }
+    const sw = s.tsWords;
+    let increasing = s.increasing;
+    let prevHi = n > 0 ? sw[2 * n - 1]! : 0;
+    let prevLo = n > 0 ? sw[2 * n - 2]! : 0;
+    for (let i = 0; i < k; i++) {
+      const r = rows[i]!;
+      const lo = words[2 * r]!;
+      const hi = words[2 * r + 1]!;
+      if (increasing && (n > 0 || i > 0) && compareWords(hi, lo, prevHi, prevLo) <= 0) increasing = false;
+      sw[2 * (n + i)] = lo;
+      sw[2 * (n + i) + 1] = hi;
+      prevHi = hi;
+      prevLo = lo;
+    }
+    s.increasing = increasing;
+    s.ts.length = n + k;
+    s.seq.reserve(k);
+    const seq = s.seq.data;
+    for (let i = 0; i < k; i++) seq[n + i] = firstSequence + rows[i]!;
+    s.seq.length = n + k;
+    s.op.reserve(k);
+    s.op.data.fill(op, n, n + k);
+    s.op.length = n + k;
+    for (let f = 0; f < s.fields.length; f++) {
+      const builder = s.fields[f]!;
+      if (fieldVectors === undefined) for (let i = 0; i < k; i++) builder.appendNull();
+      else builder.appendRows(fieldVectors[f], rows);
+    }
+  }
+
   private newSeries(key: readonly PkValue[]): Series {
     const ts = growableI64();
     return {
@@ -124,6 +167,9 @@ export class TimeSeriesMemtable implements Memtable {
       op: growableU8(),
       fields: this.fields.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default)),
       increasing: true,
+      mark: 0,
+      slot: 0,
+      pending: 0,
     };
   }
 
