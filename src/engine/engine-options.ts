@@ -23,6 +23,7 @@ export function engineOptions(config: { readonly wal: WalOptions; readonly regio
     globalWriteBufferRejectSize: mito.global_write_buffer_reject_size,
     manifestCheckpointDistance: mito.manifest_checkpoint_distance,
     maxBackgroundJobs: mito.max_background_jobs,
+    numWorkers: mito.num_workers,
     autoFlushInterval: mito.auto_flush_interval,
     scanParallelism: mito.scan_parallelism,
     sstMetaCache: mito.sst_meta_cache_size > 0,

@@ -409,3 +409,42 @@ test('sst_meta_cache_size and page_cache_size switch DuckDB\'s Parquet metadata 
   const off = await openEngine(t, tempDir(t), { sstMetaCache: false, pageCache: false });
   assert.deepEqual([await setting(off, 'parquet_metadata_cache'), await setting(off, 'enable_external_file_cache')], ['false', 'false']);
 });
+
+test('num_workers: regions spread over the workers; a worker serves queued writes up to 64 at a time, in order', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { numWorkers: 3 });
+  assert.equal(engine.workers.workerOf(regionId(1024, 0)), 1, '(1024 mod 3 + 0) mod 3');
+  assert.equal(engine.workers.workerOf(regionId(1024, 1)), 2);
+  assert.equal(engine.workers.workerOf(regionId(1024, 2)), 0);
+  assert.equal(engine.workers.workerOf(regionId(1025, 2)), 1);
+  await engine.createRegion(metadata(), DIR);
+  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => engine.write(ID, puts('a', i * 10, 10))));
+  // Served in arrival order: write i took sequences 10i+1 … 10i+10.
+  results.forEach((r, i) => assert.deepEqual(r, { first: 10 * i + 1, last: 10 * i + 10 }));
+  const stats = engine.workers.stats();
+  assert.deepEqual(stats[1], { requests: 100, rounds: 2 }, 'two lots: 64 writes, then 36');
+  assert.deepEqual([stats[0], stats[2]], [{ requests: 0, rounds: 0 }, { requests: 0, rounds: 0 }]);
+  // A bad batch among good ones is refused alone.
+  const mixed = await Promise.allSettled([engine.write(ID, puts('b', 0, 1)), engine.write(ID, { ...puts('b', 1, 1), op: 9 as never }), engine.write(ID, puts('b', 2, 1))]);
+  assert.deepEqual(mixed.map((m) => m.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.equal(engine.region(ID).committedSequence, 1002);
+});
+
+test('a failed WAL append gives its sequences back: nothing is half-written and the region reopens', async (t) => {
+  const dir = tempDir(t);
+  let engine = await openEngine(t, dir);
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 5));
+  // The WAL's disk fails once (a test double in front of the real WAL).
+  const wal = (engine as unknown as { wal: { append: (...args: unknown[]) => Promise<void> } }).wal;
+  const append = wal.append.bind(wal);
+  wal.append = () => {
+    wal.append = append;
+    return Promise.reject(new Error('EIO: injected'));
+  };
+  await assert.rejects(engine.write(ID, puts('a', 100, 5)), /EIO: injected/);
+  assert.deepEqual(await engine.write(ID, puts('a', 200, 5)), { first: 6, last: 10 }, 'the failed write\'s sequences are taken again');
+  await engine.close();
+  engine = await openEngine(t, dir);
+  await engine.openRegion(ID, DIR);
+  assert.deepEqual(rows(engine).map((r) => Number(r[1])), [0, 1, 2, 3, 4, 200, 201, 202, 203, 204]);
+});

@@ -18,8 +18,9 @@ import type { RegionScan } from './read/region-scan.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { formatRegionId, type RegionId } from './region/region-id.js';
-import { Region, type RegionContext } from './region/region.js';
+import { Region, type RegionContext, type WriteResult } from './region/region.js';
 import { Wal } from './wal/wal.js';
+import { RegionWorkers } from './worker/region-workers.js';
 
 export interface RegionEngineOptions {
   readonly wal: {
@@ -46,6 +47,8 @@ export interface RegionEngineOptions {
    */
   readonly sstMetaCache?: boolean;
   readonly pageCache?: boolean;
+  /** `num_workers`: write loops, regions spread over them (default 8). */
+  readonly numWorkers?: number;
   /** `[region_engine.mito.memtable]` (default: `time_series`). */
   readonly memtable?: MemtableOptions;
   /** Check for due compactions after each flush (default true; tests turn it off to step by hand). */
@@ -63,6 +66,7 @@ export class RegionEngine {
   private purgeTimer: NodeJS.Timeout | undefined;
   private autoFlushTimer: NodeJS.Timeout | undefined;
   private readonly jobs: BackgroundJobs;
+  readonly workers: RegionWorkers;
   private closed = false;
 
   private constructor(
@@ -73,6 +77,7 @@ export class RegionEngine {
     readonly duckdb: DuckDBInstance,
   ) {
     this.jobs = new BackgroundJobs(opts.maxBackgroundJobs);
+    this.workers = new RegionWorkers(opts.numWorkers ?? 8);
     this.ctx = {
       wal,
       writeBuffer,
@@ -167,8 +172,8 @@ export class RegionEngine {
   }
 
   /** Writes a batch; resolves when it is durable in the WAL and visible in the memtable. */
-  async write(id: RegionId, batch: WriteBatch): Promise<{ readonly first: number; readonly last: number }> {
-    const result = await this.region(id).write(batch);
+  async write(id: RegionId, batch: WriteBatch): Promise<WriteResult> {
+    const result = await this.workers.write(this.region(id), batch);
     if (this.writeBuffer.shouldFlush()) for (const r of this.writeBuffer.regionsToFlush()) this.scheduleFlush(r, 'write buffer');
     return result;
   }

@@ -46,6 +46,12 @@ export interface RegionContext {
   readonly logger: Logger;
 }
 
+/** The sequences a write's rows took (first > last: no rows). */
+export interface WriteResult {
+  readonly first: number;
+  readonly last: number;
+}
+
 /** Rows `from…` of a batch (replay skips the rows a flush already holds). */
 export function sliceBatch(batch: WriteBatch, from: number): WriteBatch {
   if (from <= 0) return batch;
@@ -70,6 +76,8 @@ export class Region {
   private committed: number;
   /** Writes that have sequences but are not in the memtable yet. */
   private inflight = 0;
+  /** The write call running now (writes to a region are applied one call at a time). */
+  private writing: Promise<void> = Promise.resolve();
   private drained: Array<() => void> = [];
   /** While set, new writes wait: the memtable is being swapped or the region changed. */
   private gate: Promise<void> | undefined;
@@ -170,32 +178,70 @@ export class Region {
    * Writes a batch (puts or deletes); resolves once it is in the WAL (synced with `sync_write`) and
    * the memtable, with the sequences its rows took.
    */
-  async write(batch: WriteBatch): Promise<{ readonly first: number; readonly last: number }> {
+  async write(batch: WriteBatch): Promise<WriteResult> {
+    const [result] = await this.writeMany([batch]);
+    if (result instanceof Error) throw result;
+    return result!;
+  }
+
+  /**
+   * Writes batches in order with one WAL append (a region worker's queued requests): each result
+   * is the sequences its rows took, or the error that refused it alone (a bad batch, a full write
+   * buffer). A WAL failure fails every batch of the call, and none reaches the memtable.
+   */
+  writeMany(batches: readonly WriteBatch[]): Promise<Array<WriteResult | Error>> {
+    // One call at a time: a failed WAL append can then give its sequences back.
+    const run = this.writing.then(() => this.writeManyNow(batches));
+    this.writing = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  private async writeManyNow(batches: readonly WriteBatch[]): Promise<Array<WriteResult | Error>> {
     while (this.gate) await this.gate;
     this.checkOpen();
-    validateBatch(this.metadata, batch);
-    if (batch.rowCount === 0) return { first: this.nextSequence, last: this.nextSequence - 1 };
+    const results: Array<WriteResult | Error> = [];
+    const accepted: Array<{ batch: WriteBatch; first: number }> = [];
     const wb = this.ctx.writeBuffer;
-    if (wb.shouldReject()) {
-      throw new TsdbError(
-        StatusCode.StorageUnavailable,
-        `write buffer full: memtables hold ${formatSize(wb.totalBytes())}, at or above global_write_buffer_reject_size (${formatSize(wb.opts.rejectSize)}); retry once flushes free memory`,
-      );
+    for (const batch of batches) {
+      try {
+        validateBatch(this.metadata, batch);
+        if (batch.rowCount > 0 && wb.shouldReject()) {
+          throw new TsdbError(
+            StatusCode.StorageUnavailable,
+            `write buffer full: memtables hold ${formatSize(wb.totalBytes())}, at or above global_write_buffer_reject_size (${formatSize(wb.opts.rejectSize)}); retry once flushes free memory`,
+          );
+        }
+      } catch (err) {
+        results.push(err as Error);
+        continue;
+      }
+      const first = this.nextSequence;
+      this.nextSequence += batch.rowCount;
+      results.push({ first, last: first + batch.rowCount - 1 });
+      if (batch.rowCount > 0) accepted.push({ batch, first });
     }
-    const first = this.nextSequence;
-    this.nextSequence += batch.rowCount;
+    if (accepted.length === 0) return results;
     this.inflight++;
     try {
-      await this.ctx.wal.append([{ regionId: this.id, sequence: first, count: batch.rowCount, type: RECORD_WRITE, payload: encodeBatch(batch) }]);
-      this.mutable.write(batch, first);
+      await this.ctx.wal.append(accepted.map(({ batch, first }) => ({ regionId: this.id, sequence: first, count: batch.rowCount, type: RECORD_WRITE, payload: encodeBatch(batch) })));
+      for (const { batch, first } of accepted) this.mutable.write(batch, first);
       // WAL appends resolve in order, so writes land here in sequence order.
-      this.committed = first + batch.rowCount - 1;
+      const last = accepted.at(-1)!;
+      this.committed = last.first + last.batch.rowCount - 1;
       wb.setMutable(this.id, this.mutable.stats().bytes);
+    } catch (err) {
+      // Nothing reached the memtable; the sequences are taken again by the next write, so the
+      // WAL holds no gap.
+      this.nextSequence = accepted[0]!.first;
+      return results.map((r) => (r instanceof Error ? r : (err as Error)));
     } finally {
       this.inflight--;
       if (this.inflight === 0) for (const resolve of this.drained.splice(0)) resolve();
     }
-    return { first, last: first + batch.rowCount - 1 };
+    return results;
   }
 
   /** Runs `fn` with writes held back and every write in flight finished. */
