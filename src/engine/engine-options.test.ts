@@ -23,6 +23,8 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
   assert.equal(opts.globalWriteBufferRejectSize, 2 * GIB);
   assert.equal(opts.maxBackgroundJobs, 2);
   assert.equal(opts.numWorkers, 8);
+  assert.equal(opts.sstWriteBufferSize, 8 * MIB);
+  assert.equal(opts.vectorCacheSize, 512 * MIB);
   assert.equal(opts.manifestCheckpointDistance, 10);
   assert.equal(opts.autoFlushInterval, 3_600_000);
   assert.equal(opts.scanParallelism, 2, 'a quarter of 8 cores');

@@ -24,6 +24,8 @@ export function engineOptions(config: { readonly wal: WalOptions; readonly regio
     manifestCheckpointDistance: mito.manifest_checkpoint_distance,
     maxBackgroundJobs: mito.max_background_jobs,
     numWorkers: mito.num_workers,
+    sstWriteBufferSize: mito.sst_write_buffer_size,
+    vectorCacheSize: mito.vector_cache_size,
     autoFlushInterval: mito.auto_flush_interval,
     scanParallelism: mito.scan_parallelism,
     sstMetaCache: mito.sst_meta_cache_size > 0,

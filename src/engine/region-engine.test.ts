@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { MemoryObjectStore } from '../../test/support/memory-object-store.js';
 import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -447,4 +448,65 @@ test('a failed WAL append gives its sequences back: nothing is half-written and 
   engine = await openEngine(t, dir);
   await engine.openRegion(ID, DIR);
   assert.deepEqual(rows(engine).map((r) => Number(r[1])), [0, 1, 2, 3, 4, 200, 201, 202, 203, 204]);
+});
+
+test('sst_write_buffer_size: a flush to object storage uploads the SST in parts of that size', async (t) => {
+  // A remote store (no local paths); the real multipart path is in the store's conformance suite.
+  const store = new MemoryObjectStore();
+  const uploads: Array<{ path: string; partSize: number; parts: number }> = [];
+  const upload = store.upload.bind(store);
+  store.upload = async (path, file, partSize) => {
+    const parts = await upload(path, file, partSize);
+    uploads.push({ path, partSize, parts });
+    return parts;
+  };
+  const engine = await openEngine(t, tempDir(t), { store, sstWriteBufferSize: 5 * MIB });
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 1000));
+  const [file] = await engine.flushRegion(ID);
+  assert.deepEqual(uploads, [{ path: `${DIR}${file!.file_id}.parquet`, partSize: 5 * MIB, parts: 1 }]);
+  assert.equal((await store.stat(`${DIR}${file!.file_id}.parquet`))?.size, file!.file_size);
+});
+
+/** count(*) and sum(cpu) of a scan of the region. */
+async function countAndSum(engine: RegionEngine): Promise<[number, number]> {
+  const scan = engine.scan(ID);
+  const conn = await engine.duckdb.connect();
+  try {
+    await scan.attach(conn, 'r');
+    const [row] = (await conn.runAndReadAll('SELECT count(*), sum(cpu) FROM r')).getRows();
+    await scan.detach(conn);
+    return [Number(row![0]), Number(row![1])];
+  } finally {
+    scan.release();
+    conn.closeSync();
+  }
+}
+
+test('vector_cache_size: scans of a frozen memtable read its merged rows once; the flush drops them; 0 disables', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { vectorCacheSize: 64 * MIB });
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 1000, 2));
+  await engine.write(ID, puts('a', 500, 1000, 3)); // overlapping times: the read-out merges them
+  await engine.region(ID).freezeMutable();
+  assert.deepEqual(await countAndSum(engine), [1500, 500 * 2 + 1000 * 3]);
+  assert.deepEqual(await countAndSum(engine), [1500, 4000]);
+  const cached = engine.vectorCacheStats();
+  assert.equal(cached.misses, 1);
+  assert.equal(cached.hits, 1);
+  assert.ok(cached.bytes >= 1500 * 25, `${cached.bytes} bytes cached`);
+  await engine.flushRegion(ID);
+  assert.equal(engine.vectorCacheStats().bytes, 0, 'a flushed memtable leaves the cache');
+  assert.deepEqual(await countAndSum(engine), [1500, 4000]);
+
+  for (const [size, why] of [[0, 'disabled'], [1000, 'too small for the runs']] as const) {
+    const other = await openEngine(t, tempDir(t), { vectorCacheSize: size });
+    await other.createRegion(metadata(), DIR);
+    await other.write(ID, puts('a', 0, 1000, 2));
+    await other.region(ID).freezeMutable();
+    assert.deepEqual(await countAndSum(other), [1000, 2000]);
+    assert.deepEqual(await countAndSum(other), [1000, 2000]);
+    assert.equal(other.vectorCacheStats().hits, 0, why);
+    assert.equal(other.vectorCacheStats().bytes, 0, why);
+  }
 });

@@ -16,6 +16,7 @@ import type { FileMeta } from './sst/file-meta.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
 import type { RegionScan } from './read/region-scan.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
+import { VectorCache } from './read/vector-cache.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { formatRegionId, type RegionId } from './region/region-id.js';
 import { Region, type RegionContext, type WriteResult } from './region/region.js';
@@ -47,6 +48,16 @@ export interface RegionEngineOptions {
    */
   readonly sstMetaCache?: boolean;
   readonly pageCache?: boolean;
+  /**
+   * `sst_write_buffer_size`: SSTs reach object storage streamed in parts of this size (multipart
+   * uploads), one part in memory at a time (default 8 MiB). File storage writes SSTs in place.
+   */
+  readonly sstWriteBufferSize?: number;
+  /**
+   * `vector_cache_size`: bytes of sorted, merged rows of frozen memtables kept for the scans and
+   * the flush that read them (default 512 MiB; 0 = off).
+   */
+  readonly vectorCacheSize?: number;
   /** `num_workers`: write loops, regions spread over them (default 8). */
   readonly numWorkers?: number;
   /** `[region_engine.mito.memtable]` (default: `time_series`). */
@@ -84,6 +95,8 @@ export class RegionEngine {
       store: opts.store,
       checkpointDistance: opts.manifestCheckpointDistance,
       memtable: opts.memtable ?? DEFAULT_MEMTABLE_OPTIONS,
+      sstWriteBufferSize: opts.sstWriteBufferSize ?? 8 * 1024 * 1024,
+      vectorCache: new VectorCache(opts.vectorCacheSize ?? 512 * 1024 * 1024),
       logger: opts.logger.child({ engine: 'mito' }),
     };
     if (opts.wal.purgeInterval > 0) {
@@ -260,6 +273,11 @@ export class RegionEngine {
     } catch (err) {
       this.ctx.logger.error({ err }, 'WAL purge failed');
     }
+  }
+
+  /** The vector cache's use: bytes, entries, hits and misses. */
+  vectorCacheStats(): ReturnType<VectorCache['stats']> {
+    return this.ctx.vectorCache.stats();
   }
 
   walStats(): { readonly bytes: number; readonly segments: number } {

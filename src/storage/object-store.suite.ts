@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
+import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { ObjectNotFoundError, type ObjectStore } from './object-store.js';
@@ -66,6 +69,21 @@ export function runObjectStoreSuite(
       const backing = text('xxHELLOxx');
       await store.write('view', backing.subarray(2, 7));
       assertBytes(await store.read('view'), text('HELLO'), 'view');
+    });
+
+    test('upload streams a local file in parts of the given size; the object is whole', async (t) => {
+      const store = await make(t);
+      const dir = tempDir(t);
+      const big = randomBytes(11 * MIB + 123);
+      const local = join(dir, 'sst.parquet');
+      writeFileSync(local, big);
+      assert.equal(await store.upload('region/sst.parquet', local, 5 * MIB), 3, '5 MiB + 5 MiB + 1 MiB');
+      assertBytes(await store.read('region/sst.parquet'), big, 'uploaded');
+      writeFileSync(local, text('small'));
+      assert.equal(await store.upload('region/sst.parquet', local, 5 * MIB), 1);
+      assertBytes(await store.read('region/sst.parquet'), text('small'), 'replaced');
+      await assert.rejects(store.upload('region/missing.parquet', join(dir, 'nope'), 5 * MIB), /nope/);
+      assert.equal(await store.stat('region/missing.parquet'), undefined, 'a failed upload leaves no object');
     });
 
     test('write replaces an object, by a longer or a shorter one', async (t) => {

@@ -17,6 +17,12 @@ export interface ObjectStore {
   read(path: string): Promise<Uint8Array>;
   /** Writes the whole object; readers see either the old object or the new one, never a part. */
   write(path: string, data: Uint8Array): Promise<void>;
+  /**
+   * Copies local file `localFile` into the object, streamed in parts of `partSize` bytes (a
+   * multipart upload where the service has one), so that at most one part is held in memory;
+   * readers see the old object or the new one. Returns the number of parts sent.
+   */
+  upload(path: string, localFile: string, partSize: number): Promise<number>;
   /** Size of the object, or undefined when it does not exist. */
   stat(path: string): Promise<ObjectEntry | undefined>;
   /** Every object whose path starts with `prefix` (a directory ends with `/`), at any depth, sorted by path. */

@@ -4,6 +4,7 @@
  * that scheme's config keys.
  */
 import { statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { Operator, RetryLayer } from 'opendal';
 import { StatusCode } from '../common/error/status-code.js';
@@ -100,6 +101,37 @@ export class OpendalObjectStore implements ObjectStore {
     } catch (err) {
       throw this.failure('write', path, err);
     }
+  }
+
+  async upload(path: string, localFile: string, partSize: number): Promise<number> {
+    this.check(path, 'object');
+    if (!Number.isInteger(partSize) || partSize < 1) throw new RangeError(`upload part size must be a positive integer, got ${partSize}`);
+    let parts = 0;
+    let file: FileHandle | undefined;
+    try {
+      file = await open(localFile, 'r');
+      const writer = await this.op.writer(path, { chunk: BigInt(partSize) });
+      for (;;) {
+        // A fresh buffer per part: the writer may still hold the previous one.
+        const part = Buffer.allocUnsafe(partSize);
+        let filled = 0;
+        while (filled < partSize) {
+          const { bytesRead } = await file.read(part, filled, partSize - filled, null);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        if (filled === 0) break;
+        await writer.write(filled === partSize ? part : part.subarray(0, filled));
+        parts++;
+        if (filled < partSize) break;
+      }
+      await writer.close();
+    } catch (err) {
+      throw this.failure('upload', path, err);
+    } finally {
+      await file?.close();
+    }
+    return parts;
   }
 
   async stat(path: string): Promise<ObjectEntry | undefined> {

@@ -3,6 +3,7 @@
  * takes effect, as a real store would, so that concurrent callers interleave; a write is atomic
  * (readers see the old object or the new one). Objects are copied in and out.
  */
+import { readFile } from 'node:fs/promises';
 import { ObjectNotFoundError, type ObjectEntry, type ObjectStore } from '../../src/storage/object-store.js';
 
 function tick(): Promise<void> {
@@ -27,6 +28,13 @@ export class MemoryObjectStore implements ObjectStore {
   async write(path: string, data: Uint8Array): Promise<void> {
     await tick();
     this.objects.set(path, data.slice());
+  }
+
+  async upload(path: string, localFile: string, partSize: number): Promise<number> {
+    const data = await readFile(localFile);
+    await tick();
+    this.objects.set(path, new Uint8Array(data));
+    return Math.ceil(data.length / partSize);
   }
 
   async stat(path: string): Promise<ObjectEntry | undefined> {

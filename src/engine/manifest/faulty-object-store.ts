@@ -55,6 +55,12 @@ export class FaultyObjectStore implements ObjectStore {
     return this.inner.read(path);
   }
 
+  /** Uploads carry SSTs, not manifest files: passed through (faults only need to reach the store's liveness). */
+  async upload(path: string, localFile: string, partSize: number): Promise<number> {
+    this.checkAlive(path);
+    return this.inner.upload(path, localFile, partSize);
+  }
+
   async stat(path: string): Promise<ObjectEntry | undefined> {
     this.checkAlive(path);
     return this.inner.stat(path);

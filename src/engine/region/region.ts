@@ -4,7 +4,7 @@
  * sequence its SST files already hold.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -21,6 +21,7 @@ import { RegionScan } from '../read/region-scan.js';
 import { compactFiles } from '../compaction/compact-files.js';
 import { expiredFiles, pickCompactions } from '../compaction/twcs.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
+import type { VectorCache } from '../read/vector-cache.js';
 import { createMemtable } from '../memtable/create-memtable.js';
 import type { Memtable, MemtableOptions, ReadMode } from '../memtable/memtable.js';
 import type { FileMeta } from '../sst/file-meta.js';
@@ -41,6 +42,10 @@ export interface RegionContext {
   readonly store: ObjectStore;
   /** `region_engine.mito.manifest_checkpoint_distance` */
   readonly checkpointDistance: number;
+  /** `vector_cache_size`: read-out runs of frozen memtables. */
+  readonly vectorCache: VectorCache;
+  /** `sst_write_buffer_size`: the part size of SST uploads to object storage. */
+  readonly sstWriteBufferSize: number;
   /** `[region_engine.mito.memtable]`: the kind of memtable and its options. */
   readonly memtable: MemtableOptions;
   readonly logger: Logger;
@@ -296,7 +301,7 @@ export class Region {
       this.checkOpen();
       const truncated = this.nextSequence - 1;
       await this.manifest.update([truncateAction(truncated)]);
-      this.immutables.length = 0;
+      for (const mt of this.immutables.splice(0)) this.ctx.vectorCache.forget(mt);
       this.mutable = createMemtable(this.metadata, this.ctx.memtable);
       this.ctx.writeBuffer.remove(this.id);
       this.ctx.wal.markFlushed(this.id, truncated);
@@ -312,6 +317,7 @@ export class Region {
       await this.manifest.close();
       this.ctx.wal.forgetRegion(this.id);
       this.ctx.writeBuffer.remove(this.id);
+      for (const mt of this.immutables) this.ctx.vectorCache.forget(mt);
       await this.ctx.store.deleteAll(this.dir);
       this.log.info('region dropped');
     }));
@@ -323,6 +329,7 @@ export class Region {
       if (this.state !== 'open') return;
       this.state = 'closed';
       this.ctx.writeBuffer.remove(this.id);
+      for (const mt of this.immutables) this.ctx.vectorCache.forget(mt);
       await this.manifest.close();
     }));
   }
@@ -373,8 +380,8 @@ export class Region {
     let meta: FileMeta | undefined;
     const conn = await connect();
     try {
-      meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs: mt.runs(this.readMode(mt.metadata)), path: local, fileId, level: 0 });
-      if (meta && this.ctx.store.localPath(objectPath) === undefined) await this.ctx.store.write(objectPath, await readFile(local));
+      meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.cached(mt, this.readMode(mt.metadata)) ?? mt.runs(this.readMode(mt.metadata)), path: local, fileId, level: 0 });
+      if (meta && this.ctx.store.localPath(objectPath) === undefined) await this.ctx.store.upload(objectPath, local, this.ctx.sstWriteBufferSize);
     } catch (err) {
       await rm(local, { force: true });
       throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} failed: ${(err as Error).message}`, { cause: err });
@@ -388,6 +395,7 @@ export class Region {
       editAction({ files_to_add: meta ? [meta] : [], flushed_sequence: flushed, committed_sequence: this.committed }),
     ]);
     this.immutables.shift();
+    this.ctx.vectorCache.forget(mt);
     this.ctx.writeBuffer.release(this.id, stats.bytes);
     this.ctx.wal.markFlushed(this.id, flushed);
     this.log.info(
@@ -422,7 +430,7 @@ export class Region {
       .filter((mt) => !mt.isEmpty())
       .map((mt) => {
         const st = mt.stats();
-        return { metadata: mt.metadata, fields: mt.fields, runs: [...mt.runs(this.readMode(mt.metadata))], timeRange: widenRange(st.minTs!, st.maxTs!) };
+        return { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.runs(mt, this.readMode(mt.metadata)), timeRange: widenRange(st.minTs!, st.maxTs!) };
       })
       .filter((m) => overlaps(m.timeRange[0], m.timeRange[1]));
     for (const f of files) this.fileRefs.set(f.file_id, (this.fileRefs.get(f.file_id) ?? 0) + 1);
