@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { MemoryObjectStore } from '../../test/support/memory-object-store.js';
@@ -509,4 +509,21 @@ test('vector_cache_size: scans of a frozen memtable read its merged rows once; t
     assert.equal(other.vectorCacheStats().hits, 0, why);
     assert.equal(other.vectorCacheStats().bytes, 0, why);
   }
+});
+
+test('opening a region removes SST files its manifest does not record (a flush cut short)', async (t) => {
+  const dir = tempDir(t);
+  let engine = await openEngine(t, dir);
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 10));
+  const [file] = await engine.flushRegion(ID);
+  await engine.write(ID, puts('a', 100, 10));
+  await engine.close();
+  const orphan = join(dir, 'data', DIR, '0b7c2f9e-0000-4000-8000-000000000000.parquet');
+  writeFileSync(orphan, 'PAR1 half a file');
+  engine = await openEngine(t, dir);
+  await engine.openRegion(ID, DIR);
+  assert.equal(existsSync(orphan), false);
+  assert.equal(existsSync(join(dir, 'data', DIR, `${file!.file_id}.parquet`)), true);
+  assert.deepEqual(await countAndSum(engine), [20, 20]);
 });

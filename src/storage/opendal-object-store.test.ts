@@ -37,6 +37,17 @@ describe('OpenDAL fs specifics', () => {
     assert.equal(again.localPath('x'), join(root, 'x'));
   });
 
+  test('stray temporary files of interrupted writes are removed at startup; objects stay', async (t) => {
+    const { store, tmp } = fsStore(t);
+    await store.write('region/a.parquet', Buffer.from('whole'));
+    writeFileSync(join(tmp, 'a.parquet.3f2a-interrupted'), 'half');
+    writeFileSync(join(tmp, 'manifest.json.77-interrupted'), 'half');
+    assert.equal(await store.removeStrayTemporaryFiles(), 2);
+    assert.deepEqual(readdirSync(tmp), []);
+    assert.equal(Buffer.from(await store.read('region/a.parquet')).toString(), 'whole');
+    assert.equal(await store.removeStrayTemporaryFiles(), 0);
+  });
+
   test('an escaping path writes nothing outside the root', async (t) => {
     const { store, dir } = fsStore(t);
     await assert.rejects(store.write('../escaped', Buffer.from('x')), /invalid object path "\.\.\/escaped" in File\(.*\): a "\.\." segment would leave the root/);

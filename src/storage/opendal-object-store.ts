@@ -4,7 +4,7 @@
  * that scheme's config keys.
  */
 import { statSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { Operator, RetryLayer } from 'opendal';
 import { StatusCode } from '../common/error/status-code.js';
@@ -29,10 +29,13 @@ export class OpendalObjectStore implements ObjectStore {
   private readonly op: Operator;
   /** Absolute root directory for the fs scheme; undefined for remote stores. */
   private readonly localRoot: string | undefined;
+  /** Absolute directory of the fs scheme's temporary files. */
+  private readonly tmpDir: string | undefined;
 
   constructor(options: OpendalStoreOptions) {
     this.description = options.description;
     this.localRoot = options.scheme === 'fs' ? resolve(options.config['root'] ?? '.') : undefined;
+    this.tmpDir = options.scheme === 'fs' && options.config['atomic_write_dir'] !== undefined ? resolve(options.config['atomic_write_dir']) : undefined;
     if (options.scheme === 'fs' && options.config['atomic_write_dir'] === undefined) {
       // Without it OpenDAL writes in place, and a crash leaves a partial object: see `fs`.
       throw new TypeError(`object store ${this.description}: the fs scheme needs atomic_write_dir; use OpendalObjectStore.fs`);
@@ -80,6 +83,24 @@ export class OpendalObjectStore implements ObjectStore {
       );
     }
     return store;
+  }
+
+  /**
+   * Deletes the temporary files a crash left in the fs store's `atomicWriteDir` (writes that never
+   * completed; their objects were never replaced). Call it only while no write runs — at startup,
+   * under the data directory's lock. Returns the number of files removed (0 for remote stores).
+   */
+  async removeStrayTemporaryFiles(): Promise<number> {
+    if (this.tmpDir === undefined) return 0;
+    let names: string[];
+    try {
+      names = await readdir(this.tmpDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw this.failure('clean', this.tmpDir, err);
+    }
+    for (const name of names) await rm(join(this.tmpDir, name), { recursive: true, force: true });
+    return names.length;
   }
 
   async read(path: string): Promise<Uint8Array> {

@@ -169,8 +169,26 @@ export class Region {
     }
     ctx.wal.markFlushed(id, durable);
     ctx.writeBuffer.setMutable(id, region.mutable.stats().bytes);
+    await region.removeOrphanFiles();
+    await region.purgeRemovedFiles();
     region.log.info({ rows: replayed, committed_sequence: region.committedSequence, files: Object.keys(st.files).length }, 'region opened');
     return region;
+  }
+
+  /**
+   * Deletes SST files of the region directory that the manifest does not know: outputs of a flush
+   * or compaction cut short before its manifest edit (their rows are still in the WAL or in the
+   * compaction's inputs).
+   */
+  private async removeOrphanFiles(): Promise<void> {
+    const st = this.manifest.state;
+    const known = new Set([...Object.keys(st.files), ...st.removed_files.map((r) => r.file_id)]);
+    const orphans = (await this.ctx.store.list(this.dir)).filter((e) => {
+      const name = e.path.slice(this.dir.length);
+      return !name.includes('/') && name.endsWith('.parquet') && !known.has(name.slice(0, -'.parquet'.length));
+    });
+    for (const o of orphans) await this.ctx.store.delete(o.path);
+    if (orphans.length > 0) this.log.warn({ files: orphans.map((o) => o.path) }, 'removed SST files the manifest does not record (a flush or compaction cut short)');
   }
 
   private checkOpen(): void {
