@@ -52,3 +52,51 @@ test('repeated strings (tags) are written as a dictionary and read back the same
   const unique: WriteBatch = { op: OP_PUT, rowCount: 3, columns: new Map([[0, { type: 'string', data: ['a', 'b', 'c'] }]]) };
   assert.deepEqual(decodeBatch(encodeBatch(unique)), unique);
 });
+
+test('numeric columns and tag codes of an aligned payload are decoded as views; a misaligned one is copied', () => {
+  const hosts = Array.from({ length: 64 }, (_, i) => `host_${i % 4}`);
+  const batch: WriteBatch = {
+    op: OP_PUT,
+    rowCount: 64,
+    columns: new Map([
+      [0, { type: 'string', data: hosts }],
+      [1, { type: 'int64', data: BigInt64Array.from({ length: 64 }, (_, i) => BigInt(i)) }],
+      [2, { type: 'float64', data: Float64Array.from({ length: 64 }, (_, i) => i / 2) }],
+    ]),
+  };
+  const encoded = encodeBatch(batch);
+  const aligned = new Uint8Array(encoded.length);
+  aligned.set(encoded);
+  const fromAligned = decodeBatch(aligned);
+  assert.deepEqual(fromAligned, batch);
+  assert.equal((fromAligned.columns.get(2)!.data as Float64Array).buffer, aligned.buffer, 'a view, not a copy');
+  const shifted = new Uint8Array(encoded.length + 3);
+  shifted.set(encoded, 3);
+  const fromShifted = decodeBatch(shifted.subarray(3));
+  assert.deepEqual(fromShifted, batch);
+  assert.notEqual((fromShifted.columns.get(2)!.data as Float64Array).buffer, shifted.buffer, 'copied to align');
+});
+
+test('payloads of version 1 (no alignment padding) are still read', () => {
+  // version 1, put, 2 rows, 2 columns: dictionary strings ["a"] codes [0, 0]; float64 [1.5, 2.5]
+  const parts = [
+    Buffer.from([1, OP_PUT]), u32(2), Buffer.from([2, 0]),
+    u32(0), Buffer.from([7, 0]), u32(1), u32(1), Buffer.from('a'), u32(0), u32(0),
+    u32(5), Buffer.from([1, 0]), Buffer.from(Float64Array.from([1.5, 2.5]).buffer),
+  ];
+  const decoded = decodeBatch(Buffer.concat(parts));
+  assert.deepEqual(decoded, {
+    op: OP_PUT,
+    rowCount: 2,
+    columns: new Map([
+      [0, { type: 'string', data: ['a', 'a'] }],
+      [5, { type: 'float64', data: Float64Array.from([1.5, 2.5]) }],
+    ]),
+  });
+});
+
+function u32(v: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v);
+  return b;
+}

@@ -1,17 +1,23 @@
 /**
  * Encodes a WriteBatch as a WAL record payload and back. Layout (little-endian):
  *
- *   u8 version (1) │ u8 op │ u32 row count │ u16 column count
+ *   u8 version (2) │ u8 op │ u32 row count │ u16 column count
  *   per column: u32 column id │ u8 vector type │ u8 has-valid │ [u8 × rows valid] │ data
- *   data: float64/int64/uint64: 8 bytes × rows; bool: 1 byte × rows;
+ *   data: float64/int64/uint64: zero padding to a multiple of 8 bytes from the payload's start,
+ *         then 8 bytes × rows; bool: 1 byte × rows;
  *         string/binary: per row u32 length (0xFFFFFFFF = NULL) then the bytes (UTF-8 for strings);
  *         dictionary string (type 7, when values repeat, as tags do): u32 distinct count, the
- *         distinct values as above, then per row u32 index (0xFFFFFFFF = NULL)
+ *         distinct values as above, padding to a multiple of 4, then per row u32 index
+ *         (0xFFFFFFFF = NULL)
+ *
+ * Version 1 (no padding) is still read. With the padding, a payload that starts 8-byte aligned
+ * (WAL replay copies each record's payload into its own buffer) decodes its numeric columns and
+ * dictionary codes as views, without copying them again.
  */
 import { dictionaryOf, vectorFromDictionary } from './string-dictionary.js';
 import type { OpType, Vector, VectorType, WriteBatch } from './write-batch.js';
 
-const VERSION = 1;
+const VERSION = 2;
 const TYPE_CODES: Record<VectorType, number> = { float64: 1, int64: 2, uint64: 3, bool: 4, string: 5, binary: 6 };
 /** A string column written as a dictionary and indexes; decoded as a `string` vector. */
 const DICT_STRING = 7;
@@ -54,6 +60,13 @@ class Writer {
     this.buf.write(s, this.pos + 4, 'utf8');
     this.pos += 4 + max;
   }
+  /** Zero bytes up to a multiple of `n` from the start. */
+  align(n: number): void {
+    const pad = (n - (this.pos % n)) % n;
+    this.ensure(pad);
+    this.buf.fill(0, this.pos, this.pos + pad);
+    this.pos += pad;
+  }
   result(): Buffer {
     return this.buf.subarray(0, this.pos);
   }
@@ -88,6 +101,7 @@ export function encodeBatch(batch: WriteBatch): Buffer {
     }
     w.u8(v.valid ? 1 : 0);
     if (v.valid) w.bytes(v.valid);
+    if (v.type !== 'bool') w.align(8);
     w.bytes(typedBytes(v.data));
   }
   return w.result();
@@ -104,10 +118,15 @@ function writeDictionary(w: Writer, v: Extract<Vector, { type: 'string' }>): boo
   w.u8(0);
   w.u32(dict.values.length);
   for (const s of dict.values) w.utf8(s);
+  w.align(4);
   w.bytes(new Uint8Array(dict.codes.buffer, dict.codes.byteOffset, dict.codes.byteLength));
   return true;
 }
 
+/**
+ * Decodes a payload. Numeric columns and dictionary codes may be views into `payload` (when
+ * aligned): keep its bytes unchanged while the batch is in use.
+ */
 export function decodeBatch(payload: Uint8Array): WriteBatch {
   const b = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   let pos = 0;
@@ -116,14 +135,30 @@ export function decodeBatch(payload: Uint8Array): WriteBatch {
   };
   need(8);
   const version = b[pos++]!;
-  if (version !== VERSION) throw new RangeError(`unsupported write batch version ${version}`);
+  if (version !== 1 && version !== VERSION) throw new RangeError(`unsupported write batch version ${version}`);
+  const aligned = version >= 2;
   const op = b[pos++]! as OpType;
   const rowCount = b.readUInt32LE(pos);
   pos += 4;
   const columnCount = b.readUInt16LE(pos);
   pos += 2;
   const columns = new Map<number, Vector>();
-  // Typed arrays need aligned memory: copy each column's bytes into a fresh buffer.
+  // Typed arrays need aligned memory: a view where the bytes are aligned (version 2 pads them),
+  // else a copy into a fresh buffer.
+  const skipTo = (n: number) => {
+    if (aligned) pos += (n - (pos % n)) % n;
+  };
+  const take = (n: number, align: number): ArrayBuffer | Uint8Array => {
+    need(n);
+    const at = b.byteOffset + pos;
+    pos += n;
+    if (at % align === 0) return new Uint8Array(b.buffer, at, n);
+    return b.buffer.slice(at, at + n) as ArrayBuffer;
+  };
+  const view = <T>(ctor: new (buf: ArrayBuffer, offset: number, length: number) => T, n: number, width: number): T => {
+    const bytes = take(n * width, width);
+    return bytes instanceof Uint8Array ? new ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, n) : new ctor(bytes, 0, n);
+  };
   const copy = (n: number) => {
     need(n);
     const out = new Uint8Array(n);
@@ -150,7 +185,8 @@ export function decodeBatch(payload: Uint8Array): WriteBatch {
         values[d] = b.toString('utf8', pos, pos + len);
         pos += len;
       }
-      const codes = new Uint32Array(copy(rowCount * 4).buffer);
+      skipTo(4);
+      const codes = view(Uint32Array, rowCount, 4);
       try {
         columns.set(id, vectorFromDictionary(values, codes));
       } catch (err) {
@@ -178,15 +214,16 @@ export function decodeBatch(payload: Uint8Array): WriteBatch {
       continue;
     }
     const valid = hasValid ? copy(rowCount) : undefined;
+    if (type !== 'bool') skipTo(8);
     switch (type) {
       case 'float64':
-        columns.set(id, { type, data: new Float64Array(copy(rowCount * 8).buffer), ...(valid && { valid }) });
+        columns.set(id, { type, data: view(Float64Array, rowCount, 8), ...(valid && { valid }) });
         break;
       case 'int64':
-        columns.set(id, { type, data: new BigInt64Array(copy(rowCount * 8).buffer), ...(valid && { valid }) });
+        columns.set(id, { type, data: view(BigInt64Array, rowCount, 8), ...(valid && { valid }) });
         break;
       case 'uint64':
-        columns.set(id, { type, data: new BigUint64Array(copy(rowCount * 8).buffer), ...(valid && { valid }) });
+        columns.set(id, { type, data: view(BigUint64Array, rowCount, 8), ...(valid && { valid }) });
         break;
       case 'bool':
         columns.set(id, { type, data: copy(rowCount), ...(valid && { valid }) });

@@ -56,16 +56,29 @@ export function dictionaryOf(v: StringVector, maxDistinct = Infinity): StringDic
   return dict;
 }
 
-/** A string vector built from a dictionary (WAL replay): its dictionary is known from the start. */
+/**
+ * A string vector built from a dictionary (WAL replay): its dictionary is known from the start,
+ * and the per-row strings are only made if something reads `data` (tags are read by their codes).
+ */
 export function vectorFromDictionary(values: readonly string[], codes: Uint32Array): StringVector {
-  const data: (string | null)[] = new Array(codes.length);
   for (let i = 0; i < codes.length; i++) {
     const c = codes[i]!;
-    if (c === NULL_CODE) data[i] = null;
-    else if (c < values.length) data[i] = values[c]!;
-    else throw new RangeError(`dictionary index ${c} out of range (${values.length} values)`);
+    if (c !== NULL_CODE && c >= values.length) throw new RangeError(`dictionary index ${c} out of range (${values.length} values)`);
   }
-  const v: StringVector = { type: 'string', data };
+  let data: (string | null)[] | undefined;
+  const v: StringVector = {
+    type: 'string',
+    get data(): readonly (string | null)[] {
+      if (data === undefined) {
+        data = new Array(codes.length);
+        for (let i = 0; i < codes.length; i++) {
+          const c = codes[i]!;
+          data[i] = c === NULL_CODE ? null : values[c]!;
+        }
+      }
+      return data;
+    },
+  };
   known.set(v, { values, codes });
   return v;
 }

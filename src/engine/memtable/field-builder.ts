@@ -220,17 +220,18 @@ function fallbackOf(type: VectorType, dflt: DefaultValue | undefined): number | 
   }
 }
 
-export function fieldBuilder(type: VectorType, dflt: DefaultValue | undefined): FieldBuilder {
+/** A builder for a column of `type`; typed columns start with room for `capacity` values. */
+export function fieldBuilder(type: VectorType, dflt: DefaultValue | undefined, capacity?: number): FieldBuilder {
   const fallback = fallbackOf(type, dflt);
   switch (type) {
     case 'float64':
-      return new TypedBuilder('float64', growableF64(), fallback as number | null);
+      return new TypedBuilder('float64', growableF64(capacity), fallback as number | null);
     case 'int64':
-      return new TypedBuilder('int64', growableI64(), fallback as bigint | null);
+      return new TypedBuilder('int64', growableI64(capacity), fallback as bigint | null);
     case 'uint64':
-      return new TypedBuilder('uint64', growableU64(), fallback as bigint | null);
+      return new TypedBuilder('uint64', growableU64(capacity), fallback as bigint | null);
     case 'bool':
-      return new TypedBuilder('bool', growableU8(), fallback as number | null);
+      return new TypedBuilder('bool', growableU8(capacity), fallback as number | null);
     case 'string':
       return new ArrayBuilder<string>('string', fallback as string | null);
     case 'binary':

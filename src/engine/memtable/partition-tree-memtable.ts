@@ -52,16 +52,20 @@ class Shard {
   fields!: FieldBuilder[];
   private partBytes = 0;
 
-  constructor(private readonly fieldColumns: readonly ColumnMetadata[]) {
-    this.reset();
+  constructor(
+    private readonly fieldColumns: readonly ColumnMetadata[],
+    private readonly freezeThreshold: number,
+  ) {
+    this.reset(64);
   }
 
-  private reset(): void {
-    this.pk = growableI32(64);
-    this.ts = growableI64(64);
-    this.seq = growableF64(64);
-    this.op = growableU8(64);
-    this.fields = this.fieldColumns.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default));
+  /** A new, empty active buffer with room for `capacity` rows. */
+  private reset(capacity: number): void {
+    this.pk = growableI32(capacity);
+    this.ts = growableI64(capacity);
+    this.seq = growableF64(capacity);
+    this.op = growableU8(capacity);
+    this.fields = this.fieldColumns.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default, capacity));
   }
 
   get activeRows(): number {
@@ -117,7 +121,9 @@ class Shard {
     const bytes = n * 21 + part.fields.reduce((b, v) => b + vectorBytes(v), 0);
     this.parts.push({ ...part, bytes });
     this.partBytes += bytes;
-    this.reset();
+    // A shard that filled its buffer once will fill it again: the next one starts at full size
+    // (no regrowing), while quiet shards keep small buffers.
+    this.reset(this.freezeThreshold);
   }
 
   /** The shard's rows now (a copy of the active buffer), grouped by key. */
@@ -180,7 +186,8 @@ export class PartitionTreeMemtable implements Memtable {
   private readonly timeIndex: ColumnMetadata;
   private readonly shards = new Map<number, Shard>();
   /** Key ids with rows in this memtable. */
-  private readonly present = new Set<number>();
+  private present = new Uint8Array(1024);
+  private seriesCount = 0;
   private frozen = false;
   private rows = 0;
   private dictionaryBytes = 0;
@@ -225,7 +232,7 @@ export class PartitionTreeMemtable implements Memtable {
     const index = Math.floor(id / this.opts.indexMaxKeysPerShard);
     let s = this.shards.get(index);
     if (s === undefined) {
-      s = new Shard(this.fields);
+      s = new Shard(this.fields, this.opts.dataFreezeThreshold);
       this.shards.set(index, s);
     }
     return s;
@@ -247,7 +254,15 @@ export class PartitionTreeMemtable implements Memtable {
     for (let row = 0; row < n; row++) {
       const id = ids[row]!;
       if (row > 0 && id === ids[row - 1]) continue;
-      this.present.add(id);
+      if (id >= this.present.length) {
+        const grown = new Uint8Array(Math.max(this.present.length * 2, id + 1));
+        grown.set(this.present);
+        this.present = grown;
+      }
+      if (this.present[id] === 0) {
+        this.present[id] = 1;
+        this.seriesCount++;
+      }
       if (Math.floor(id / perShard) !== shard0) oneShard = false;
     }
     if (oneShard) this.append(this.shard(ids[0]!), batch, tsVector.data, fieldVectors, ids, 0, n, firstSequence);
@@ -306,7 +321,7 @@ export class PartitionTreeMemtable implements Memtable {
     for (const s of this.shards.values()) bytes += s.bytes();
     return {
       rows: this.rows,
-      series: this.present.size,
+      series: this.seriesCount,
       bytes,
       minTs: this.minTs,
       maxTs: this.maxTs,
@@ -319,7 +334,9 @@ export class PartitionTreeMemtable implements Memtable {
     const joined = new Map<number, Joined>();
     for (const [index, s] of this.shards) joined.set(index, s.join());
     const keys = this.dictionary.keys;
-    const ids = [...this.present].sort((a, b) => comparePk(keys[a]!, keys[b]!));
+    const ids: number[] = [];
+    for (let id = 0; id < this.present.length; id++) if (this.present[id] === 1) ids.push(id);
+    ids.sort((a, b) => comparePk(keys[a]!, keys[b]!));
     const perShard = this.opts.indexMaxKeysPerShard;
     const fieldCount = this.fields.length;
     for (const id of ids) {

@@ -56,8 +56,9 @@ export interface ScanOutcome {
 const CHUNK = 8 * 1024 * 1024;
 
 /**
- * Reads a segment from start to end, calling `onRecord` for each good record (its payload is a
- * view of a reused buffer: copy what you keep). Stops at the first problem.
+ * Reads a segment from start to end, calling `onRecord` for each good record. Its payload is a view
+ * of a read buffer that is never written again (each refill takes a new one): keeping the payload
+ * keeps that buffer (up to 8 MiB) alive. Stops at the first problem.
  */
 export async function scanSegment(
   path: string,

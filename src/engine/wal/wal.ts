@@ -305,7 +305,8 @@ export class Wal {
           const last = rec.sequence + Math.max(rec.count, 1) - 1;
           if (last < next) return;
           expected.set(rec.regionId, last + 1);
-          records.push({ ...rec, payload: Buffer.from(rec.payload) });
+          // The payload is a view of a read buffer that is never reused: kept without a copy.
+          records.push(rec);
         });
         for (const rec of records) {
           batch.push(rec);
