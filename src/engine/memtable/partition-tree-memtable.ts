@@ -249,24 +249,39 @@ export class PartitionTreeMemtable implements Memtable {
     const ids = this.dictionary.idsOf(batch);
     this.dictionaryBytes += this.dictionary.bytes - dictionaryBytes;
     const perShard = this.opts.indexMaxKeysPerShard;
-    const shard0 = Math.floor(ids[0]! / perShard);
+    const first = Math.floor(ids[0]! / perShard) * perShard;
     let oneShard = true;
+    let present = this.present;
     for (let row = 0; row < n; row++) {
       const id = ids[row]!;
       if (row > 0 && id === ids[row - 1]) continue;
-      if (id >= this.present.length) {
-        const grown = new Uint8Array(Math.max(this.present.length * 2, id + 1));
-        grown.set(this.present);
-        this.present = grown;
+      if (id >= present.length) {
+        const grown = new Uint8Array(Math.max(present.length * 2, id + 1));
+        grown.set(present);
+        this.present = present = grown;
       }
-      if (this.present[id] === 0) {
-        this.present[id] = 1;
+      if (present[id] === 0) {
+        present[id] = 1;
         this.seriesCount++;
       }
-      if (Math.floor(id / perShard) !== shard0) oneShard = false;
+      if (id < first || id >= first + perShard) oneShard = false;
     }
-    if (oneShard) this.append(this.shard(ids[0]!), batch, tsVector.data, fieldVectors, ids, 0, n, firstSequence);
-    else for (let row = 0; row < n; row++) this.append(this.shard(ids[row]!), batch, tsVector.data, fieldVectors, ids, row, row + 1, firstSequence);
+    if (oneShard) {
+      this.append(this.shard(ids[0]!), batch, tsVector.data, fieldVectors, ids, 0, n, undefined, firstSequence);
+    } else {
+      // Rows grouped by shard (stable), each group appended at once.
+      const byShard = new Map<number, number[]>();
+      for (let row = 0; row < n; row++) {
+        const index = Math.floor(ids[row]! / perShard);
+        const list = byShard.get(index);
+        if (list) list.push(row);
+        else byShard.set(index, [row]);
+      }
+      for (const list of byShard.values()) {
+        const rows = Int32Array.from(list);
+        this.append(this.shard(ids[rows[0]!]!), batch, tsVector.data, fieldVectors, ids, 0, rows.length, rows, firstSequence);
+      }
+    }
 
     const [minRow, maxRow] = timeBounds(wordsOf(tsVector.data, n), n);
     const lo = tsVector.data[minRow]!;
@@ -279,8 +294,21 @@ export class PartitionTreeMemtable implements Memtable {
     this.stringFieldBytes += stringBytes(fieldVectors);
   }
 
-  /** Appends rows [start, end) of the batch to a shard, freezing its buffer each time it fills. */
-  private append(shard: Shard, batch: WriteBatch, ts: BigInt64Array, fieldVectors: ReadonlyArray<Vector | undefined>, ids: Int32Array, start: number, end: number, firstSequence: number): void {
+  /**
+   * Appends batch rows to a shard, freezing its buffer each time it fills: rows [start, end) of
+   * the batch, or with `rows`, the batch rows `rows[start…end)`.
+   */
+  private append(
+    shard: Shard,
+    batch: WriteBatch,
+    ts: BigInt64Array,
+    fieldVectors: ReadonlyArray<Vector | undefined>,
+    ids: Int32Array,
+    start: number,
+    end: number,
+    rows: Int32Array | undefined,
+    firstSequence: number,
+  ): void {
     const threshold = this.opts.dataFreezeThreshold;
     const isDelete = batch.op === OP_DELETE;
     let i = start;
@@ -288,16 +316,31 @@ export class PartitionTreeMemtable implements Memtable {
       const take = Math.min(end - i, Math.max(1, threshold - shard.activeRows));
       const at = shard.pk.length;
       for (const g of [shard.pk, shard.ts, shard.seq, shard.op]) g.reserve(take);
-      shard.pk.data.set(ids.subarray(i, i + take), at);
-      shard.ts.data.set(ts.subarray(i, i + take), at);
       const seq = shard.seq.data;
-      for (let r = 0; r < take; r++) seq[at + r] = firstSequence + i + r;
+      if (rows === undefined) {
+        shard.pk.data.set(ids.subarray(i, i + take), at);
+        shard.ts.data.set(ts.subarray(i, i + take), at);
+        for (let r = 0; r < take; r++) seq[at + r] = firstSequence + i + r;
+      } else {
+        const pk = shard.pk.data;
+        const out = wordsOf(shard.ts.data, shard.ts.data.length);
+        const src = wordsOf(ts);
+        for (let r = 0; r < take; r++) {
+          const row = rows[i + r]!;
+          pk[at + r] = ids[row]!;
+          out[2 * (at + r)] = src[2 * row]!;
+          out[2 * (at + r) + 1] = src[2 * row + 1]!;
+          seq[at + r] = firstSequence + row;
+        }
+      }
       shard.op.data.fill(batch.op, at, at + take);
       shard.pk.length = shard.ts.length = shard.seq.length = shard.op.length = at + take;
+      const picked = rows?.subarray(i, i + take);
       for (let f = 0; f < shard.fields.length; f++) {
         const builder = shard.fields[f]!;
         if (isDelete) for (let r = 0; r < take; r++) builder.appendNull();
-        else builder.appendRange(fieldVectors[f], i, i + take);
+        else if (picked === undefined) builder.appendRange(fieldVectors[f], i, i + take);
+        else builder.appendRows(fieldVectors[f], picked);
       }
       i += take;
       if (shard.activeRows >= threshold) shard.freezeActive();

@@ -29,20 +29,28 @@ export function encodedSize(entry: WalEntry): number {
   return RECORD_HEADER_SIZE + entry.payload.length;
 }
 
-/** Encodes one record: the header in a new buffer, followed by the payload (copied). */
-export function encodeRecord(entry: WalEntry): Buffer {
+/**
+ * Encodes one record as two buffers to write one after the other: the header (with the checksum
+ * of header and payload) and the payload itself, not copied — keep it unchanged until written.
+ */
+export function encodeRecordParts(entry: WalEntry): [Buffer, Buffer] {
   if (entry.payload.length > MAX_PAYLOAD) throw new RangeError(`WAL payload of ${entry.payload.length} bytes is larger than ${MAX_PAYLOAD}`);
   if (!Number.isSafeInteger(entry.sequence) || entry.sequence < 0) throw new RangeError(`bad sequence ${entry.sequence}`);
   if (!Number.isInteger(entry.count) || entry.count < 0 || entry.count > 0xffff_ffff) throw new RangeError(`bad count ${entry.count}`);
-  const buf = Buffer.allocUnsafe(RECORD_HEADER_SIZE + entry.payload.length);
-  buf.writeUInt32LE(entry.payload.length, 4);
-  buf.writeBigUInt64LE(entry.regionId, 8);
-  buf.writeBigUInt64LE(BigInt(entry.sequence), 16);
-  buf.writeUInt32LE(entry.count, 24);
-  buf.writeUInt8(entry.type, 28);
-  buf.set(entry.payload, RECORD_HEADER_SIZE);
-  buf.writeUInt32LE(crc32c(buf.subarray(4)), 0);
-  return buf;
+  const header = Buffer.allocUnsafe(RECORD_HEADER_SIZE);
+  header.writeUInt32LE(entry.payload.length, 4);
+  header.writeBigUInt64LE(entry.regionId, 8);
+  header.writeBigUInt64LE(BigInt(entry.sequence), 16);
+  header.writeUInt32LE(entry.count, 24);
+  header.writeUInt8(entry.type, 28);
+  const payload = Buffer.isBuffer(entry.payload) ? entry.payload : Buffer.from(entry.payload.buffer, entry.payload.byteOffset, entry.payload.byteLength);
+  header.writeUInt32LE(crc32c(payload, crc32c(header.subarray(4))), 0);
+  return [header, payload];
+}
+
+/** Encodes one record into one buffer (header then payload). */
+export function encodeRecord(entry: WalEntry): Buffer {
+  return Buffer.concat(encodeRecordParts(entry));
 }
 
 export type DecodeResult =

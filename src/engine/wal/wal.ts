@@ -9,7 +9,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
 import { formatRegionId, type RegionId } from '../region/region-id.js';
-import { encodeRecord, type WalEntry, type WalRecord } from './record.js';
+import { encodeRecordParts, type WalEntry, type WalRecord } from './record.js';
 import {
   encodeSegmentHeader,
   parseSegmentFileName,
@@ -200,7 +200,7 @@ export class Wal {
     if (entries.length === 0) return Promise.resolve();
     let buffers: Buffer[];
     try {
-      buffers = entries.map(encodeRecord);
+      buffers = entries.flatMap(encodeRecordParts);
     } catch (err) {
       return Promise.reject(new TsdbError(StatusCode.InvalidArguments, `cannot write to the WAL: ${(err as Error).message}`, { cause: err }));
     }
