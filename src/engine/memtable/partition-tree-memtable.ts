@@ -12,10 +12,11 @@ import { isNull, OP_DELETE, vectorTypeOf, type Vector, type WriteBatch } from '.
 import type { ColumnMetadata, RegionMetadata } from '../region/metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
 import { growableF64, growableI32, growableI64, growableU8, type Growable } from './growable.js';
-import type { Memtable, MemtableOptions, MemtableStats, PkValue, ReadMode, SeriesRun } from './memtable.js';
+import type { MemtableOptions, ReadMode, SeriesRun } from './memtable.js';
 import { selectRows, sortByTime } from './select-rows.js';
 import { KeyIndex } from './key-index.js';
-import { comparePk, stringBytes, timeBounds, wordsOf } from './series-key.js';
+import { MemtableBase } from './memtable-base.js';
+import { comparePk, stringBytes, wordsOf } from './series-key.js';
 import { concatVectors, gatherVector, vectorBytes } from './vectors.js';
 
 const SHARD_OVERHEAD = 512;
@@ -179,7 +180,7 @@ class Shard {
   }
 }
 
-export class PartitionTreeMemtable implements Memtable {
+export class PartitionTreeMemtable extends MemtableBase {
   readonly fields: readonly ColumnMetadata[];
   readonly dictionary: KeyIndex;
   private readonly tags: readonly ColumnMetadata[];
@@ -187,15 +188,8 @@ export class PartitionTreeMemtable implements Memtable {
   private readonly shards = new Map<number, Shard>();
   /** Key ids with rows in this memtable. */
   private present = new Uint8Array(1024);
-  private seriesCount = 0;
-  private frozen = false;
-  private rows = 0;
   private dictionaryBytes = 0;
   private stringFieldBytes = 0;
-  private minTs: bigint | undefined;
-  private maxTs: bigint | undefined;
-  private minSeq: number | undefined;
-  private maxSeq: number | undefined;
 
   constructor(
     readonly metadata: RegionMetadata,
@@ -203,6 +197,7 @@ export class PartitionTreeMemtable implements Memtable {
     /** The key dictionary of the region's previous memtable, to go on from (a fork). */
     dictionary?: KeyIndex,
   ) {
+    super();
     const byId = new Map(metadata.columns.map((c) => [c.column_id, c]));
     this.tags = metadata.primary_key.map((id) => byId.get(id)!);
     this.timeIndex = byId.get(metadata.time_index)!;
@@ -239,9 +234,7 @@ export class PartitionTreeMemtable implements Memtable {
   }
 
   write(batch: WriteBatch, firstSequence: number): void {
-    if (this.frozen) throw new Error('cannot write to a frozen memtable');
-    const tsVector = batch.columns.get(this.timeIndex.column_id);
-    if (tsVector === undefined || tsVector.type !== 'int64') throw new TypeError(`the batch has no int64 time index column ${this.timeIndex.name}`);
+    const times = this.timesOf(batch, this.timeIndex);
     const n = batch.rowCount;
     if (n === 0) return;
     const fieldVectors = this.fields.map((c) => batch.columns.get(c.column_id));
@@ -267,7 +260,7 @@ export class PartitionTreeMemtable implements Memtable {
       if (id < first || id >= first + perShard) oneShard = false;
     }
     if (oneShard) {
-      this.append(this.shard(ids[0]!), batch, tsVector.data, fieldVectors, ids, 0, n, undefined, firstSequence);
+      this.append(this.shard(ids[0]!), batch, times, fieldVectors, ids, 0, n, undefined, firstSequence);
     } else {
       // Rows grouped by shard (stable), each group appended at once.
       const byShard = new Map<number, number[]>();
@@ -279,18 +272,11 @@ export class PartitionTreeMemtable implements Memtable {
       }
       for (const list of byShard.values()) {
         const rows = Int32Array.from(list);
-        this.append(this.shard(ids[rows[0]!]!), batch, tsVector.data, fieldVectors, ids, 0, rows.length, rows, firstSequence);
+        this.append(this.shard(ids[rows[0]!]!), batch, times, fieldVectors, ids, 0, rows.length, rows, firstSequence);
       }
     }
 
-    const [minRow, maxRow] = timeBounds(wordsOf(tsVector.data, n), n);
-    const lo = tsVector.data[minRow]!;
-    const hi = tsVector.data[maxRow]!;
-    if (this.minTs === undefined || lo < this.minTs) this.minTs = lo;
-    if (this.maxTs === undefined || hi > this.maxTs) this.maxTs = hi;
-    this.minSeq = Math.min(this.minSeq ?? firstSequence, firstSequence);
-    this.maxSeq = Math.max(this.maxSeq ?? 0, firstSequence + n - 1);
-    this.rows += n;
+    this.noteRows(times, n, firstSequence);
     this.stringFieldBytes += stringBytes(fieldVectors);
   }
 
@@ -347,30 +333,10 @@ export class PartitionTreeMemtable implements Memtable {
     }
   }
 
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  get isFrozen(): boolean {
-    return this.frozen;
-  }
-
-  isEmpty(): boolean {
-    return this.rows === 0;
-  }
-
-  stats(): MemtableStats {
+  protected bytes(): number {
     let bytes = this.dictionaryBytes + this.stringFieldBytes;
     for (const s of this.shards.values()) bytes += s.bytes();
-    return {
-      rows: this.rows,
-      series: this.seriesCount,
-      bytes,
-      minTs: this.minTs,
-      maxTs: this.maxTs,
-      minSequence: this.minSeq,
-      maxSequence: this.maxSeq,
-    };
+    return bytes;
   }
 
   *runs(mode: ReadMode): Generator<SeriesRun> {

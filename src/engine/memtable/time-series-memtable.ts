@@ -7,10 +7,11 @@ import { OP_DELETE, vectorTypeOf, type OpType, type Vector, type WriteBatch } fr
 import type { ColumnMetadata, RegionMetadata } from '../region/metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
 import { growableF64, growableI64, growableU8, type Growable } from './growable.js';
-import type { Memtable, MemtableStats, PkValue, ReadMode, SeriesRun } from './memtable.js';
+import type { PkValue, ReadMode, SeriesRun } from './memtable.js';
 import { selectRows, sortByTime } from './select-rows.js';
 import { KeyIndex } from './key-index.js';
-import { comparePk, compareWords, stringBytes, timeBounds, wordsOf } from './series-key.js';
+import { MemtableBase } from './memtable-base.js';
+import { comparePk, compareWords, stringBytes, wordsOf } from './series-key.js';
 
 interface Series {
   readonly key: readonly PkValue[];
@@ -30,7 +31,7 @@ interface Series {
 
 const SERIES_OVERHEAD = 256;
 
-export class TimeSeriesMemtable implements Memtable {
+export class TimeSeriesMemtable extends MemtableBase {
   /** Field columns (neither tag nor time index), in column order. */
   readonly fields: readonly ColumnMetadata[];
   private readonly tags: readonly ColumnMetadata[];
@@ -38,18 +39,12 @@ export class TimeSeriesMemtable implements Memtable {
   private readonly index: KeyIndex;
   /** Series by key id. */
   private readonly series: Series[] = [];
-  private seriesCount = 0;
   /** Counts writes: tells a series whether it was grouped in this one. */
   private epoch = 0;
-  private frozen = false;
-  private rows = 0;
   private approxBytes = 0;
-  private minTs: bigint | undefined;
-  private maxTs: bigint | undefined;
-  private minSeq: number | undefined;
-  private maxSeq: number | undefined;
 
   constructor(readonly metadata: RegionMetadata) {
+    super();
     const byId = new Map(metadata.columns.map((c) => [c.column_id, c]));
     this.tags = metadata.primary_key.map((id) => byId.get(id)!);
     this.index = new KeyIndex(this.tags);
@@ -59,9 +54,7 @@ export class TimeSeriesMemtable implements Memtable {
 
   /** Adds a batch whose rows take sequences `firstSequence`, `firstSequence + 1`, … */
   write(batch: WriteBatch, firstSequence: number): void {
-    if (this.frozen) throw new Error('cannot write to a frozen memtable');
-    const tsVector = batch.columns.get(this.timeIndex.column_id);
-    if (tsVector === undefined || tsVector.type !== 'int64') throw new TypeError(`the batch has no int64 time index column ${this.timeIndex.name}`);
+    const times = this.timesOf(batch, this.timeIndex);
     const fieldVectors = this.fields.map((c) => batch.columns.get(c.column_id));
     const indexBytes = this.index.bytes;
     const ids = this.index.idsOf(batch);
@@ -69,9 +62,8 @@ export class TimeSeriesMemtable implements Memtable {
     const isDelete = batch.op === OP_DELETE;
     const n = batch.rowCount;
     const rowBytes = 17 + this.fields.length * 9;
-    const fieldCount = this.fields.length;
     // Times as 32-bit words (low, high): copying and comparing them makes no BigInts.
-    const words = wordsOf(tsVector.data, n);
+    const words = wordsOf(times, n);
 
     // The batch's rows grouped by series (stable), then appended series by series, column by column.
     const epoch = ++this.epoch;
@@ -104,18 +96,7 @@ export class TimeSeriesMemtable implements Memtable {
       at += s.pending;
       this.appendRows(s, rows, words, firstSequence, batch.op, isDelete ? undefined : fieldVectors);
     }
-    const [minRow, maxRow] = timeBounds(words, n);
-    if (minRow >= 0) {
-      const lo = tsVector.data[minRow]!;
-      const hi = tsVector.data[maxRow]!;
-      if (this.minTs === undefined || lo < this.minTs) this.minTs = lo;
-      if (this.maxTs === undefined || hi > this.maxTs) this.maxTs = hi;
-    }
-    if (batch.rowCount > 0) {
-      this.minSeq = Math.min(this.minSeq ?? firstSequence, firstSequence);
-      this.maxSeq = Math.max(this.maxSeq ?? 0, firstSequence + batch.rowCount - 1);
-    }
-    this.rows += batch.rowCount;
+    this.noteRows(times, n, firstSequence);
     this.approxBytes += batch.rowCount * rowBytes + stringBytes(fieldVectors);
   }
 
@@ -173,29 +154,8 @@ export class TimeSeriesMemtable implements Memtable {
     };
   }
 
-  /** No more writes; the memtable waits to be flushed. */
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  get isFrozen(): boolean {
-    return this.frozen;
-  }
-
-  isEmpty(): boolean {
-    return this.rows === 0;
-  }
-
-  stats(): MemtableStats {
-    return {
-      rows: this.rows,
-      series: this.seriesCount,
-      bytes: this.approxBytes,
-      minTs: this.minTs,
-      maxTs: this.maxTs,
-      minSequence: this.minSeq,
-      maxSequence: this.maxSeq,
-    };
+  protected bytes(): number {
+    return this.approxBytes;
   }
 
   *runs(mode: ReadMode): Generator<SeriesRun> {

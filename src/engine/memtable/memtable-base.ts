@@ -1,0 +1,70 @@
+/**
+ * What both memtable kinds keep alike: the frozen flag, row and series counts, time and sequence
+ * bounds, and the statistics made of them.
+ */
+import type { WriteBatch } from '../batch/write-batch.js';
+import type { ColumnMetadata, RegionMetadata } from '../region/metadata.js';
+import type { Memtable, MemtableStats, ReadMode, SeriesRun } from './memtable.js';
+import { timeBounds, wordsOf } from './series-key.js';
+
+export abstract class MemtableBase implements Memtable {
+  abstract readonly metadata: RegionMetadata;
+  abstract readonly fields: readonly ColumnMetadata[];
+  protected seriesCount = 0;
+  private frozen = false;
+  private rows = 0;
+  private minTs: bigint | undefined;
+  private maxTs: bigint | undefined;
+  private minSeq: number | undefined;
+  private maxSeq: number | undefined;
+
+  abstract write(batch: WriteBatch, firstSequence: number): void;
+  abstract runs(mode: ReadMode): Iterable<SeriesRun>;
+  /** Memory held, in bytes. */
+  protected abstract bytes(): number;
+
+  /** The batch's time index values; refuses a write to a frozen memtable or without them. */
+  protected timesOf(batch: WriteBatch, timeIndex: ColumnMetadata): BigInt64Array {
+    if (this.frozen) throw new Error('cannot write to a frozen memtable');
+    const v = batch.columns.get(timeIndex.column_id);
+    if (v === undefined || v.type !== 'int64') throw new TypeError(`the batch has no int64 time index column ${timeIndex.name}`);
+    return v.data;
+  }
+
+  /** Counts `n` written rows with times `ts` and sequences from `firstSequence`. */
+  protected noteRows(ts: BigInt64Array, n: number, firstSequence: number): void {
+    if (n === 0) return;
+    const [minRow, maxRow] = timeBounds(wordsOf(ts, n), n);
+    const lo = ts[minRow]!;
+    const hi = ts[maxRow]!;
+    if (this.minTs === undefined || lo < this.minTs) this.minTs = lo;
+    if (this.maxTs === undefined || hi > this.maxTs) this.maxTs = hi;
+    this.minSeq = Math.min(this.minSeq ?? firstSequence, firstSequence);
+    this.maxSeq = Math.max(this.maxSeq ?? 0, firstSequence + n - 1);
+    this.rows += n;
+  }
+
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  get isFrozen(): boolean {
+    return this.frozen;
+  }
+
+  isEmpty(): boolean {
+    return this.rows === 0;
+  }
+
+  stats(): MemtableStats {
+    return {
+      rows: this.rows,
+      series: this.seriesCount,
+      bytes: this.bytes(),
+      minTs: this.minTs,
+      maxTs: this.maxTs,
+      minSequence: this.minSeq,
+      maxSequence: this.maxSeq,
+    };
+  }
+}
