@@ -16,10 +16,11 @@ import { RegionEngine } from './region-engine.js';
 const CHILD = new URL('../../test/support/engine-crash-child.js', import.meta.url).pathname;
 const ITERATIONS = Number(process.env['TSDB_CRASH_ITERATIONS'] ?? 8);
 const ROWS = 50;
+type MemtableKind = 'time_series' | 'partition_tree';
 
 /** Runs the writer from batch `first`, kills it after `killAfterMs`; returns the acknowledged batches. */
-async function runAndKill(dir: string, first: number, killAfterMs: number): Promise<number[]> {
-  const child = spawn(process.execPath, [CHILD, dir, String(first), String(ROWS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function runAndKill(dir: string, first: number, killAfterMs: number, memtable: MemtableKind): Promise<number[]> {
+  const child = spawn(process.execPath, [CHILD, dir, String(first), String(ROWS), memtable], { stdio: ['ignore', 'pipe', 'pipe'] });
   const acked: number[] = [];
   let out = '';
   let err = '';
@@ -46,8 +47,8 @@ async function runAndKill(dir: string, first: number, killAfterMs: number): Prom
 }
 
 /** Counts of rows per batch in the region now. */
-async function batches(dir: string): Promise<Map<number, number>> {
-  const engine = await RegionEngine.open(crashEngineOptions(dir));
+async function batches(dir: string, memtable: MemtableKind): Promise<Map<number, number>> {
+  const engine = await RegionEngine.open(crashEngineOptions(dir, memtable));
   try {
     await engine.openRegion(CRASH_REGION, CRASH_DIR);
     const scan = engine.scan(CRASH_REGION);
@@ -71,14 +72,16 @@ async function batches(dir: string): Promise<Map<number, number>> {
   }
 }
 
-test(`acknowledged writes survive SIGKILL at ${ITERATIONS} random moments, exactly once, never half`, async (t) => {
+test(`acknowledged writes survive SIGKILL at ${ITERATIONS} random moments, exactly once, never half (both memtable kinds)`, async (t) => {
   const dir = tempDir(t);
   const acknowledged = new Set<number>();
   let next = 0;
   for (let i = 0; i < ITERATIONS; i++) {
-    const acked = await runAndKill(dir, next, 150 + Math.floor(Math.random() * 600));
+    // The memtable kind alternates between runs (it is not part of the stored state).
+    const memtable: MemtableKind = i % 2 === 0 ? 'time_series' : 'partition_tree';
+    const acked = await runAndKill(dir, next, 150 + Math.floor(Math.random() * 600), memtable);
     for (const b of acked) acknowledged.add(b);
-    const present = await batches(dir);
+    const present = await batches(dir, i % 3 === 0 ? 'partition_tree' : memtable);
     for (const b of acknowledged) assert.equal(present.get(b), ROWS, `iteration ${i}: acknowledged batch ${b} has ${present.get(b) ?? 0} of ${ROWS} rows`);
     for (const [b, n] of present) assert.equal(n, ROWS, `iteration ${i}: batch ${b} is half there (${n} of ${ROWS} rows)`);
     next = Math.max(next, ...present.keys(), ...acknowledged) + 1;

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { silentLogger } from '../../src/common/logging.js';
 import { MIB } from '../../src/common/size/size.js';
+import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from '../../src/engine/memtable/memtable.js';
 import type { RegionMetadata } from '../../src/engine/region/metadata.js';
 import { regionId } from '../../src/engine/region/region-id.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
@@ -26,9 +27,13 @@ export function crashMetadata(): RegionMetadata {
   };
 }
 
-/** Small WAL segments, a checkpoint at every manifest update, compactions after every flush. */
-export function crashEngineOptions(dir: string): RegionEngineOptions {
+/**
+ * Small WAL segments, a checkpoint at every manifest update, compactions after every flush; the
+ * memtable kind given (partition_tree with small shards and parts).
+ */
+export function crashEngineOptions(dir: string, memtable: MemtableOptions['type']): RegionEngineOptions {
   return {
+    memtable: { ...DEFAULT_MEMTABLE_OPTIONS, type: memtable, indexMaxKeysPerShard: 4, dataFreezeThreshold: 64 },
     wal: { dir: join(dir, 'wal'), fileSize: 64 * 1024, syncWrite: false, readBatchSize: 32, purgeInterval: 50, purgeThreshold: 1 << 30 },
     globalWriteBufferSize: 64 * MIB,
     globalWriteBufferRejectSize: 128 * MIB,
