@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { ObjectNotFoundError, type ObjectStore } from './object-store.js';
@@ -73,7 +73,8 @@ export function runObjectStoreSuite(
 
     test('upload streams a local file in parts of the given size; the object is whole', async (t) => {
       const store = await make(t);
-      const dir = tempDir(t);
+      const dir = mkdtempSync(join(tmpdir(), 'tsdb-upload-'));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
       const big = randomBytes(11 * MIB + 123);
       const local = join(dir, 'sst.parquet');
       writeFileSync(local, big);
