@@ -3,19 +3,25 @@
  * it, never one above. Tests are outside the layers.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
-/** Rank of each top-level folder of src/: lower ranks may import higher ranks only. */
+/**
+ * Rank of each top-level folder of src/, and of a few sub-folders that sit lower than their
+ * parent: lower ranks may import higher ranks only. A file's layer is the most specific key that
+ * matches its path (`meta/kv` before `meta`).
+ */
 const RANK: Record<string, number> = {
   cli: 0,
   components: 1,
   servers: 2,
   frontend: 3,
   meta: 3,
+  // Key-value backends: the catalog (rank 4) stores its metadata there.
+  'meta/kv': 6,
   sql: 4,
   promql: 4,
   query: 4,
@@ -35,13 +41,35 @@ function sources(dir: string): string[] {
   });
 }
 
+/** The longest RANK key made of the leading folders of `file`; else its first path segment under src/. */
 function layerOf(file: string): string {
-  return relative(SRC, file).split('/')[0]!;
+  const segments = relative(SRC, file).split('/');
+  for (let n = segments.length - 1; n > 0; n--) {
+    const key = segments.slice(0, n).join('/');
+    if (RANK[key] !== undefined) return key;
+  }
+  return segments[0]!;
 }
 
 test('every folder of src/ has a rank', () => {
   const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
   assert.deepEqual(folders.filter((f) => RANK[f] === undefined), []);
+});
+
+test('a file is in the most specific layer that matches its path', () => {
+  assert.equal(layerOf(join(SRC, 'meta/kv/level-kv-backend.ts')), 'meta/kv');
+  assert.equal(layerOf(join(SRC, 'meta/kv/sub/x.ts')), 'meta/kv');
+  assert.equal(layerOf(join(SRC, 'meta/metasrv.ts')), 'meta');
+  assert.equal(layerOf(join(SRC, 'meta/kvx/x.ts')), 'meta', 'meta/kvx is not meta/kv');
+  assert.equal(layerOf(join(SRC, 'catalog/kv/x.ts')), 'catalog', 'only meta/kv is ranked apart');
+  assert.equal(layerOf(join(SRC, 'common/error/tsdb-error.ts')), 'common');
+});
+
+test('every sub-folder with its own rank exists, under a ranked folder', () => {
+  for (const key of Object.keys(RANK).filter((k) => k.includes('/'))) {
+    assert.ok(existsSync(join(SRC, key)) && statSync(join(SRC, key)).isDirectory(), `src/${key} is no folder`);
+    assert.notEqual(RANK[key.split('/')[0]!], undefined, `${key} is under an unranked folder`);
+  }
 });
 
 test('imports point down the layers', () => {
