@@ -1,0 +1,127 @@
+/**
+ * Tests of the SQL lexer: token kinds, values, positions, comments and unterminated input.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { tokenize } from './lexer.js';
+import type { Token } from './lexer.js';
+
+/** [kind, value] of every token but the final eof. */
+function kv(sql: string): Array<[string, string]> {
+  const toks = tokenize(sql);
+  assert.equal(toks.at(-1)?.kind, 'eof');
+  return toks.slice(0, -1).map((t) => [t.kind, t.value]);
+}
+
+function syntaxError(message: string): (err: unknown) => boolean {
+  return (err: unknown) => {
+    assert.ok(err instanceof TsdbError);
+    assert.equal(err.code, StatusCode.InvalidSyntax);
+    assert.equal(err.message, message);
+    return true;
+  };
+}
+
+test('identifiers: unquoted as written, double-quoted and backticked with doubled-quote escapes', () => {
+  assert.deepEqual(kv('SeLeCt abc_1 "Mixed ""Q""" `b``t` @@session $1 日本'), [
+    ['ident', 'SeLeCt'],
+    ['ident', 'abc_1'],
+    ['quoted_ident', 'Mixed "Q"'],
+    ['quoted_ident', 'b`t'],
+    ['ident', '@@session'],
+    ['ident', '$1'],
+    ['ident', '日本'],
+  ]);
+  const [dq, bt] = tokenize('"a" `b`');
+  assert.equal(dq?.quote, '"');
+  assert.equal(dq?.text, '"a"');
+  assert.equal(bt?.quote, '`');
+});
+
+test('string literals resolve doubled quotes and may span lines', () => {
+  assert.deepEqual(kv("'it''s' '' 'a\nb' 'x\"y'"), [
+    ['string', "it's"],
+    ['string', ''],
+    ['string', 'a\nb'],
+    ['string', 'x"y'],
+  ]);
+  assert.equal(tokenize("'it''s'")[0]?.text, "'it''s'");
+});
+
+test('numbers: integers, decimals, exponents, leading dot', () => {
+  assert.deepEqual(kv('1 42 1.5 .5 1. 1e3 2.5E-3 7e+2 9223372036854775807'), [
+    ['number', '1'],
+    ['number', '42'],
+    ['number', '1.5'],
+    ['number', '.5'],
+    ['number', '1.'],
+    ['number', '1e3'],
+    ['number', '2.5E-3'],
+    ['number', '7e+2'],
+    ['number', '9223372036854775807'],
+  ]);
+  // `1e` is a number followed by an identifier; `-1` is an operator and a number.
+  assert.deepEqual(kv('1e -1'), [
+    ['number', '1'],
+    ['ident', 'e'],
+    ['op', '-'],
+    ['number', '1'],
+  ]);
+});
+
+test('operators and punctuation, longest match first', () => {
+  assert.deepEqual(
+    kv('( ) , ; . = <> != < <= > >= + - * / % :: || a.b x::TIMESTAMP').map(([, v]) => v),
+    ['(', ')', ',', ';', '.', '=', '<>', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', '::', '||', 'a', '.', 'b', 'x', '::', 'TIMESTAMP'],
+  );
+  assert.ok(kv('<= >= <> :: ||').every(([k]) => k === 'op'));
+  // Characters without a meaning still lex (DuckDB judges query text).
+  assert.deepEqual(kv('a[1] ? #'), [
+    ['ident', 'a'],
+    ['op', '['],
+    ['number', '1'],
+    ['op', ']'],
+    ['op', '?'],
+    ['op', '#'],
+  ]);
+});
+
+test('comments and whitespace are skipped; block comments nest', () => {
+  assert.deepEqual(kv('a -- line comment ; here\n b /* block ; */ c /* outer /* inner */ still */ d\t\r\n-- last'), [
+    ['ident', 'a'],
+    ['ident', 'b'],
+    ['ident', 'c'],
+    ['ident', 'd'],
+  ]);
+  assert.deepEqual(kv('1--2'), [['number', '1']]);
+  assert.deepEqual(kv('4/2'), [
+    ['number', '4'],
+    ['op', '/'],
+    ['number', '2'],
+  ]);
+  assert.deepEqual(kv(''), []);
+  assert.deepEqual(kv('  -- only a comment'), []);
+});
+
+test('tokens carry offsets, 1-based lines and columns', () => {
+  const toks = tokenize("SELECT a,\n  'x'\n\t/* c\n */ b");
+  const pos = (t: Token | undefined): [string, number, number, number, number] => [t?.text ?? '?', t?.start ?? -1, t?.end ?? -1, t?.line ?? -1, t?.column ?? -1];
+  assert.deepEqual(toks.map(pos), [
+    ['SELECT', 0, 6, 1, 1],
+    ['a', 7, 8, 1, 8],
+    [',', 8, 9, 1, 9],
+    ["'x'", 12, 15, 2, 3],
+    ['b', 26, 27, 4, 5],
+    ['', 27, 27, 4, 6],
+  ]);
+});
+
+test('unterminated strings, identifiers and comments are InvalidSyntax errors with line and column', () => {
+  assert.throws(() => tokenize("SELECT 'abc"), syntaxError('Invalid SQL syntax: sql parser error: Unterminated string literal at Line: 1, Column: 8'));
+  assert.throws(() => tokenize("SELECT 'it''"), syntaxError('Invalid SQL syntax: sql parser error: Unterminated string literal at Line: 1, Column: 8'));
+  assert.throws(() => tokenize('SELECT\n  "abc'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated quoted identifier at Line: 2, Column: 3'));
+  assert.throws(() => tokenize('a `b'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated quoted identifier at Line: 1, Column: 3'));
+  assert.throws(() => tokenize('a\nb /* open /* nested */'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated multi-line comment at Line: 2, Column: 3'));
+});

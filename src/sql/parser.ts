@@ -1,0 +1,826 @@
+/**
+ * Statement parser of the tsdb SQL dialect (reference api.md §4): splits SQL text into
+ * statements on top-level `;` and parses each into the AST of ast.ts by recursive descent.
+ * Queries (SELECT, WITH, VALUES, …), WHERE conditions and non-literal expressions stay SQL
+ * text for DuckDB. Errors are TsdbErrors with GreptimeDB's codes and messages (api.md §2).
+ */
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import type { AlterTableAction, ColumnDef, IndexKind, ObjectName, Options, ShowFilter, SqlType, Statement, ValueExpr } from './ast.js';
+import { tokenize } from './lexer.js';
+import type { Token } from './lexer.js';
+
+/** Parses every statement of `sql`; empty statements (`;;`, comments only) are skipped. */
+export function parseSql(sql: string): Statement[] {
+  const tokens = tokenize(sql);
+  const out: Statement[] = [];
+  let group: Token[] = [];
+  let depth = 0;
+  for (const tok of tokens) {
+    const terminates = tok.kind === 'eof' || (tok.kind === 'op' && tok.value === ';' && depth === 0);
+    if (terminates) {
+      if (group.length > 0) out.push(new StatementParser(sql, group, tok).parseStatement());
+      group = [];
+      continue;
+    }
+    if (tok.kind === 'op' && tok.value === '(') depth++;
+    else if (tok.kind === 'op' && tok.value === ')') depth = Math.max(0, depth - 1);
+    group.push(tok);
+  }
+  return out;
+}
+
+/** First words of statements handed to DuckDB as they are. */
+const QUERY_WORDS = new Set(['SELECT', 'WITH', 'VALUES', 'FROM', 'TABLE']);
+
+function unsupported(keyword: string): TsdbError {
+  return new TsdbError(StatusCode.Unsupported, `SQL statement is not supported, keyword: ${keyword}`);
+}
+
+function syntaxMessage(expected: string, tok: Token): string {
+  return `Expected: ${expected}, found: ${describe(tok)}${location(tok)}`;
+}
+
+function describe(tok: Token): string {
+  return tok.kind === 'eof' ? 'EOF' : tok.text;
+}
+
+/** sqlparser prints no location for the end of input. */
+function location(tok: Token): string {
+  return tok.kind === 'eof' ? '' : ` at Line: ${tok.line}, Column: ${tok.column}`;
+}
+
+/** Normalizes a session variable name: lower case, without `@@`, `@@session.`, `session.`, `local.`. */
+function variableName(raw: string): string {
+  let name = raw.toLowerCase();
+  if (name.startsWith('@@')) name = name.slice(2);
+  for (const prefix of ['session.', 'local.']) {
+    if (name.startsWith(prefix)) name = name.slice(prefix.length);
+  }
+  return name;
+}
+
+/** Parses one statement: its tokens (without the `;`) and the token that ends it (`;` or EOF). */
+class StatementParser {
+  private pos = 0;
+
+  constructor(
+    private readonly sql: string,
+    private readonly toks: readonly Token[],
+    private readonly end: Token,
+  ) {}
+
+  // ---- token helpers ----
+
+  private peek(k = 0): Token {
+    return this.toks[this.pos + k] ?? this.end;
+  }
+
+  private next(): Token {
+    const t = this.peek();
+    if (this.pos < this.toks.length) this.pos++;
+    return t;
+  }
+
+  private atEnd(): boolean {
+    return this.pos >= this.toks.length;
+  }
+
+  private static isKw(t: Token, kw: string): boolean {
+    return t.kind === 'ident' && t.value.toUpperCase() === kw;
+  }
+
+  private static isOp(t: Token, op: string): boolean {
+    return t.kind === 'op' && t.value === op;
+  }
+
+  private peekKw(...kws: string[]): boolean {
+    return kws.every((kw, i) => StatementParser.isKw(this.peek(i), kw));
+  }
+
+  private kwAt(k: number, kw: string): boolean {
+    return StatementParser.isKw(this.peek(k), kw);
+  }
+
+  private eatKw(...kws: string[]): boolean {
+    if (!this.peekKw(...kws)) return false;
+    this.pos += kws.length;
+    return true;
+  }
+
+  private expectKw(kw: string): void {
+    if (!this.eatKw(kw)) throw this.expected(kw);
+  }
+
+  private peekOp(op: string, k = 0): boolean {
+    return StatementParser.isOp(this.peek(k), op);
+  }
+
+  private eatOp(op: string): boolean {
+    if (!this.peekOp(op)) return false;
+    this.pos++;
+    return true;
+  }
+
+  private expectOp(op: string): void {
+    if (!this.eatOp(op)) throw this.expected(op);
+  }
+
+  private expected(what: string, tok: Token = this.peek()): TsdbError {
+    return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${syntaxMessage(what, tok)}`);
+  }
+
+  /** GreptimeDB's own "unexpected token" error, optionally followed by sqlparser's. */
+  private unexpected(expected: string, withCause: string | undefined): TsdbError {
+    const tok = this.peek();
+    const cause = withCause === undefined ? '' : `: sql parser error: ${syntaxMessage(withCause, tok)}`;
+    return new TsdbError(StatusCode.InvalidSyntax, `Unexpected token while parsing SQL statement, expected: '${expected}', found: ${describe(tok)}${cause}`);
+  }
+
+  private expectEnd(): void {
+    if (!this.atEnd()) throw this.expected('end of statement');
+  }
+
+  /** Source text of tokens [from, to). */
+  private textOf(from: number, to: number): string {
+    const first = this.toks[from];
+    const last = this.toks[to - 1];
+    if (first === undefined || last === undefined || to <= from) return '';
+    return this.sql.slice(first.start, last.end);
+  }
+
+  /** An identifier: unquoted folded to lower case, quoted as written. */
+  private ident(): string {
+    const t = this.peek();
+    if (t.kind === 'ident') {
+      this.pos++;
+      return t.value.toLowerCase();
+    }
+    if (t.kind === 'quoted_ident') {
+      this.pos++;
+      return t.value;
+    }
+    throw this.expected('identifier');
+  }
+
+  private objectName(): ObjectName {
+    const parts = [this.ident()];
+    while (this.eatOp('.')) parts.push(this.ident());
+    return { parts };
+  }
+
+  private identList(): string[] {
+    this.expectOp('(');
+    const out: string[] = [];
+    while (!this.eatOp(')')) {
+      out.push(this.ident());
+      if (!this.eatOp(',')) {
+        this.expectOp(')');
+        break;
+      }
+    }
+    return out;
+  }
+
+  private stringLit(): string {
+    const t = this.peek();
+    if (t.kind !== 'string') throw this.expected('literal string');
+    this.pos++;
+    return t.value;
+  }
+
+  /** `IF NOT EXISTS`, with GreptimeDB's message when the words after IF are wrong. */
+  private ifNotExists(): boolean {
+    if (!this.peekKw('IF')) return false;
+    this.pos++;
+    if (this.atEnd()) throw this.expected('NOT');
+    if (!this.peekKw('NOT')) throw unsupported(this.peek().text);
+    this.pos++;
+    if (!this.eatKw('EXISTS')) throw this.unexpected('EXISTS', 'EXISTS');
+    return true;
+  }
+
+  private ifExists(): boolean {
+    if (!this.eatKw('IF')) return false;
+    this.expectKw('EXISTS');
+    return true;
+  }
+
+  // ---- statements ----
+
+  parseStatement(): Statement {
+    const text = this.textOf(0, this.toks.length);
+    const first = this.peek();
+    if (StatementParser.isOp(first, '(')) return { kind: 'query', sql: text, text };
+    if (first.kind !== 'ident') throw this.expected('an SQL statement');
+    const word = first.value.toUpperCase();
+    if (QUERY_WORDS.has(word)) return { kind: 'query', sql: text, text };
+    this.pos++;
+    switch (word) {
+      case 'CREATE':
+        return this.create(text);
+      case 'ALTER':
+        return this.alter(text);
+      case 'DROP':
+        return this.drop(text);
+      case 'USE': {
+        const database = this.ident();
+        this.expectEnd();
+        return { kind: 'use', database, text };
+      }
+      case 'SHOW':
+        return this.show(text);
+      case 'DESC':
+      case 'DESCRIBE': {
+        if (this.peekKw('TABLE') && this.pos + 1 < this.toks.length) this.pos++;
+        const name = this.objectName();
+        this.expectEnd();
+        return { kind: 'describe_table', name, text };
+      }
+      case 'TRUNCATE': {
+        if (this.peekKw('TABLE') && this.pos + 1 < this.toks.length) this.pos++;
+        const name = this.objectName();
+        this.expectEnd();
+        return { kind: 'truncate_table', name, text };
+      }
+      case 'INSERT':
+        return this.insert(text, false);
+      case 'REPLACE':
+        return this.insert(text, true);
+      case 'DELETE':
+        return this.delete(text);
+      case 'EXPLAIN':
+        return this.explain(text);
+      case 'ADMIN':
+        return this.admin(text);
+      case 'SET':
+        return this.set(text);
+      default:
+        throw unsupported(first.text);
+    }
+  }
+
+  private create(text: string): Statement {
+    if (this.eatKw('DATABASE') || this.eatKw('SCHEMA')) {
+      const ifNotExists = this.ifNotExists();
+      const name = this.ident();
+      const options = this.eatKw('WITH') ? this.options() : {};
+      this.expectEnd();
+      return { kind: 'create_database', name, ifNotExists, options, text };
+    }
+    if (this.eatKw('TABLE')) return this.createTable(text);
+    const t = this.peek();
+    if (t.kind === 'eof') throw this.expected('an object type after CREATE');
+    throw unsupported(t.text);
+  }
+
+  private createTable(text: string): Statement {
+    const ifNotExists = this.ifNotExists();
+    const name = this.objectName();
+    if (this.eatKw('LIKE')) {
+      const like = this.objectName();
+      this.expectEnd();
+      return { kind: 'create_table', name, ifNotExists, columns: [], options: {}, like, text };
+    }
+    this.expectOp('(');
+    const columns: ColumnDef[] = [];
+    const timeIndexes: string[] = [];
+    let primaryKey: string[] | undefined;
+    let primaryKeyTwice = false;
+    while (!this.eatOp(')')) {
+      if (this.peekKw('TIME', 'INDEX') && this.peekOp('(', 2)) {
+        this.pos += 2;
+        const cols = this.identList();
+        if (cols.length !== 1) {
+          throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid time index: it should contain only one column in time index');
+        }
+        timeIndexes.push(cols[0] as string);
+      } else if (this.peekKw('PRIMARY', 'KEY') && this.peekOp('(', 2)) {
+        this.pos += 2;
+        if (primaryKey !== undefined) primaryKeyTwice = true;
+        primaryKey = this.identList();
+      } else {
+        columns.push(this.columnDef(false));
+      }
+      if (!this.eatOp(',')) {
+        if (!this.eatOp(')')) throw this.expected("',' or ')' after column definition");
+        break;
+      }
+    }
+
+    const inlineTimeIndexes = columns.filter((c) => c.timeIndex).length;
+    const timeIndexCount = inlineTimeIndexes + timeIndexes.length;
+    if (timeIndexCount === 0) throw new TsdbError(StatusCode.InvalidSyntax, 'Missing time index constraint');
+    if (timeIndexCount > 1) {
+      throw new TsdbError(StatusCode.InvalidSyntax, `Invalid time index: expected only one time index constraint but actual ${timeIndexCount}`);
+    }
+    if (primaryKeyTwice || (primaryKey !== undefined && columns.some((c) => c.primaryKey))) {
+      throw new TsdbError(StatusCode.InvalidArguments, 'Illegal primary keys definition: found definitions of primary keys in multiple places');
+    }
+
+    let partition: { columns: string[]; exprs: string[] } | undefined;
+    let engine: string | undefined;
+    let options: Options | undefined;
+    while (!this.atEnd()) {
+      if (partition === undefined && this.eatKw('PARTITION')) {
+        this.expectKw('ON');
+        this.expectKw('COLUMNS');
+        const cols = this.identList();
+        this.expectOp('(');
+        const exprs: string[] = [];
+        while (!this.eatOp(')')) {
+          const [from, to] = this.scanExpr(() => false);
+          exprs.push(this.textOf(from, to));
+          if (!this.eatOp(',')) {
+            this.expectOp(')');
+            break;
+          }
+        }
+        partition = { columns: cols, exprs };
+      } else if (engine === undefined && this.eatKw('ENGINE')) {
+        this.eatOp('=');
+        engine = this.ident();
+      } else if (options === undefined && this.eatKw('WITH')) {
+        options = this.options();
+      } else {
+        throw this.expected('end of statement');
+      }
+    }
+
+    return {
+      kind: 'create_table',
+      name,
+      ifNotExists,
+      columns,
+      ...(timeIndexes.length > 0 ? { timeIndex: timeIndexes[0] as string } : {}),
+      ...(primaryKey !== undefined ? { primaryKey } : {}),
+      ...(engine !== undefined ? { engine } : {}),
+      options: options ?? {},
+      ...(partition !== undefined ? { partition } : {}),
+      text,
+    };
+  }
+
+  /** A column definition; in ALTER TABLE ADD, FIRST / AFTER end it too. */
+  private columnDef(inAlter: boolean): ColumnDef {
+    const name = this.ident();
+    const type = this.sqlType();
+    let nullable: boolean | undefined;
+    let def: ValueExpr | undefined;
+    let comment: string | undefined;
+    let primaryKey = false;
+    let timeIndex = false;
+    const indexes: Array<{ kind: IndexKind; options: Options }> = [];
+    const indexOptions = (): Options => (this.eatKw('WITH') ? this.options() : {});
+    for (;;) {
+      if (this.eatKw('NOT', 'NULL')) nullable = false;
+      else if (this.eatKw('NULL')) nullable = true;
+      else if (this.eatKw('DEFAULT')) {
+        const start = this.pos;
+        const [from, to] = this.scanExpr((i) => i > start && this.endsColumnOption(i, inAlter));
+        def = this.valueOf(from, to, false);
+      } else if (this.eatKw('COMMENT')) comment = this.stringLit();
+      else if (this.eatKw('PRIMARY', 'KEY')) primaryKey = true;
+      else if (this.eatKw('TIME', 'INDEX')) timeIndex = true;
+      else if (this.eatKw('SKIPPING', 'INDEX')) indexes.push({ kind: 'skipping', options: indexOptions() });
+      else if (this.eatKw('FULLTEXT')) {
+        this.eatKw('INDEX');
+        indexes.push({ kind: 'fulltext', options: indexOptions() });
+      } else if (this.eatKw('INVERTED', 'INDEX')) indexes.push({ kind: 'inverted', options: {} });
+      else if (this.eatKw('VECTOR', 'INDEX')) indexes.push({ kind: 'vector', options: indexOptions() });
+      else break;
+    }
+    return {
+      name,
+      type,
+      ...(nullable !== undefined ? { nullable } : {}),
+      ...(def !== undefined ? { default: def } : {}),
+      ...(comment !== undefined ? { comment } : {}),
+      primaryKey,
+      timeIndex,
+      indexes,
+    };
+  }
+
+  /** Whether token `i` starts a column option (ending a DEFAULT expression). */
+  private endsColumnOption(i: number, inAlter: boolean): boolean {
+    const at = (k: number, kw: string): boolean => {
+      const t = this.toks[i + k];
+      return t !== undefined && StatementParser.isKw(t, kw);
+    };
+    return (
+      at(0, 'NULL') ||
+      (at(0, 'NOT') && at(1, 'NULL')) ||
+      at(0, 'DEFAULT') ||
+      at(0, 'COMMENT') ||
+      (at(0, 'PRIMARY') && at(1, 'KEY')) ||
+      (at(0, 'TIME') && at(1, 'INDEX')) ||
+      (at(0, 'SKIPPING') && at(1, 'INDEX')) ||
+      at(0, 'FULLTEXT') ||
+      (at(0, 'INVERTED') && at(1, 'INDEX')) ||
+      (at(0, 'VECTOR') && at(1, 'INDEX')) ||
+      (inAlter && (at(0, 'FIRST') || at(0, 'AFTER')))
+    );
+  }
+
+  private sqlType(): SqlType {
+    const t = this.peek();
+    if (t.kind !== 'ident') throw this.expected('a data type name');
+    this.pos++;
+    const args: number[] = [];
+    if (this.eatOp('(')) {
+      for (;;) {
+        const n = this.peek();
+        if (n.kind !== 'number' || !/^\d+$/.test(n.value)) throw this.expected('literal int');
+        this.pos++;
+        args.push(Number(n.value));
+        if (this.eatOp(')')) break;
+        this.expectOp(',');
+      }
+    }
+    const unsigned = this.eatKw('UNSIGNED');
+    return { name: t.value.toUpperCase(), args, unsigned };
+  }
+
+  /** `(k = v, …)` after WITH. */
+  private options(): Options {
+    this.expectOp('(');
+    const entries: Array<[string, string]> = [];
+    while (!this.eatOp(')')) {
+      const key = this.optionKey();
+      this.expectOp('=');
+      entries.push([key, this.optionValue()]);
+      if (!this.eatOp(',')) {
+        this.expectOp(')');
+        break;
+      }
+    }
+    return Object.fromEntries(entries);
+  }
+
+  /** `'k'`, `"k"`, `k` or `a.b.c` (parts folded like identifiers). */
+  private optionKey(): string {
+    const t = this.peek();
+    if (t.kind === 'string') {
+      this.pos++;
+      return t.value;
+    }
+    if (t.kind !== 'ident' && t.kind !== 'quoted_ident') throw this.expected('option name');
+    const parts = [this.ident()];
+    while (this.eatOp('.')) parts.push(this.ident());
+    return parts.join('.');
+  }
+
+  /** An option value as a string: strings unquoted, numbers as written, true/false, NULL → ''. */
+  private optionValue(): string {
+    const t = this.peek();
+    if (t.kind === 'string' || t.kind === 'quoted_ident') {
+      this.pos++;
+      return t.value;
+    }
+    let sign = '';
+    if ((StatementParser.isOp(t, '-') || StatementParser.isOp(t, '+')) && this.peek(1).kind === 'number') {
+      sign = t.value;
+      this.pos++;
+    }
+    const v = this.peek();
+    if (v.kind === 'number') {
+      this.pos++;
+      // `1d`, `30s` written without quotes: the unit touches the number.
+      let text = sign + v.value;
+      let prev = v;
+      while ((this.peek().kind === 'ident' || this.peek().kind === 'number') && this.peek().start === prev.end) {
+        prev = this.next();
+        text += prev.value;
+      }
+      return text;
+    }
+    if (sign === '' && v.kind === 'ident') {
+      this.pos++;
+      return StatementParser.isKw(v, 'NULL') ? '' : v.value.toLowerCase();
+    }
+    throw this.expected('literal string, number or boolean');
+  }
+
+  /**
+   * Scans an expression from the current token to the next top-level `,` or `)` (or a token
+   * for which `stop` holds, or the end); returns its token range and moves past it.
+   */
+  private scanExpr(stop: (i: number) => boolean): [number, number] {
+    const from = this.pos;
+    let depth = 0;
+    let i = from;
+    for (; i < this.toks.length; i++) {
+      const t = this.toks[i] as Token;
+      if (depth === 0 && (StatementParser.isOp(t, ',') || StatementParser.isOp(t, ')') || stop(i))) break;
+      if (StatementParser.isOp(t, '(') || StatementParser.isOp(t, '[')) depth++;
+      else if (StatementParser.isOp(t, ')') || StatementParser.isOp(t, ']')) depth--;
+    }
+    if (i === from) throw this.expected('an expression');
+    this.pos = i;
+    return [from, i];
+  }
+
+  /** The ValueExpr of tokens [from, to); with `quotedStrings`, `"x"` is the string 'x'. */
+  private valueOf(from: number, to: number, quotedStrings: boolean): ValueExpr {
+    const first = this.toks[from] as Token;
+    if (to - from === 1) {
+      if (first.kind === 'number') return { kind: 'number', text: first.value };
+      if (first.kind === 'string') return { kind: 'string', value: first.value };
+      if (first.kind === 'quoted_ident' && first.quote === '"' && quotedStrings) return { kind: 'string', value: first.value };
+      if (StatementParser.isKw(first, 'NULL')) return { kind: 'null' };
+      if (StatementParser.isKw(first, 'DEFAULT')) return { kind: 'default' };
+      if (StatementParser.isKw(first, 'TRUE')) return { kind: 'boolean', value: true };
+      if (StatementParser.isKw(first, 'FALSE')) return { kind: 'boolean', value: false };
+    }
+    const second = this.toks[from + 1];
+    if (to - from === 2 && (StatementParser.isOp(first, '-') || StatementParser.isOp(first, '+')) && second?.kind === 'number') {
+      return { kind: 'number', text: first.value + second.value };
+    }
+    if (!quotedStrings) return { kind: 'sql', text: this.textOf(from, to) };
+    let text = '';
+    let cursor = first.start;
+    for (let i = from; i < to; i++) {
+      const t = this.toks[i] as Token;
+      if (t.kind === 'quoted_ident' && t.quote === '"') {
+        text += this.sql.slice(cursor, t.start) + `'${t.value.replaceAll("'", "''")}'`;
+        cursor = t.end;
+      }
+    }
+    return { kind: 'sql', text: text + this.sql.slice(cursor, (this.toks[to - 1] as Token).end) };
+  }
+
+  /** `LIKE 'p'` or `WHERE cond` ending a SHOW statement, or nothing. */
+  private showFilter(): ShowFilter | undefined {
+    if (this.eatKw('LIKE')) {
+      const pattern = this.stringLit();
+      this.expectEnd();
+      return { kind: 'like', pattern };
+    }
+    if (this.eatKw('WHERE')) {
+      if (this.atEnd()) throw this.expected('an expression');
+      const sql = this.textOf(this.pos, this.toks.length);
+      this.pos = this.toks.length;
+      return { kind: 'where', sql };
+    }
+    this.expectEnd();
+    return undefined;
+  }
+
+  private fromDatabase(): string | undefined {
+    return this.eatKw('FROM') || this.eatKw('IN') ? this.ident() : undefined;
+  }
+
+  private show(text: string): Statement {
+    if (this.eatKw('CREATE')) {
+      if (this.eatKw('TABLE')) {
+        const name = this.objectName();
+        this.expectEnd();
+        return { kind: 'show_create_table', name, text };
+      }
+      if (this.eatKw('DATABASE') || this.eatKw('SCHEMA')) {
+        const name = this.ident();
+        this.expectEnd();
+        return { kind: 'show_create_database', name, text };
+      }
+      throw this.peek().kind === 'eof' ? this.expected('TABLE or DATABASE') : unsupported(this.peek().text);
+    }
+    if (this.eatKw('VARIABLES')) {
+      const parts = [this.ident()];
+      while (this.eatOp('.')) parts.push(this.ident());
+      this.expectEnd();
+      return { kind: 'show_variables', name: variableName(parts.join('.')), text };
+    }
+    if (this.eatKw('INDEX') || this.eatKw('INDEXES') || this.eatKw('KEYS')) {
+      if (!this.eatKw('FROM') && !this.eatKw('IN')) throw this.unexpected('{FROM | IN} table', undefined);
+      const name = this.objectName();
+      const database = this.fromDatabase();
+      const filter = this.showFilter();
+      return { kind: 'show_index', name, ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
+    }
+    const full = this.eatKw('FULL');
+    if (this.eatKw('DATABASES') || this.eatKw('SCHEMAS')) {
+      const filter = this.showFilter();
+      return { kind: 'show_databases', full, ...(filter ? { filter } : {}), text };
+    }
+    if (this.eatKw('TABLES')) {
+      const database = this.fromDatabase();
+      const filter = this.showFilter();
+      return { kind: 'show_tables', full, ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
+    }
+    if (this.eatKw('COLUMNS') || this.eatKw('FIELDS')) {
+      if (!this.eatKw('FROM') && !this.eatKw('IN')) throw this.unexpected('{FROM | IN} table', undefined);
+      const name = this.objectName();
+      const database = this.fromDatabase();
+      const filter = this.showFilter();
+      return { kind: 'show_columns', full, name, ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
+    }
+    const t = this.peek();
+    if (t.kind === 'eof') throw this.expected('an object type after SHOW');
+    throw unsupported(t.text);
+  }
+
+  private alter(text: string): Statement {
+    if (this.eatKw('DATABASE') || this.eatKw('SCHEMA')) {
+      const name = this.ident();
+      if (this.eatKw('SET')) {
+        const set = this.keyValueList();
+        this.expectEnd();
+        return { kind: 'alter_database', name, set, unset: [], text };
+      }
+      if (this.eatKw('UNSET')) {
+        const unset = this.keyList();
+        this.expectEnd();
+        return { kind: 'alter_database', name, set: {}, unset, text };
+      }
+      throw this.expected('SET or UNSET');
+    }
+    if (!this.eatKw('TABLE')) {
+      const t = this.peek();
+      if (t.kind === 'eof') throw this.expected('TABLE or DATABASE after ALTER');
+      throw unsupported(t.text);
+    }
+    const name = this.objectName();
+    const action = this.alterAction();
+    this.expectEnd();
+    return { kind: 'alter_table', name, action, text };
+  }
+
+  /** `'k' = v[, …]` of ALTER … SET. */
+  private keyValueList(): Options {
+    const entries: Array<[string, string]> = [];
+    do {
+      const key = this.optionKey();
+      this.expectOp('=');
+      entries.push([key, this.optionValue()]);
+    } while (this.eatOp(','));
+    return Object.fromEntries(entries);
+  }
+
+  private keyList(): string[] {
+    const keys: string[] = [];
+    do keys.push(this.optionKey());
+    while (this.eatOp(','));
+    return keys;
+  }
+
+  private alterAction(): AlterTableAction {
+    if (this.eatKw('ADD')) {
+      const columns: Array<{ column: ColumnDef; ifNotExists: boolean; location?: { first: true } | { after: string } }> = [];
+      for (;;) {
+        this.eatKw('COLUMN');
+        const ifNotExists = this.ifNotExists();
+        const column = this.columnDef(true);
+        let location: { first: true } | { after: string } | undefined;
+        if (this.eatKw('FIRST')) location = { first: true };
+        else if (this.eatKw('AFTER')) location = { after: this.ident() };
+        columns.push({ column, ifNotExists, ...(location ? { location } : {}) });
+        if (!this.peekOp(',')) break;
+        this.pos++;
+        this.expectKw('ADD');
+      }
+      return { kind: 'add_columns', columns };
+    }
+    if (this.eatKw('DROP')) {
+      this.eatKw('COLUMN');
+      return { kind: 'drop_column', name: this.ident() };
+    }
+    if (this.eatKw('MODIFY')) {
+      this.eatKw('COLUMN');
+      const name = this.ident();
+      if (this.eatKw('SET')) {
+        if (this.eatKw('DEFAULT')) {
+          const [from, to] = this.scanExpr(() => false);
+          return { kind: 'set_default', name, default: this.valueOf(from, to, false) };
+        }
+        throw this.peek().kind === 'eof' ? this.expected('DEFAULT') : unsupported(this.peek().text);
+      }
+      if (this.peekKw('DROP', 'DEFAULT')) {
+        this.pos += 2;
+        return { kind: 'drop_default', name };
+      }
+      if (this.peekKw('UNSET')) throw unsupported('UNSET');
+      return { kind: 'modify_column_type', name, type: this.sqlType() };
+    }
+    if (this.eatKw('SET')) return { kind: 'set_options', options: this.keyValueList() };
+    if (this.eatKw('UNSET')) return { kind: 'unset_options', keys: this.keyList() };
+    if (this.eatKw('RENAME')) {
+      this.eatKw('TO');
+      return { kind: 'rename', newName: this.ident() };
+    }
+    const t = this.peek();
+    if (t.kind === 'eof') throw this.expected('ADD, DROP, MODIFY, SET, UNSET or RENAME');
+    throw unsupported(t.text);
+  }
+
+  private drop(text: string): Statement {
+    if (this.eatKw('DATABASE') || this.eatKw('SCHEMA')) {
+      const ifExists = this.ifExists();
+      const name = this.ident();
+      this.expectEnd();
+      return { kind: 'drop_database', name, ifExists, text };
+    }
+    if (this.eatKw('TABLE')) {
+      const ifExists = this.ifExists();
+      const names = [this.objectName()];
+      while (this.eatOp(',')) names.push(this.objectName());
+      this.expectEnd();
+      return { kind: 'drop_table', names, ifExists, text };
+    }
+    const t = this.peek();
+    if (t.kind === 'eof') throw this.expected('TABLE, DATABASE or SCHEMA after DROP');
+    throw unsupported(t.text);
+  }
+
+  private insert(text: string, replace: boolean): Statement {
+    this.expectKw('INTO');
+    if (this.peekKw('TABLE') && this.peek(1).kind !== 'eof' && !this.peekOp('(', 1) && !this.kwAt(1, 'VALUES')) this.pos++;
+    const name = this.objectName();
+    let columns: string[] | undefined;
+    if (this.peekOp('(') && !this.kwAt(1, 'SELECT') && !this.kwAt(1, 'WITH') && !this.peekOp('(', 1)) {
+      columns = this.identList();
+    }
+    const base = { kind: 'insert' as const, name, ...(columns !== undefined ? { columns } : {}), replace, text };
+    if (this.eatKw('VALUES')) {
+      const rows: ValueExpr[][] = [];
+      do {
+        if (this.atEnd() && rows.length > 0) break;
+        this.expectOp('(');
+        const row: ValueExpr[] = [];
+        while (!this.eatOp(')')) {
+          const [from, to] = this.scanExpr(() => false);
+          row.push(this.valueOf(from, to, true));
+          if (!this.eatOp(',')) {
+            this.expectOp(')');
+            break;
+          }
+        }
+        rows.push(row);
+      } while (this.eatOp(','));
+      this.expectEnd();
+      return { ...base, source: { kind: 'values', rows } };
+    }
+    if (this.peekKw('SELECT') || this.peekKw('WITH') || this.peekOp('(')) {
+      return { ...base, source: { kind: 'query', sql: this.textOf(this.pos, this.toks.length) } };
+    }
+    throw this.expected('SELECT, VALUES, or a subquery in the query body');
+  }
+
+  private delete(text: string): Statement {
+    this.expectKw('FROM');
+    const name = this.objectName();
+    if (this.eatKw('WHERE')) {
+      if (this.atEnd()) throw this.expected('an expression');
+      return { kind: 'delete', name, where: this.textOf(this.pos, this.toks.length), text };
+    }
+    this.expectEnd();
+    return { kind: 'delete', name, text };
+  }
+
+  private explain(text: string): Statement {
+    const analyze = this.eatKw('ANALYZE');
+    const verbose = this.eatKw('VERBOSE');
+    if (this.peekKw('FORMAT')) throw unsupported(this.peek().text);
+    if (this.atEnd()) throw this.expected('an SQL statement');
+    // Parsed for its errors; the plan is made from its text.
+    const inner = new StatementParser(this.sql, this.toks.slice(this.pos), this.end).parseStatement();
+    return { kind: 'explain', analyze, verbose, statement: inner.text, text };
+  }
+
+  private admin(text: string): Statement {
+    const t = this.peek();
+    if (t.kind !== 'ident') throw this.expected('function name');
+    this.pos++;
+    this.expectOp('(');
+    const args: ValueExpr[] = [];
+    while (!this.eatOp(')')) {
+      const [from, to] = this.scanExpr(() => false);
+      args.push(this.valueOf(from, to, false));
+      if (!this.eatOp(',')) {
+        this.expectOp(')');
+        break;
+      }
+    }
+    this.expectEnd();
+    return { kind: 'admin', func: t.value.toLowerCase(), args, text };
+  }
+
+  private set(text: string): Statement {
+    if (this.peekKw('GLOBAL') || (this.peek().kind === 'ident' && this.peek().value.toLowerCase().startsWith('@@global'))) {
+      throw unsupported(this.peek().text);
+    }
+    if ((this.peekKw('SESSION') || this.peekKw('LOCAL')) && !this.peekOp('=', 1) && !this.kwAt(1, 'TO')) this.pos++;
+    let variable: string;
+    if (this.eatKw('TIME', 'ZONE')) variable = 'time_zone';
+    else if (this.eatKw('NAMES')) variable = 'names';
+    else {
+      const parts = [this.ident()];
+      while (this.eatOp('.')) parts.push(this.ident());
+      variable = variableName(parts.join('.'));
+      if (!this.eatOp('=') && !this.eatKw('TO')) throw this.expected('equals sign or TO');
+    }
+    if (this.atEnd()) throw this.expected('variable value');
+    const value = this.valueOf(this.pos, this.toks.length, false);
+    return { kind: 'set', variable, value, text };
+  }
+}
