@@ -10,7 +10,9 @@ import type { ComponentName } from '../config/flags.js';
 import type { HttpOptions } from '../config/options.js';
 import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
-import type { HttpHandlers, StatusInfo } from '../servers/handlers.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import type { HttpHandlers, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import type { Server } from '../servers/server.js';
 
@@ -36,6 +38,14 @@ export interface ServingComponentOptions {
   readonly logger: Logger;
   /** Configured listeners this build does not serve yet, e.g. `MySQL on 127.0.0.1:4002`; logged at start. */
   readonly notServedYet?: readonly string[];
+  /** What answers SQL (storage, catalog, engine, frontend), started before the servers. */
+  readonly services?: ComponentServices;
+}
+
+/** The data side of a component: started after its directory is locked, stopped after its servers. */
+export interface ComponentServices {
+  start(): Promise<SqlHandler>;
+  stop(): Promise<void>;
 }
 
 /** The lifecycle every component shares: home directory, HTTP server, status and config. */
@@ -45,6 +55,8 @@ export class ServingComponent implements Component {
   private readonly log: Logger;
   private lock: DirLock | undefined;
   private readonly http: HttpServer;
+  private sql: SqlHandler | undefined;
+  private servicesStarted = false;
 
   constructor(private readonly opts: ServingComponentOptions) {
     this.name = opts.name;
@@ -52,6 +64,12 @@ export class ServingComponent implements Component {
     const handlers: HttpHandlers = {
       status: { status: () => this.status() },
       config: { configToml: () => renderConfig(opts.schema, opts.config, { mask: true }) },
+      ...(opts.services !== undefined && {
+        sql: {
+          executeSql: (sql, ctx) => this.sqlHandler().executeSql(sql, ctx),
+          databaseExists: (db) => this.sqlHandler().databaseExists(db),
+        },
+      }),
     };
     this.http = new HttpServer(
       { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger },
@@ -70,14 +88,28 @@ export class ServingComponent implements Component {
     if (all.length > 0) {
       this.log.info(Object.fromEntries(all.map((d) => [d.option, d.dir])), `${this.name}: data directories ready`);
     }
+    if (this.opts.services !== undefined) {
+      this.servicesStarted = true;
+      this.sql = await this.opts.services.start();
+    }
     await this.http.start(this.opts.http.addr);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
   }
 
+  private sqlHandler(): SqlHandler {
+    if (this.sql === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
+    return this.sql;
+  }
+
   async stop(): Promise<void> {
     try {
       await this.http.shutdown();
+      if (this.servicesStarted) {
+        this.servicesStarted = false;
+        this.sql = undefined;
+        await this.opts.services!.stop();
+      }
     } finally {
       this.lock?.release();
       this.lock = undefined;

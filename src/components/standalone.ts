@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { standaloneSchema } from '../config/options.js';
 import { frontendNotServedYet } from './frontend.js';
 import { ServingComponent, type Component } from './component.js';
+import { StandaloneServices } from './standalone-services.js';
 
 /** A frontend and a datanode in one process. */
 export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Logger): Component {
@@ -15,6 +16,7 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
-    notServedYet: frontendNotServedYet(c),
+    notServedYet: frontendNotServedYet(c).filter((s) => s !== 'SQL and PromQL over HTTP').concat('PromQL over HTTP'),
+    services: new StandaloneServices(c, logger),
   });
 }

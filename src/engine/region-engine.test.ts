@@ -527,3 +527,27 @@ test('opening a region removes SST files its manifest does not record (a flush c
   assert.equal(existsSync(join(dir, 'data', DIR, `${file!.file_id}.parquet`)), true);
   assert.deepEqual(await countAndSum(engine), [20, 20]);
 });
+
+test('scans give the time index its own unit whether rows come from memtables or SST files', async (t) => {
+  for (const type of ['TimestampSecond', 'TimestampMillisecond', 'TimestampMicrosecond', 'TimestampNanosecond'] as const) {
+    const engine = await openEngine(t, tempDir(t));
+    const md = metadata();
+    await engine.createRegion({ ...md, columns: md.columns.map((c) => (c.name === 'ts' ? { ...c, type } : c)) }, DIR);
+    await engine.write(ID, puts('a', 0, 3));
+    await engine.flushRegion(ID);
+    await engine.write(ID, puts('b', 10, 3));
+    const scan = engine.scan(ID);
+    const conn = await engine.duckdb.connect();
+    try {
+      await scan.attach(conn, 'r');
+      const rows = (await conn.runAndReadAll('SELECT DISTINCT typeof(ts) FROM r')).getRows();
+      const expected = { TimestampSecond: 'TIMESTAMP_S', TimestampMillisecond: 'TIMESTAMP_MS', TimestampMicrosecond: 'TIMESTAMP', TimestampNanosecond: 'TIMESTAMP_NS' }[type];
+      assert.deepEqual(rows, [[expected]], type);
+      await scan.detach(conn);
+    } finally {
+      scan.release();
+      conn.closeSync();
+    }
+    await engine.close();
+  }
+});

@@ -3,6 +3,7 @@
  * tsdb only through these interfaces; the component passes the implementations in, tests pass fakes
  * (GreptimeDB `src/servers/src/query_handler.rs`).
  */
+import type { Output } from '../query/output.js';
 
 /** `GET /status`: what is running. */
 export interface StatusInfo {
@@ -29,7 +30,23 @@ export interface ConfigHandler {
   configToml(): string;
 }
 
+/** Where a SQL request runs: its database and time zone. */
+export interface SqlContext {
+  readonly database: string;
+  readonly timezone: string;
+}
+
+/** `/v1/sql` (and later the MySQL and PostgreSQL servers): runs SQL text. */
+export interface SqlHandler {
+  /** Runs the statements in order; the first failure rejects (earlier results are dropped). */
+  executeSql(sql: string, ctx: SqlContext): Promise<Output[]>;
+  /** Whether the database exists (requests name it before anything runs). */
+  databaseExists(database: string): Promise<boolean>;
+}
+
 export interface HttpHandlers {
   readonly status: StatusHandler;
   readonly config: ConfigHandler;
+  /** Present on components that answer SQL (standalone, frontend). */
+  readonly sql?: SqlHandler;
 }

@@ -71,6 +71,8 @@ export function defaultLiteral(c: ColumnMetadata): string {
 
 export interface Source {
   readonly from: string;
+  /** An SST file (read_parquet), not a memtable. */
+  readonly fromFile?: boolean;
   readonly columnIds: ReadonlySet<number>;
   readonly timeRange: readonly [number, number];
 }
@@ -103,6 +105,7 @@ export class RegionScan {
     for (const f of this.snapshot.files) {
       sources.push({
         from: `read_parquet(${quoteLiteral(f.path)})`,
+        fromFile: true,
         columnIds: new Set(f.columnIds ?? md.columns.map((c) => c.column_id)),
         timeRange: f.timeRange,
       });
@@ -130,7 +133,14 @@ export class RegionScan {
     const md = this.snapshot.metadata;
     const ts = md.columns.find((c) => c.column_id === md.time_index)!;
     const unit = ts.type as TimestampType;
-    const cols = md.columns.map((c) => (s.columnIds.has(c.column_id) ? quoteIdent(physicalName(c.column_id)) : `${defaultLiteral(c)} AS ${quoteIdent(physicalName(c.column_id))}`));
+    // Parquet has no second or millisecond timestamps of DuckDB's kinds: DuckDB reads them back as
+    // microseconds, so file columns are cast back to the region's types.
+    const col = (c: ColumnMetadata) => {
+      const name = quoteIdent(physicalName(c.column_id));
+      if (!s.columnIds.has(c.column_id)) return `${defaultLiteral(c)} AS ${name}`;
+      return s.fromFile && (c.type === 'TimestampSecond' || c.type === 'TimestampMillisecond') ? `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}` : name;
+    };
+    const cols = md.columns.map(col);
     const tsCol = quoteIdent(physicalName(ts.column_id));
     const where: string[] = [];
     const lower = this.snapshot.start === undefined ? this.snapshot.ttlCutoff : this.snapshot.ttlCutoff === undefined ? this.snapshot.start : (this.snapshot.start > this.snapshot.ttlCutoff ? this.snapshot.start : this.snapshot.ttlCutoff);

@@ -13,6 +13,7 @@ import { formatDuration, type Millis } from '../../common/time/duration.js';
 import type { HttpHandlers } from '../handlers.js';
 import { listenError, type Server } from '../server.js';
 import { configRoutes } from './config-routes.js';
+import { sqlRoutes } from './sql-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { statusRoutes } from './status-routes.js';
 
@@ -87,6 +88,7 @@ export class HttpServer implements Server {
     });
     this.installHooks();
     // Bodies of any type are read as bytes (within the limit); endpoints decode what they accept.
+    this.app.removeAllContentTypeParsers();
     this.app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     this.app.setErrorHandler((err: unknown, req, reply) => this.onError(err, req, reply));
     this.app.setNotFoundHandler((req, reply) => {
@@ -95,6 +97,7 @@ export class HttpServer implements Server {
     healthRoutes(this.app);
     statusRoutes(this.app, handlers.status);
     configRoutes(this.app, handlers.config);
+    if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql);
   }
 
   private installHooks(): void {

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
+import { CatalogManager } from './catalog-manager.js';
+import type { TableInfo } from './table-info.js';
+
+function table(id: number, database: string, name: string): TableInfo {
+  return {
+    table_id: id,
+    catalog: 'tsdb',
+    database,
+    name,
+    columns: [{ column_id: 0, name: 'ts', data_type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false }],
+    primary_key: [],
+    time_index: 'ts',
+    engine: 'mito',
+    options: {},
+    region_numbers: [0],
+    next_column_id: 1,
+    schema_version: 0,
+    created_at: 0,
+  };
+}
+
+test('a new catalog has public and information_schema; databases are created once', async () => {
+  const kv = new MemoryKvBackend();
+  const c = await CatalogManager.open(kv);
+  assert.deepEqual((await c.databases()).map((d) => d.name), ['information_schema', 'public']);
+  assert.equal(await c.createDatabase('m', { ttl: '1h' }, false), true);
+  assert.equal(await c.createDatabase('m', {}, true), false);
+  await assert.rejects(c.createDatabase('m', {}, false), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidArguments && e.message === 'Schema m already exists');
+  await c.alterDatabase('m', { ttl: '2h' }, []);
+  assert.deepEqual((await c.database('m'))?.options, { ttl: '2h' });
+  // Reopening the same store finds everything again.
+  const again = await CatalogManager.open(kv);
+  assert.deepEqual((await again.databases()).map((d) => d.name), ['information_schema', 'm', 'public']);
+});
+
+test('table ids are unique and increasing from 1024, also under concurrency', async () => {
+  const c = await CatalogManager.open(new MemoryKvBackend());
+  const ids = await Promise.all(Array.from({ length: 50 }, () => c.allocateTableId()));
+  assert.deepEqual([...ids].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => 1024 + i));
+});
+
+test('tables: create, find, list, rename, drop; a name is claimed once', async () => {
+  const c = await CatalogManager.open(new MemoryKvBackend());
+  await c.createTable(table(1024, 'public', 'a'));
+  await assert.rejects(c.createTable(table(1025, 'public', 'a')), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.TableAlreadyExists && /`tsdb\.public\.a`/.test(e.message));
+  assert.equal(await c.tableById(1025), undefined, 'the losing creation leaves no info behind');
+  const results = await Promise.allSettled([c.createTable(table(1030, 'public', 'b')), c.createTable(table(1031, 'public', 'b'))]);
+  assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+  assert.deepEqual((await c.tables('public')).map((t) => t.name), ['a', 'b']);
+  const a = (await c.table('public', 'a'))!;
+  await c.updateTable(a, { ...a, name: 'c' });
+  assert.equal(await c.table('public', 'a'), undefined);
+  assert.equal((await c.table('public', 'c'))?.table_id, 1024);
+  await c.dropTable((await c.table('public', 'c'))!);
+  assert.deepEqual((await c.allTables()).map((t) => t.name), ['b']);
+});

@@ -1,0 +1,168 @@
+/**
+ * Databases and tables of the catalog, kept in a key-value store (DESIGN.md D11) under GreptimeDB's
+ * keys (reference internals.md §6.2):
+ *
+ *   __catalog_name/{catalog}                 {}
+ *   __schema_name/{catalog}/{db}             DatabaseInfo
+ *   __table_name/{catalog}/{db}/{table}      {"table_id": N}
+ *   __table_info/{table_id}                  TableInfo
+ *   __meta_seq-table_id                      the next table id (from 1024)
+ *
+ * A table is created by writing its info first, then claiming its name with a compare-and-put, so
+ * that two creations of one name cannot both win and a crash between the two leaves only an
+ * unreferenced info record. `information_schema` is virtual: it is never stored.
+ */
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import type { KvBackend } from '../meta/kv/kv-backend.js';
+import { DEFAULT_CATALOG, DEFAULT_DATABASE, FIRST_TABLE_ID, INFORMATION_SCHEMA, fullTableName, type DatabaseInfo, type TableInfo } from './table-info.js';
+
+const SEQ_TABLE_ID = '__meta_seq-table_id';
+
+function encode(value: unknown): Uint8Array {
+  return Buffer.from(JSON.stringify(value));
+}
+
+function decode<T>(bytes: Uint8Array): T {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
+}
+
+export class CatalogManager {
+  readonly catalog = DEFAULT_CATALOG;
+
+  private constructor(private readonly kv: KvBackend) {}
+
+  /** Opens the catalog in `kv`, creating the catalog and its `public` database on first use. */
+  static async open(kv: KvBackend): Promise<CatalogManager> {
+    const m = new CatalogManager(kv);
+    await kv.compareAndPut(`__catalog_name/${m.catalog}`, undefined, encode({}));
+    if ((await m.database(DEFAULT_DATABASE)) === undefined) await m.createDatabase(DEFAULT_DATABASE, {}, true);
+    return m;
+  }
+
+  private dbKey(name: string): string {
+    return `__schema_name/${this.catalog}/${name}`;
+  }
+
+  private nameKey(db: string, table: string): string {
+    return `__table_name/${this.catalog}/${db}/${table}`;
+  }
+
+  async database(name: string): Promise<DatabaseInfo | undefined> {
+    if (name === INFORMATION_SCHEMA) return { name, options: {}, created_at: 0 };
+    const v = await this.kv.get(this.dbKey(name));
+    return v === undefined ? undefined : decode<DatabaseInfo>(v);
+  }
+
+  /** Every database, `information_schema` included, sorted by name. */
+  async databases(): Promise<DatabaseInfo[]> {
+    const stored = (await this.kv.range(`__schema_name/${this.catalog}/`)).map((e) => decode<DatabaseInfo>(e.value));
+    return [...stored, { name: INFORMATION_SCHEMA, options: {}, created_at: 0 }].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Creates a database; false when it exists and `ifNotExists`. */
+  async createDatabase(name: string, options: Readonly<Record<string, string>>, ifNotExists: boolean): Promise<boolean> {
+    const info: DatabaseInfo = { name, options, created_at: Date.now() };
+    if (name !== INFORMATION_SCHEMA && (await this.kv.compareAndPut(this.dbKey(name), undefined, encode(info)))) return true;
+    if (ifNotExists) return false;
+    // GreptimeDB answers InvalidArguments here (reference api.md §2), not DatabaseAlreadyExists.
+    throw new TsdbError(StatusCode.InvalidArguments, `Schema ${name} already exists`);
+  }
+
+  async alterDatabase(name: string, set: Readonly<Record<string, string>>, unset: readonly string[]): Promise<void> {
+    const current = await this.requireDatabase(name);
+    const options: Record<string, string> = { ...current.options, ...set };
+    for (const k of unset) delete options[k];
+    await this.kv.put(this.dbKey(name), encode({ ...current, options }));
+  }
+
+  /** Removes a database record (its tables must be dropped first by the caller). */
+  async dropDatabase(name: string): Promise<void> {
+    if (name === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Cannot drop the system database ${name}`);
+    await this.kv.delete(this.dbKey(name));
+  }
+
+  async requireDatabase(name: string): Promise<DatabaseInfo> {
+    const db = await this.database(name);
+    if (db === undefined) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${name}`);
+    return db;
+  }
+
+  async table(db: string, name: string): Promise<TableInfo | undefined> {
+    const ref = await this.kv.get(this.nameKey(db, name));
+    if (ref === undefined) return undefined;
+    return this.tableById(decode<{ table_id: number }>(ref).table_id);
+  }
+
+  async tableById(id: number): Promise<TableInfo | undefined> {
+    const v = await this.kv.get(`__table_info/${id}`);
+    return v === undefined ? undefined : decode<TableInfo>(v);
+  }
+
+  /** The tables of a database, sorted by name. */
+  async tables(db: string): Promise<TableInfo[]> {
+    const refs = await this.kv.range(`__table_name/${this.catalog}/${db}/`);
+    const out: TableInfo[] = [];
+    for (const r of refs) {
+      const t = await this.tableById(decode<{ table_id: number }>(r.value).table_id);
+      if (t !== undefined) out.push(t);
+    }
+    return out;
+  }
+
+  /** Every table of every database. */
+  async allTables(): Promise<TableInfo[]> {
+    const refs = await this.kv.range(`__table_name/${this.catalog}/`);
+    const out: TableInfo[] = [];
+    for (const r of refs) {
+      const t = await this.tableById(decode<{ table_id: number }>(r.value).table_id);
+      if (t !== undefined) out.push(t);
+    }
+    return out;
+  }
+
+  /** A new table id (unique, increasing). */
+  async allocateTableId(): Promise<number> {
+    for (;;) {
+      const current = await this.kv.get(SEQ_TABLE_ID);
+      const next = current === undefined ? FIRST_TABLE_ID : decode<number>(current);
+      if (await this.kv.compareAndPut(SEQ_TABLE_ID, current, encode(next + 1))) return next;
+    }
+  }
+
+  /**
+   * Records a new table. Throws TableAlreadyExists (with the name) when the name is taken; the
+   * caller has created the table's regions and removes them then.
+   */
+  async createTable(info: TableInfo): Promise<void> {
+    await this.kv.put(`__table_info/${info.table_id}`, encode(info));
+    const claimed = await this.kv.compareAndPut(this.nameKey(info.database, info.name), undefined, encode({ table_id: info.table_id }));
+    if (!claimed) {
+      await this.kv.delete(`__table_info/${info.table_id}`);
+      throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(info)}\``);
+    }
+  }
+
+  /** Replaces a table's info (alter); a rename moves its name key in the same batch. */
+  async updateTable(before: TableInfo, after: TableInfo): Promise<void> {
+    if (before.name === after.name) {
+      await this.kv.put(`__table_info/${after.table_id}`, encode(after));
+      return;
+    }
+    if (!(await this.kv.compareAndPut(this.nameKey(after.database, after.name), undefined, encode({ table_id: after.table_id })))) {
+      throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(after)}\``);
+    }
+    await this.kv.batch([
+      { type: 'put', key: `__table_info/${after.table_id}`, value: encode(after) },
+      { type: 'delete', key: this.nameKey(before.database, before.name) },
+    ]);
+  }
+
+  /** Removes a table's name and info. */
+  async dropTable(info: TableInfo): Promise<void> {
+    await this.kv.batch([
+      { type: 'delete', key: this.nameKey(info.database, info.name) },
+      { type: 'delete', key: `__table_info/${info.table_id}` },
+    ]);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Table and database options (`WITH (…)`, reference api.md §4.1–4.2): which keys exist, what values
+ * they take, and the region options the engine gets from them.
+ */
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { parseDuration } from '../common/time/duration.js';
+import type { MergeMode, RegionOptions } from '../engine/region/metadata.js';
+
+/** Keys a table accepts as written. */
+const TABLE_KEYS = new Set([
+  'ttl',
+  'append_mode',
+  'merge_mode',
+  'write_buffer_size',
+  'storage',
+  'comment',
+  'skip_wal',
+  'sst_format',
+  'auto_flush_interval',
+  'max_row_group_row_count',
+  'compaction.type',
+  'compaction.override',
+  'memtable.type',
+  'wal_options',
+  'repartition.column.hint',
+  'timeout',
+  'wait',
+]);
+
+/** Key families a table accepts: any key under these prefixes. */
+const TABLE_PREFIXES = ['compaction.twcs.', 'memtable.', 'index.', 'tsdb.semantic.'];
+
+/** Keys a database accepts (tables created in it inherit them). */
+const DATABASE_KEYS = new Set(['ttl', 'storage', 'append_mode', 'merge_mode', 'skip_wal', 'compaction.type', 'sst_format', 'memtable.type']);
+const DATABASE_PREFIXES = ['compaction.twcs.', 'memtable.'];
+
+function invalid(message: string): TsdbError {
+  return new TsdbError(StatusCode.InvalidArguments, message);
+}
+
+function checkBoolean(key: string, value: string): void {
+  if (value !== 'true' && value !== 'false') throw invalid(`Invalid value for option ${key}: ${value}, expected true or false`);
+}
+
+/** Milliseconds of a `ttl` (`forever` and `0s` mean no TTL: undefined; `instant`: 0). */
+export function parseTtl(value: string): number | undefined {
+  const v = value.trim().toLowerCase();
+  if (v === 'forever' || v === '') return undefined;
+  if (v === 'instant') return 0;
+  let ms: number;
+  try {
+    ms = parseDuration(v);
+  } catch {
+    throw invalid(`Invalid ttl: ${value}`);
+  }
+  return ms === 0 ? undefined : ms;
+}
+
+/** Checks and normalizes options (keys lower-cased); `kind` tells table from database keys. */
+export function checkOptions(options: Readonly<Record<string, string>>, kind: 'table' | 'database'): Record<string, string> {
+  const keys = kind === 'table' ? TABLE_KEYS : DATABASE_KEYS;
+  const prefixes = kind === 'table' ? TABLE_PREFIXES : DATABASE_PREFIXES;
+  const out: Record<string, string> = {};
+  for (const [rawKey, rawValue] of Object.entries(options)) {
+    const key = rawKey.toLowerCase();
+    if (!keys.has(key) && !prefixes.some((p) => key.startsWith(p))) {
+      throw invalid(kind === 'table' ? `Unrecognized table option key: ${rawKey}` : `Unrecognized database option key: ${rawKey}`);
+    }
+    const value = key === 'comment' || key === 'storage' ? rawValue : rawValue.trim().toLowerCase();
+    switch (key) {
+      case 'ttl':
+        parseTtl(value);
+        break;
+      case 'append_mode':
+      case 'skip_wal':
+        checkBoolean(key, value);
+        break;
+      case 'merge_mode':
+        if (value !== 'last_row' && value !== 'last_non_null') throw invalid(`Invalid merge mode: ${rawValue}`);
+        break;
+      case 'compaction.type':
+        if (value !== 'twcs') throw invalid(`Invalid compaction type: ${rawValue}, only twcs is supported`);
+        break;
+      case 'memtable.type':
+        if (value !== 'time_series' && value !== 'partition_tree') throw invalid(`Invalid memtable type: ${rawValue}`);
+        break;
+      case 'compaction.twcs.time_window':
+        try {
+          parseDuration(value);
+        } catch {
+          throw invalid(`Invalid compaction.twcs.time_window: ${rawValue}`);
+        }
+        break;
+      case 'compaction.twcs.trigger_file_num':
+        if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(`Invalid compaction.twcs.trigger_file_num: ${rawValue}`);
+        break;
+    }
+    out[key] = value;
+  }
+  if (out['append_mode'] === 'true' && out['merge_mode'] !== undefined) {
+    throw invalid('merge_mode is not allowed when append_mode is enabled');
+  }
+  return out;
+}
+
+/** The engine's options of a table's regions. */
+export function regionOptionsOf(options: Readonly<Record<string, string>>): RegionOptions {
+  const ttl = options['ttl'] === undefined ? undefined : parseTtl(options['ttl']);
+  const window = options['compaction.twcs.time_window'];
+  const trigger = options['compaction.twcs.trigger_file_num'];
+  return {
+    append_mode: options['append_mode'] === 'true',
+    merge_mode: (options['merge_mode'] as MergeMode | undefined) ?? 'last_row',
+    ...(ttl !== undefined && { ttl }),
+    ...(window !== undefined && { compaction_time_window: parseDuration(window) }),
+    ...(trigger !== undefined && { compaction_trigger_file_num: Number(trigger) }),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The data side of a standalone server: the default object store, the catalog in a durable
+ * key-value store under `{data_home}/metadata` (DESIGN.md D11), the region engine, and the frontend
+ * that runs SQL on them. Started after the data home is locked, stopped after the servers.
+ */
+import { join } from 'node:path';
+import { CatalogManager } from '../catalog/catalog-manager.js';
+import type { Logger } from '../common/logging.js';
+import type { StandaloneOptions } from '../config/options.js';
+import { engineOptions } from '../engine/engine-options.js';
+import { RegionEngine } from '../engine/region-engine.js';
+import { FrontendInstance } from '../frontend/instance.js';
+import { LocalRegionAccess } from '../frontend/region-access.js';
+import { newSession } from '../frontend/session.js';
+import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
+import type { SqlHandler } from '../servers/handlers.js';
+import { createObjectStore, storageProviders } from '../storage/create-object-store.js';
+import { OpendalObjectStore } from '../storage/opendal-object-store.js';
+import type { ComponentServices } from './component.js';
+
+export class StandaloneServices implements ComponentServices {
+  private kv: LevelKvBackend | undefined;
+  private engine: RegionEngine | undefined;
+
+  constructor(
+    private readonly config: StandaloneOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<SqlHandler> {
+    const c = this.config;
+    const store = createObjectStore(storageProviders(c.storage).get(c.storage.type)!);
+    if (store instanceof OpendalObjectStore) {
+      const removed = await store.removeStrayTemporaryFiles();
+      if (removed > 0) this.logger.info({ files: removed }, 'removed temporary files of writes a crash interrupted');
+    }
+    this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
+    const catalog = await CatalogManager.open(this.kv);
+    this.engine = await RegionEngine.open(engineOptions(c, store, this.logger));
+    const frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine));
+    const started = Date.now();
+    const tables = await frontend.openTables();
+    this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
+    return {
+      executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone)),
+      databaseExists: async (db) => (await catalog.database(db)) !== undefined,
+    };
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await this.engine?.close();
+    } finally {
+      this.engine = undefined;
+      await this.kv?.close();
+      this.kv = undefined;
+    }
+  }
+}

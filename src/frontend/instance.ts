@@ -1,0 +1,187 @@
+/**
+ * The frontend instance: parses SQL, dispatches each statement (DDL to the catalog and regions,
+ * writes to regions, queries to DuckDB over region scans) and returns one output per statement.
+ * Servers reach it through `servers/handlers.ts`.
+ */
+import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { checkOptions } from '../catalog/table-options.js';
+import { fullTableName, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { isValidTimeZone } from '../common/time/timestamp.js';
+import { affected, records, type Output } from '../query/output.js';
+import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
+import type { Statement, ValueExpr } from '../sql/ast.js';
+import { parseSql } from '../sql/parser.js';
+import type { RegionAccess } from './region-access.js';
+import type { Session } from './session.js';
+import { createTable } from './statement/create-table.js';
+import { insertValues } from './statement/insert.js';
+import { resolveName } from './statement/names.js';
+import { describeTable, showCreateDatabase, showCreateTable, showDatabases, showTables } from './statement/show.js';
+
+export class FrontendInstance {
+  constructor(
+    readonly catalog: CatalogManager,
+    readonly regions: RegionAccess,
+  ) {}
+
+  /** Opens the regions of every table in the catalog (at startup). */
+  async openTables(): Promise<number> {
+    let n = 0;
+    for (const t of await this.catalog.allTables()) {
+      for (const [i, id] of tableRegionIds(t).entries()) await this.regions.openRegion(id, regionDir(t, t.region_numbers[i]!));
+      n++;
+    }
+    return n;
+  }
+
+  /** Parses `sql` and runs its statements in order; the first failure stops the rest. */
+  async executeSql(sql: string, session: Session): Promise<Output[]> {
+    const statements = parseSql(sql);
+    const outputs: Output[] = [];
+    for (const stmt of statements) outputs.push(await this.execute(stmt, session));
+    return outputs;
+  }
+
+  async execute(stmt: Statement, session: Session): Promise<Output> {
+    const connect = () => this.regions.connect();
+    switch (stmt.kind) {
+      case 'query':
+        return this.query(stmt.sql, session);
+      case 'explain':
+        return this.query(`EXPLAIN ${stmt.analyze ? 'ANALYZE ' : ''}${stmt.statement}`, session);
+      case 'insert':
+        return affected(await insertValues(stmt, session, this.catalog, this.regions));
+      case 'create_table':
+        await createTable(stmt, session, this.catalog, this.regions);
+        return affected(0);
+      case 'create_database':
+        return affected((await this.catalog.createDatabase(stmt.name, checkOptions(stmt.options, 'database'), stmt.ifNotExists)) ? 1 : 0);
+      case 'alter_database':
+        await this.catalog.alterDatabase(stmt.name, checkOptions(stmt.set, 'database'), stmt.unset);
+        return affected(0);
+      case 'drop_database':
+        return this.dropDatabase(stmt.name, stmt.ifExists);
+      case 'use':
+        await this.catalog.requireDatabase(stmt.database);
+        session.database = stmt.database;
+        return affected(0);
+      case 'show_databases':
+        return showDatabases(stmt, this.catalog, connect);
+      case 'show_tables':
+        return showTables(stmt, session, this.catalog, connect);
+      case 'show_create_table':
+        return showCreateTable(stmt, session, this.catalog);
+      case 'show_create_database':
+        return showCreateDatabase(stmt, this.catalog);
+      case 'describe_table':
+        return describeTable(stmt, session, this.catalog);
+      case 'drop_table': {
+        for (const name of stmt.names) {
+          const info = await this.lookup(name, session);
+          if (info === undefined) {
+            if (stmt.ifExists) continue;
+            const { database, table } = resolveName(name, session);
+            throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
+          }
+          await this.dropTable(info);
+        }
+        return affected(0);
+      }
+      case 'truncate_table': {
+        const info = await this.requireTable(stmt.name, session);
+        for (const id of tableRegionIds(info)) await this.regions.truncateRegion(id);
+        return affected(0);
+      }
+      case 'admin':
+        return this.admin(stmt.func, stmt.args, session);
+      case 'set':
+        return this.set(stmt.variable, stmt.value, session);
+      case 'show_variables':
+        return this.showVariable(stmt.name, session);
+      default:
+        throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${stmt.text}`);
+    }
+  }
+
+  private async lookup(name: { parts: readonly string[] }, session: Session): Promise<TableInfo | undefined> {
+    const { database, table } = resolveName(name, session);
+    return this.catalog.table(database, table);
+  }
+
+  private async requireTable(name: { parts: readonly string[] }, session: Session): Promise<TableInfo> {
+    const info = await this.lookup(name, session);
+    if (info === undefined) {
+      const { database, table } = resolveName(name, session);
+      throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
+    }
+    return info;
+  }
+
+  private async dropTable(info: TableInfo): Promise<void> {
+    await this.catalog.dropTable(info);
+    for (const id of tableRegionIds(info)) await this.regions.dropRegion(id);
+  }
+
+  private async dropDatabase(name: string, ifExists: boolean): Promise<Output> {
+    const db = await this.catalog.database(name);
+    if (db === undefined) {
+      if (ifExists) return affected(0);
+      throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${name}`);
+    }
+    for (const t of await this.catalog.tables(name)) await this.dropTable(t);
+    await this.catalog.dropDatabase(name);
+    return affected(0);
+  }
+
+  private async query(sql: string, session: Session): Promise<Output> {
+    const conn = await this.regions.connect();
+    const ctx: QueryContext = {
+      database: session.database,
+      resolve: async (catalog, database, name): Promise<TableSource> => {
+        const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
+        const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
+        if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
+        const [region] = tableRegionIds(info);
+        return { key: fullTableName(info), attach: (c, view) => this.regions.attachScan(c, view, region!) };
+      },
+    };
+    try {
+      return await runQuery(conn, sql, ctx);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  private async admin(func: string, args: readonly ValueExpr[], session: Session): Promise<Output> {
+    const name = func.toLowerCase();
+    const text = `${name}(${args.map((a) => (a.kind === 'string' ? `'${a.value}'` : a.kind === 'number' ? a.text : a.kind)).join(', ')})`;
+    if (name === 'flush_table' || name === 'compact_table') {
+      const arg = args[0];
+      if (arg?.kind !== 'string') throw new TsdbError(StatusCode.InvalidArguments, `${name} expects a table name, e.g. ${name}('cpu')`);
+      const info = await this.requireTable({ parts: arg.value.split('.') }, session);
+      for (const id of tableRegionIds(info)) await (name === 'flush_table' ? this.regions.flush(id) : this.regions.compact(id));
+      return records([{ name: text, data_type: 'UInt64' }], [[0]]);
+    }
+    throw new TsdbError(StatusCode.Unsupported, `Unsupported admin function: ${func}`);
+  }
+
+  private set(variable: string, value: ValueExpr, session: Session): Output {
+    const v = variable.toLowerCase();
+    if (v === 'time_zone' || v === 'timezone') {
+      const zone = value.kind === 'string' ? value.value : value.kind === 'sql' ? value.text : '';
+      if (!isValidTimeZone(zone)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid time zone: ${zone}`);
+      session.timezone = zone;
+      return affected(0);
+    }
+    throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${variable}`);
+  }
+
+  private showVariable(name: string, session: Session): Output {
+    const v = name.toLowerCase();
+    if (v === 'time_zone' || v === 'timezone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [[session.timezone]]);
+    if (v === 'system_time_zone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [['UTC']]);
+    throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${name}`);
+  }
+}

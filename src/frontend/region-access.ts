@@ -1,0 +1,100 @@
+/**
+ * How the frontend reaches regions (STYLE.md "Dependency direction"): one interface, served
+ * in-process by the region engine in standalone, over gRPC by datanodes in a cluster (later).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { WriteBatch } from '../engine/batch/write-batch.js';
+import type { RegionMetadata } from '../engine/region/metadata.js';
+import { formatRegionId, type RegionId } from '../engine/region/region-id.js';
+import type { RegionEngine } from '../engine/region-engine.js';
+
+export interface RegionAccess {
+  createRegion(metadata: RegionMetadata, dir: string): Promise<void>;
+  openRegion(id: RegionId, dir: string): Promise<void>;
+  alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void>;
+  dropRegion(id: RegionId): Promise<void>;
+  truncateRegion(id: RegionId): Promise<void>;
+  write(id: RegionId, batch: WriteBatch): Promise<void>;
+  flush(id: RegionId): Promise<void>;
+  compact(id: RegionId): Promise<void>;
+  /** Makes view `view` over a consistent scan of region `id` in `conn`; returns what undoes it. */
+  attachScan(conn: DuckDBConnection, view: string, id: RegionId, range?: { start?: bigint; end?: bigint }): Promise<() => Promise<void>>;
+  /** A connection of the DuckDB that queries run in. */
+  connect(): Promise<DuckDBConnection>;
+  /** Rows held and bytes used per region (information_schema.region_statistics). */
+  statistics(id: RegionId): { readonly memtable_rows: number; readonly sst_files: number; readonly sst_bytes: number; readonly sst_rows: number };
+}
+
+/** Regions of the engine in this process (standalone). */
+export class LocalRegionAccess implements RegionAccess {
+  constructor(private readonly engine: RegionEngine) {}
+
+  createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
+    return this.engine.createRegion(metadata, dir);
+  }
+
+  openRegion(id: RegionId, dir: string): Promise<void> {
+    return this.engine.openRegion(id, dir);
+  }
+
+  alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void> {
+    return this.engine.alterRegion(id, metadata);
+  }
+
+  dropRegion(id: RegionId): Promise<void> {
+    return this.engine.dropRegion(id);
+  }
+
+  truncateRegion(id: RegionId): Promise<void> {
+    return this.engine.truncateRegion(id);
+  }
+
+  async write(id: RegionId, batch: WriteBatch): Promise<void> {
+    await this.engine.write(id, batch);
+  }
+
+  async flush(id: RegionId): Promise<void> {
+    await this.engine.flushRegion(id);
+  }
+
+  async compact(id: RegionId): Promise<void> {
+    await this.engine.flushRegion(id);
+    await this.engine.compactRegion(id);
+  }
+
+  async attachScan(conn: DuckDBConnection, view: string, id: RegionId, range: { start?: bigint; end?: bigint } = {}): Promise<() => Promise<void>> {
+    const scan = this.engine.scan(id, range);
+    try {
+      await scan.attach(conn, view);
+    } catch (err) {
+      scan.release();
+      throw err;
+    }
+    return async () => {
+      try {
+        await scan.detach(conn);
+      } finally {
+        scan.release();
+      }
+    };
+  }
+
+  connect(): Promise<DuckDBConnection> {
+    return this.engine.duckdb.connect();
+  }
+
+  statistics(id: RegionId): { memtable_rows: number; sst_files: number; sst_bytes: number; sst_rows: number } {
+    const r = this.engine.region(id);
+    const files = r.files();
+    return {
+      memtable_rows: r.memtableRows(),
+      sst_files: files.length,
+      sst_bytes: files.reduce((n, f) => n + f.file_size, 0),
+      sst_rows: files.reduce((n, f) => n + f.num_rows, 0),
+    };
+  }
+
+  toString(): string {
+    return `regions of this process (${this.engine.regionIds().map(formatRegionId).join(', ')})`;
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * A session: who is asking, in which database and time zone. Each HTTP request is a fresh session
+ * (reference api.md §7); a `USE` or `SET` changes only the later statements of the same request.
+ */
+import { DEFAULT_CATALOG, DEFAULT_DATABASE } from '../catalog/table-info.js';
+
+export interface Session {
+  readonly catalog: string;
+  database: string;
+  /** IANA name or offset (`UTC`, `Asia/Shanghai`, `+08:00`). */
+  timezone: string;
+}
+
+export function newSession(database = DEFAULT_DATABASE, timezone = 'UTC'): Session {
+  return { catalog: DEFAULT_CATALOG, database, timezone };
+}

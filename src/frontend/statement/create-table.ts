@@ -1,0 +1,141 @@
+/**
+ * CREATE TABLE: from the statement to a checked table info (types, time index, primary key,
+ * defaults, options inherited from the database), then the regions, then the catalog entry.
+ */
+import { columnTypeOf } from '../../catalog/column-types.js';
+import type { CatalogManager } from '../../catalog/catalog-manager.js';
+import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
+import { DEFAULT_CATALOG, regionDir, regionMetadataOf, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import { TIMESTAMP_TYPES, type ColumnType, type TimestampType } from '../../engine/region/metadata.js';
+import { regionId } from '../../engine/region/region-id.js';
+import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
+import type { RegionAccess } from '../region-access.js';
+import type { Session } from '../session.js';
+import { resolveName } from './names.js';
+import { constantOf } from './values.js';
+
+type CreateTable = Extract<Statement, { kind: 'create_table' }>;
+
+function invalidColumn(name: string, error: string): TsdbError {
+  return new TsdbError(StatusCode.InvalidArguments, `Invalid column option, column name: ${name}, error: ${error}`);
+}
+
+function isTimestamp(t: ColumnType): t is TimestampType {
+  return (TIMESTAMP_TYPES as readonly string[]).includes(t);
+}
+
+/** A column's DEFAULT as stored: a constant of the column's type, or the time of the write. */
+function defaultOf(def: ColumnDef, type: ColumnType, v: ValueExpr): ColumnDefault {
+  if (v.kind === 'sql') {
+    const fn = v.text.replace(/\s+/g, '').toLowerCase();
+    if (isTimestamp(type) && ['current_timestamp', 'current_timestamp()', 'now()', 'localtimestamp', 'localtimestamp()'].includes(fn)) return { kind: 'current_timestamp' };
+    throw invalidColumn(def.name, `unsupported default expression ${v.text}`);
+  }
+  try {
+    return { kind: 'value', value: constantOf(v, type) };
+  } catch (err) {
+    throw invalidColumn(def.name, `invalid default value: ${(err as Error).message}`);
+  }
+}
+
+/** Checks the statement and builds the table's info (id allocated by the caller). */
+export function tableInfoOf(stmt: CreateTable, database: string, tableId: number, databaseOptions: Readonly<Record<string, string>>): TableInfo {
+  const name = stmt.name.parts.at(-1)!;
+  const seen = new Set<string>();
+  for (const c of stmt.columns) {
+    if (seen.has(c.name)) throw new TsdbError(StatusCode.InvalidArguments, `Duplicate column name: ${c.name}`);
+    seen.add(c.name);
+  }
+  const timeIndex = stmt.timeIndex ?? stmt.columns.find((c) => c.timeIndex)?.name;
+  if (timeIndex === undefined) throw new TsdbError(StatusCode.InvalidSyntax, 'Missing time index constraint');
+  if (!seen.has(timeIndex)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid time index: column ${timeIndex} not found`);
+  const primaryKey = stmt.primaryKey ?? stmt.columns.filter((c) => c.primaryKey).map((c) => c.name);
+  for (const k of primaryKey) {
+    if (!seen.has(k)) throw new TsdbError(StatusCode.InvalidArguments, `Illegal primary keys definition: column ${k} not found`);
+    if (k === timeIndex) throw new TsdbError(StatusCode.InvalidArguments, `Illegal primary keys definition: the time index ${k} cannot be in the primary key`);
+  }
+  if (new Set(primaryKey).size !== primaryKey.length) throw new TsdbError(StatusCode.InvalidArguments, 'Illegal primary keys definition: a column appears twice');
+
+  const columns: ColumnSchema[] = stmt.columns.map((c, i) => {
+    const type = columnTypeOf(c.type);
+    const isTime = c.name === timeIndex;
+    if (isTime && !isTimestamp(type)) throw invalidColumn(c.name, 'time index column data type should be timestamp');
+    if (isTime && c.nullable === true) throw invalidColumn(c.name, "time index column can't be null");
+    if (primaryKey.includes(c.name) && type === 'Binary') throw invalidColumn(c.name, 'a binary column cannot be part of the primary key');
+    return {
+      column_id: i,
+      name: c.name,
+      data_type: type,
+      semantic_type: isTime ? 'timestamp' : primaryKey.includes(c.name) ? 'tag' : 'field',
+      nullable: isTime ? false : c.nullable !== false,
+      ...(c.default !== undefined && c.default.kind !== 'null' && { default: defaultOf(c, type, c.default) }),
+      ...(c.comment !== undefined && { comment: c.comment }),
+    };
+  });
+  const engine = (stmt.engine ?? 'mito').toLowerCase();
+  if (engine !== 'mito') throw new TsdbError(StatusCode.Unsupported, `Unsupported table engine: ${stmt.engine}`);
+  if (stmt.partition !== undefined) throw new TsdbError(StatusCode.Unsupported, 'PARTITION ON COLUMNS is not supported yet: a table has one region');
+  const own = checkOptions(stmt.options, 'table');
+  // Tables inherit their database's options unless they set them.
+  const inherited = Object.fromEntries(Object.entries(databaseOptions).filter(([k]) => own[k] === undefined && !(k === 'merge_mode' && own['append_mode'] === 'true')));
+  const options = { ...inherited, ...own };
+  regionOptionsOf(options);
+  return {
+    table_id: tableId,
+    catalog: DEFAULT_CATALOG,
+    database,
+    name,
+    columns,
+    primary_key: primaryKey,
+    time_index: timeIndex,
+    engine,
+    options,
+    region_numbers: [0],
+    next_column_id: columns.length,
+    schema_version: 0,
+    created_at: Date.now(),
+    ...(options['comment'] !== undefined && { comment: options['comment'] }),
+  };
+}
+
+/** Executes CREATE TABLE; returns whether a table was created (false: it existed, IF NOT EXISTS). */
+export async function createTable(stmt: CreateTable, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<boolean> {
+  const { database, table } = resolveName(stmt.name, session);
+  const db = await catalog.requireDatabase(database);
+  const existing = await catalog.table(database, table);
+  if (existing !== undefined) {
+    if (stmt.ifNotExists) return false;
+    throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${DEFAULT_CATALOG}.${database}.${table}\``);
+  }
+  if (stmt.like !== undefined) {
+    const like = resolveName(stmt.like, session);
+    const src = await catalog.table(like.database, like.table);
+    if (src === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${like.database}.${like.table}`);
+    return createLike(stmt, src, database, catalog, regions, stmt.ifNotExists);
+  }
+  const id = await catalog.allocateTableId();
+  const info = tableInfoOf(stmt, database, id, db.options);
+  return createWithRegions(info, catalog, regions, stmt.ifNotExists);
+}
+
+async function createLike(stmt: CreateTable, src: TableInfo, database: string, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
+  const id = await catalog.allocateTableId();
+  const info: TableInfo = { ...src, table_id: id, database, name: stmt.name.parts.at(-1)!, region_numbers: [0], schema_version: 0, created_at: Date.now() };
+  return createWithRegions(info, catalog, regions, ifNotExists);
+}
+
+/** Creates the regions, then claims the name; a lost race removes the regions again. */
+async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
+  const options = regionOptionsOf(info.options);
+  for (const n of info.region_numbers) await regions.createRegion(regionMetadataOf(info, n, options), regionDir(info, n));
+  try {
+    await catalog.createTable(info);
+    return true;
+  } catch (err) {
+    for (const n of info.region_numbers) await regions.dropRegion(regionId(info.table_id, n)).catch(() => {});
+    if (ifNotExists && err instanceof TsdbError && err.code === StatusCode.TableAlreadyExists) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * INSERT / REPLACE … VALUES: rows to one columnar write batch per region. Literals are converted
+ * here with the reference's messages; other expressions (`now()`, `1 + 1`, casts) are evaluated by
+ * DuckDB, once per distinct expression. Naive timestamp strings are read in the session's time
+ * zone. The statement is checked whole before anything is written: a bad row writes nothing.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CatalogManager } from '../../catalog/catalog-manager.js';
+import { fullTableName, tableRegionIds, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import { parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
+import { OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
+import type { ColumnType } from '../../engine/region/metadata.js';
+import { quoteLiteral, SQL_TYPES } from '../../engine/sst/sst-format.js';
+import { cellOf } from '../../query/result-conversion.js';
+import { duckdbError } from '../../query/query-executor.js';
+import type { Statement, ValueExpr } from '../../sql/ast.js';
+import type { RegionAccess } from '../region-access.js';
+import type { Session } from '../session.js';
+import { resolveName } from './names.js';
+import { constantOf } from './values.js';
+
+type Insert = Extract<Statement, { kind: 'insert' }>;
+
+const UNITS: Partial<Record<ColumnType, TimeUnit>> = {
+  TimestampSecond: 's',
+  TimestampMillisecond: 'ms',
+  TimestampMicrosecond: 'us',
+  TimestampNanosecond: 'ns',
+};
+
+const NS_PER_UNIT: Record<TimeUnit, bigint> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
+
+/** A converted cell: what the column's vector holds (number, bigint, string, boolean, bytes) or null. */
+type Value = number | bigint | string | boolean | Uint8Array | null;
+
+function parseFailure(text: string, what: string): TsdbError {
+  return new TsdbError(StatusCode.InvalidSyntax, `Failed to parse value: Failed to parse ${text} to ${what} value`);
+}
+
+/** The time of the write in a timestamp unit. */
+function nowIn(unit: TimeUnit): bigint {
+  return (BigInt(Date.now()) * 1_000_000n) / NS_PER_UNIT[unit];
+}
+
+/** A literal (not DEFAULT, not an expression) as a value of column `c`. */
+function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
+  const unit = UNITS[c.data_type];
+  if (v.kind === 'null') return null;
+  if (unit !== undefined) {
+    if (v.kind === 'number') return BigInt(constantOf(v, c.data_type) as number | string);
+    if (v.kind === 'string') {
+      const t = parseTimestamp(v.value, unit, session.timezone);
+      if (t === undefined) throw parseFailure(v.value, 'Timestamp');
+      return t;
+    }
+  }
+  if (c.data_type === 'Date' && v.kind === 'string') {
+    const t = parseTimestamp(v.value, 's', 'UTC');
+    if (t === undefined) throw parseFailure(v.value, 'Date');
+    return Number(t / 86_400n);
+  }
+  if (c.data_type === 'Binary' && v.kind === 'string') return Buffer.from(v.value, 'utf8');
+  const k = constantOf(v, c.data_type);
+  if (c.data_type === 'Int64' || c.data_type === 'UInt64') return k === null ? null : BigInt(k as number | string);
+  return k;
+}
+
+/** The value a row gets for a column it does not give (its default, the write time, or NULL). */
+function defaultValue(c: ColumnSchema, table: TableInfo): Value {
+  const d = c.default;
+  const unit = UNITS[c.data_type];
+  if (d?.kind === 'current_timestamp' && unit !== undefined) return nowIn(unit);
+  if (d?.kind === 'value' && d.value !== null) {
+    if (unit !== undefined || c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(d.value as number | string);
+    return d.value;
+  }
+  if (!c.nullable) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Column ${c.name} of table ${fullTableName(table)} is not null and has no default value`);
+  }
+  return null;
+}
+
+/** Evaluates expressions with DuckDB, converted to each column's type: one query per distinct expression. */
+async function evaluate(conn: DuckDBConnection, text: string, c: ColumnSchema): Promise<Value> {
+  const unit = UNITS[c.data_type];
+  const sql = unit !== undefined ? `SELECT epoch_ns(CAST((${text}) AS TIMESTAMPTZ))` : `SELECT CAST((${text}) AS ${SQL_TYPES[c.data_type]})`;
+  let cell;
+  try {
+    cell = cellOf((await conn.runAndReadAll(sql)).getRows()[0]![0]!);
+  } catch (err) {
+    throw duckdbError(err);
+  }
+  if (cell === null) return null;
+  if (unit !== undefined) {
+    const ns = BigInt(cell as number | bigint);
+    const per = NS_PER_UNIT[unit];
+    return ns % per !== 0n && ns < 0n ? ns / per - 1n : ns / per;
+  }
+  if (c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(cell as number | bigint | string);
+  if (c.data_type === 'Binary') return Uint8Array.from(cell as number[]);
+  return cell as Value;
+}
+
+function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vector {
+  const n = values.length;
+  const kind = vectorTypeOf(type);
+  const valid = values.some((v) => v === null) ? Uint8Array.from(values, (v) => (v === null ? 0 : 1)) : undefined;
+  const withValid = <T extends object>(x: T) => (valid ? { ...x, valid } : x);
+  switch (kind) {
+    case 'float64':
+      return withValid({ type: 'float64', data: Float64Array.from(values, (v) => (v === null ? 0 : Number(v))) }) as Vector;
+    case 'int64':
+      return withValid({ type: 'int64', data: BigInt64Array.from(values, (v) => (v === null ? 0n : BigInt(v as bigint))) }) as Vector;
+    case 'uint64':
+      return withValid({ type: 'uint64', data: BigUint64Array.from(values, (v) => (v === null ? 0n : BigInt(v as bigint))) }) as Vector;
+    case 'bool':
+      return withValid({ type: 'bool', data: Uint8Array.from(values, (v) => (v === true ? 1 : 0)) }) as Vector;
+    case 'string':
+      return { type: 'string', data: values.map((v) => (v === null ? null : String(v))) };
+    case 'binary':
+      return { type: 'binary', data: values.map((v) => (v === null ? null : v instanceof Uint8Array ? v : Buffer.from(String(v)))) };
+    default:
+      throw new TsdbError(StatusCode.Unexpected, `no vector for column ${name} (${n} rows)`);
+  }
+}
+
+/** Executes INSERT … VALUES; returns the number of rows written. */
+export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<number> {
+  if (stmt.source.kind !== 'values') throw new TsdbError(StatusCode.Unsupported, 'INSERT … SELECT is not supported yet');
+  const rows = stmt.source.rows;
+  const { database, table } = resolveName(stmt.name, session);
+  const info = await catalog.table(database, table);
+  if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
+  const byName = new Map(info.columns.map((c) => [c.name, c]));
+  const targets = (stmt.columns ?? info.columns.map((c) => c.name)).map((name) => {
+    const c = byName.get(name);
+    if (c === undefined) throw new TsdbError(StatusCode.TableColumnNotFound, `Column ${name} not exists in table ${info.name}`);
+    return c;
+  });
+  if (new Set(targets.map((c) => c.name)).size !== targets.length) throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: a column is given twice');
+  for (const row of rows) {
+    if (row.length !== targets.length) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${row.length}`);
+    }
+  }
+  if (rows.length === 0) return 0;
+
+  // Every column of the table gets a value per row: given, default, or NULL.
+  const values = new Map<string, Value[]>(info.columns.map((c) => [c.name, new Array<Value>(rows.length)]));
+  const expressions: Array<{ row: number; column: ColumnSchema; text: string }> = [];
+  rows.forEach((row, r) => {
+    targets.forEach((c, i) => {
+      const v = row[i]!;
+      if (v.kind === 'default') values.get(c.name)![r] = defaultValue(c, info);
+      else if (v.kind === 'sql') expressions.push({ row: r, column: c, text: v.text });
+      else values.get(c.name)![r] = literalValue(v, c, session);
+    });
+  });
+  const given = new Set(targets.map((c) => c.name));
+  for (const c of info.columns) if (!given.has(c.name)) values.get(c.name)!.fill(defaultValue(c, info));
+  if (expressions.length > 0) {
+    const conn = await regions.connect();
+    try {
+      const zone = session.timezone;
+      await conn.run(`SET TimeZone = ${quoteLiteral(/^[+-]/.test(zone) ? `UTC${zone}` : zone)}`).catch(() => undefined);
+      const done = new Map<string, Value>();
+      for (const e of expressions) {
+        const key = `${e.column.data_type}\u0000${e.text}`;
+        if (!done.has(key)) done.set(key, await evaluate(conn, e.text, e.column));
+        values.get(e.column.name)![e.row] = done.get(key)!;
+      }
+    } finally {
+      conn.closeSync();
+    }
+  }
+  for (const c of info.columns) {
+    if (!c.nullable && values.get(c.name)!.some((v) => v === null)) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Column ${c.name} of table ${fullTableName(info)} is not null, but a value is NULL`);
+    }
+  }
+  const columns = new Map<number, Vector>(info.columns.map((c) => [c.column_id, vectorOf(c.data_type, values.get(c.name)!, c.name)]));
+  const batch: WriteBatch = { op: OP_PUT, rowCount: rows.length, columns };
+  const [region] = tableRegionIds(info);
+  await regions.write(region!, batch);
+  return rows.length;
+}

@@ -1,0 +1,139 @@
+/**
+ * SHOW DATABASES / TABLES / CREATE TABLE / CREATE DATABASE and DESCRIBE, with GreptimeDB's columns
+ * (reference api.md §4.1, §4.4). LIKE patterns follow SQL (`%`, `_`); WHERE conditions are
+ * evaluated by DuckDB over the rows shown.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CatalogManager } from '../../catalog/catalog-manager.js';
+import { SHOW_TYPES } from '../../catalog/column-types.js';
+import type { ColumnSchema, TableInfo } from '../../catalog/table-info.js';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import { quoteIdent, quoteLiteral } from '../../engine/sst/sst-format.js';
+import { records, type Cell, type Output } from '../../query/output.js';
+import { duckdbError } from '../../query/query-executor.js';
+import { convertResult } from '../../query/result-conversion.js';
+import type { ShowFilter, Statement } from '../../sql/ast.js';
+import type { Session } from '../session.js';
+import { resolveName } from './names.js';
+
+/** `LIKE` pattern matching (`%` any run, `_` one character; case-sensitive, as MySQL's binary collation). */
+export function likeMatches(pattern: string, text: string): boolean {
+  const re = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
+  return new RegExp(`^${re}$`, 's').test(text);
+}
+
+/** String rows filtered by LIKE (on the first column) or WHERE (by DuckDB over the rows). */
+async function filtered(columns: readonly string[], rows: string[][], filter: ShowFilter | undefined, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+  const schema = columns.map((name) => ({ name, data_type: 'String' }));
+  if (filter === undefined) return records(schema, rows);
+  if (filter.kind === 'like') return records(schema, rows.filter((r) => likeMatches(filter.pattern, r[0]!)));
+  const conn = await connect();
+  try {
+    const values = rows.length === 0 ? `SELECT ${columns.map((c) => `NULL::VARCHAR AS ${quoteIdent(c)}`).join(', ')} WHERE false` : `SELECT * FROM (VALUES ${rows.map((r) => `(${r.map(quoteLiteral).join(', ')})`).join(', ')}) AS t(${columns.map(quoteIdent).join(', ')})`;
+    const result = await conn.runAndReadAll(`SELECT * FROM (${values}) WHERE ${filter.sql}`);
+    return records(schema, convertResult(result).rows as string[][]);
+  } catch (err) {
+    throw duckdbError(err);
+  } finally {
+    conn.closeSync();
+  }
+}
+
+export async function showDatabases(stmt: Extract<Statement, { kind: 'show_databases' }>, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+  const dbs = await catalog.databases();
+  if (!stmt.full) return filtered(['Database'], dbs.map((d) => [d.name]), stmt.filter, connect);
+  return filtered(['Database', 'Options'], dbs.map((d) => [d.name, optionLines(d.options)]), stmt.filter, connect);
+}
+
+function optionLines(options: Readonly<Record<string, string>>): string {
+  return Object.keys(options)
+    .sort()
+    .map((k) => `'${k}'='${options[k]}'`)
+    .join('\n');
+}
+
+export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+  const database = stmt.database ?? session.database;
+  await catalog.requireDatabase(database);
+  const tables = await catalog.tables(database);
+  const name = `Tables_in_${database}`;
+  if (!stmt.full) return filtered([name], tables.map((t) => [t.name]), stmt.filter, connect);
+  return filtered([name, 'Table_type'], tables.map((t) => [t.name, 'BASE TABLE']), stmt.filter, connect);
+}
+
+async function requireTable(catalog: CatalogManager, session: Session, name: { parts: readonly string[] }, short: boolean): Promise<TableInfo> {
+  const { database, table } = resolveName(name, session);
+  const info = await catalog.table(database, table);
+  if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${short ? table : `${session.catalog}.${database}.${table}`}`);
+  return info;
+}
+
+function defaultText(c: ColumnSchema): string {
+  const d = c.default;
+  if (d === undefined) return '';
+  if (d.kind === 'current_timestamp') return 'current_timestamp()';
+  if (d.value === null) return 'NULL';
+  return typeof d.value === 'string' && c.data_type === 'String' ? d.value : String(d.value);
+}
+
+/** DESC TABLE: `Column | Type | Key | Null | Default | Semantic Type`. */
+export async function describeTable(stmt: Extract<Statement, { kind: 'describe_table' }>, session: Session, catalog: CatalogManager): Promise<Output> {
+  const info = await requireTable(catalog, session, stmt.name, true);
+  const rows: Cell[][] = info.columns.map((c) => [
+    c.name,
+    c.data_type,
+    c.semantic_type === 'field' ? '' : 'PRI',
+    c.nullable ? 'YES' : 'NO',
+    defaultText(c),
+    c.semantic_type.toUpperCase(),
+  ]);
+  return records(['Column', 'Type', 'Key', 'Null', 'Default', 'Semantic Type'].map((name) => ({ name, data_type: 'String' })), rows);
+}
+
+function sqlDefault(c: ColumnSchema): string {
+  const d = c.default;
+  if (d === undefined) return '';
+  if (d.kind === 'current_timestamp') return ' DEFAULT current_timestamp()';
+  if (d.value === null) return ' DEFAULT NULL';
+  if (typeof d.value === 'string') return ` DEFAULT ${quoteLiteral(d.value)}`;
+  return ` DEFAULT ${String(d.value)}`;
+}
+
+/** The CREATE TABLE statement that re-creates a table (GreptimeDB's layout). */
+export function createTableSql(info: TableInfo): string {
+  const lines = info.columns.map((c) => {
+    const nullText = c.nullable ? 'NULL' : 'NOT NULL';
+    const comment = c.comment !== undefined ? ` COMMENT ${quoteLiteral(c.comment)}` : '';
+    return `  ${quoteIdent(c.name)} ${SHOW_TYPES[c.data_type]} ${nullText}${sqlDefault(c)}${comment},`;
+  });
+  lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${info.primary_key.length > 0 ? ',' : ''}`);
+  if (info.primary_key.length > 0) lines.push(`  PRIMARY KEY (${info.primary_key.map(quoteIdent).join(', ')})`);
+  const keys = Object.keys(info.options).sort();
+  const withClause = keys.length === 0 ? '' : `WITH(\n${keys.map((k) => `  ${k.includes('.') ? quoteLiteral(k) : k} = ${quoteLiteral(info.options[k]!)}`).join(',\n')}\n)`;
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(info.name)} (\n${lines.join('\n')}\n)\n\nENGINE=${info.engine}\n${withClause}`;
+}
+
+export async function showCreateTable(stmt: Extract<Statement, { kind: 'show_create_table' }>, session: Session, catalog: CatalogManager): Promise<Output> {
+  const info = await requireTable(catalog, session, stmt.name, false);
+  return records(
+    [
+      { name: 'Table', data_type: 'String' },
+      { name: 'Create Table', data_type: 'String' },
+    ],
+    [[info.name, createTableSql(info)]],
+  );
+}
+
+export async function showCreateDatabase(stmt: Extract<Statement, { kind: 'show_create_database' }>, catalog: CatalogManager): Promise<Output> {
+  const db = await catalog.requireDatabase(stmt.name);
+  const keys = Object.keys(db.options).sort();
+  const text = `CREATE DATABASE IF NOT EXISTS ${quoteIdent(db.name)}${keys.length === 0 ? '' : `\nWITH(\n${keys.map((k) => `  ${k} = ${quoteLiteral(db.options[k]!)}`).join(',\n')}\n)`}`;
+  return records(
+    [
+      { name: 'Database', data_type: 'String' },
+      { name: 'Create Database', data_type: 'String' },
+    ],
+    [[db.name, text]],
+  );
+}

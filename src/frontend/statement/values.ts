@@ -1,0 +1,74 @@
+/**
+ * Literal values of statements (VALUES rows, DEFAULT clauses) converted to a column's type, with
+ * the reference's messages for values that do not fit (api.md §2).
+ */
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import type { ColumnType, DefaultValue } from '../../engine/region/metadata.js';
+import type { ValueExpr } from '../../sql/ast.js';
+
+const INT_RANGE: Partial<Record<ColumnType, [bigint, bigint]>> = {
+  Int8: [-128n, 127n],
+  Int16: [-32768n, 32767n],
+  Int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  Int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  UInt8: [0n, 255n],
+  UInt16: [0n, 65535n],
+  UInt32: [0n, 2n ** 32n - 1n],
+  UInt64: [0n, 2n ** 64n - 1n],
+};
+
+function cannotParse(what: string, type: ColumnType): TsdbError {
+  return new TsdbError(StatusCode.InvalidSyntax, `Failed to parse value: Fail to parse ${what}, invalid column type: ${type}`);
+}
+
+/** A value of a numeric literal for an integer or float column (timestamps: an epoch in the column's unit). */
+function numberFor(text: string, type: ColumnType): number | string {
+  const range = INT_RANGE[type];
+  const isTime = type.startsWith('Timestamp');
+  if (range !== undefined || isTime) {
+    if (!/^[+-]?\d+$/.test(text)) throw cannotParse(`number ${text}`, type);
+    const v = BigInt(text);
+    const [lo, hi] = range ?? [-(2n ** 63n), 2n ** 63n - 1n];
+    if (v < lo || v > hi) throw new TsdbError(StatusCode.InvalidArguments, `Value ${text} is out of range for column type ${type}`);
+    // Beyond 2^53, keep the digits (a number would round).
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  }
+  if (type === 'Float32' || type === 'Float64') return Number(text);
+  if (type === 'Boolean') {
+    if (text === '0' || text === '1') return Number(text);
+  }
+  throw cannotParse(`number ${text}`, type);
+}
+
+/**
+ * A literal as a constant of `type` (JSON-safe: 64-bit integers beyond 2^53 as decimal strings;
+ * timestamps as epochs in the column unit — strings are the caller's to parse as times).
+ */
+export function constantOf(v: ValueExpr, type: ColumnType): DefaultValue {
+  switch (v.kind) {
+    case 'null':
+      return null;
+    case 'boolean':
+      if (type === 'Boolean') return v.value;
+      throw cannotParse(`boolean ${v.value}`, type);
+    case 'number': {
+      const n = numberFor(v.text, type);
+      return type === 'Boolean' ? n === 1 : n;
+    }
+    case 'string':
+      if (type === 'String') return v.value;
+      if (type === 'Boolean') {
+        const s = v.value.trim().toLowerCase();
+        if (s === 'true' || s === 'false') return s === 'true';
+        throw cannotParse(`string ${v.value}`, type);
+      }
+      if (type === 'Binary') return v.value;
+      if (type.startsWith('Timestamp') || type === 'Date') return v.value;
+      if (!/^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(v.value)) throw cannotParse(`string ${v.value}`, type);
+      return numberFor(v.value.trim(), type);
+    case 'default':
+    case 'sql':
+      throw new TsdbError(StatusCode.InvalidArguments, `a ${v.kind === 'default' ? 'DEFAULT' : 'expression'} is not a constant`);
+  }
+}

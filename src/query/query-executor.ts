@@ -1,0 +1,81 @@
+/**
+ * Runs a query (SELECT, WITH, VALUES …) on DuckDB over tsdb tables (DESIGN.md D2, D6): DuckDB parses
+ * it (`json_serialize_sql`), each table reference is pointed at a temporary view over a consistent
+ * scan of the table's regions, the tree goes back to SQL (`json_deserialize_sql`) and DuckDB runs
+ * it. Views and scans live only as long as the query.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { records, type Output } from './output.js';
+import { convertResult } from './result-conversion.js';
+import { tableRefs } from './table-refs.js';
+
+/** A table a query can read: attached as a view for the query's life. */
+export interface TableSource {
+  /** Identifies the table (two references to one table share one view). */
+  readonly key: string;
+  /** Creates view `view` in `conn`; returns what undoes it. */
+  attach(conn: DuckDBConnection, view: string): Promise<() => Promise<void>>;
+}
+
+export interface QueryContext {
+  /** The session's database: where unqualified table names are looked up. */
+  readonly database: string;
+  /** The table `database.name` of catalog `catalog` ('' = the session's); throws TableNotFound. */
+  resolve(catalog: string, database: string, name: string): Promise<TableSource>;
+}
+
+/**
+ * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors.
+ * Only the first line of DuckDB's message is kept (the rest points into rewritten SQL), with the
+ * names of scan views put back to the tables they stand for.
+ */
+export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = new Map()): TsdbError {
+  if (err instanceof TsdbError) return err;
+  let message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  for (const [view, table] of views) message = message.replaceAll(view, table);
+  if (/^Parser Error: /.test(message)) return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`, { cause: err });
+  if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
+  return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
+}
+
+/** Runs one query in `conn`; returns its rows. */
+export async function runQuery(conn: DuckDBConnection, sql: string, ctx: QueryContext): Promise<Output> {
+  const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
+  const tree = JSON.parse(parsed) as { error: boolean; error_message?: string; error_type?: string };
+  if (tree.error) {
+    const message = tree.error_message ?? 'cannot parse the query';
+    throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`);
+  }
+  const cleanups: Array<() => Promise<void>> = [];
+  const views = new Map<string, string>();
+  const names = new Map<string, string>();
+  try {
+    for (const ref of tableRefs(tree)) {
+      const source = await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name);
+      let view = views.get(source.key);
+      if (view === undefined) {
+        // Temporary views belong to the connection, which serves one query at a time.
+        view = `__tsdb_scan_${views.size + 1}`;
+        cleanups.push(await source.attach(conn, view));
+        views.set(source.key, view);
+        names.set(view, ref.table_name);
+      }
+      // Qualified column references (`cpu.usage`, `public.cpu.usage`) still name the table.
+      if (ref.alias === '') ref.alias = ref.table_name;
+      ref.catalog_name = '';
+      ref.schema_name = '';
+      ref.table_name = view;
+    }
+    const rewritten = views.size === 0 ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
+    const result = await conn.runAndReadAll(rewritten);
+    const { columns, rows } = convertResult(result);
+    return records(columns, rows);
+  } catch (err) {
+    throw duckdbError(err, names);
+  } finally {
+    for (const undo of cleanups.reverse()) await undo().catch(() => {});
+  }
+}

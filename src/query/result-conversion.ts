@@ -1,0 +1,116 @@
+/**
+ * DuckDB results to tsdb outputs: type names as clients see them (reference api.md §1.2 `data_type`)
+ * and cells encoded as GreptimeDB does (timestamps as integers in their unit, dates as days, NaN and
+ * infinities as null, decimals as strings, binaries as byte arrays).
+ */
+import {
+  DuckDBBlobValue,
+  DuckDBDateValue,
+  DuckDBDecimalValue,
+  DuckDBIntervalValue,
+  DuckDBListValue,
+  DuckDBStructValue,
+  DuckDBTimestampMillisecondsValue,
+  DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampSecondsValue,
+  DuckDBTimestampTZValue,
+  DuckDBTimestampValue,
+  DuckDBTypeId,
+  DuckDBArrayValue,
+  type DuckDBResultReader,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import type { Cell, OutputColumn } from './output.js';
+
+/** The tsdb type name of a DuckDB type. */
+export function dataTypeName(t: DuckDBType): string {
+  switch (t.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return 'Boolean';
+    case DuckDBTypeId.TINYINT:
+      return 'Int8';
+    case DuckDBTypeId.SMALLINT:
+      return 'Int16';
+    case DuckDBTypeId.INTEGER:
+      return 'Int32';
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.HUGEINT:
+      return 'Int64';
+    case DuckDBTypeId.UTINYINT:
+      return 'UInt8';
+    case DuckDBTypeId.USMALLINT:
+      return 'UInt16';
+    case DuckDBTypeId.UINTEGER:
+      return 'UInt32';
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.UHUGEINT:
+      return 'UInt64';
+    case DuckDBTypeId.FLOAT:
+      return 'Float32';
+    case DuckDBTypeId.DOUBLE:
+      return 'Float64';
+    case DuckDBTypeId.VARCHAR:
+    case DuckDBTypeId.UUID:
+    case DuckDBTypeId.ENUM:
+      return 'String';
+    case DuckDBTypeId.BLOB:
+      return 'Binary';
+    case DuckDBTypeId.DATE:
+      return 'Date';
+    case DuckDBTypeId.TIMESTAMP_S:
+      return 'TimestampSecond';
+    case DuckDBTypeId.TIMESTAMP_MS:
+      return 'TimestampMillisecond';
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return 'TimestampMicrosecond';
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return 'TimestampNanosecond';
+    case DuckDBTypeId.TIME:
+      return 'TimeMicrosecond';
+    case DuckDBTypeId.INTERVAL:
+      return 'IntervalMonthDayNano';
+    case DuckDBTypeId.DECIMAL: {
+      const d = t as unknown as { width: number; scale: number };
+      return `Decimal(${d.width}, ${d.scale})`;
+    }
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY:
+      return `List<${dataTypeName((t as unknown as { valueType: DuckDBType }).valueType)}>`;
+    case DuckDBTypeId.STRUCT:
+      return 'Struct';
+    case DuckDBTypeId.SQLNULL:
+      return 'Null';
+    default:
+      return 'String';
+  }
+}
+
+/** A DuckDB value as an output cell. */
+export function cellOf(v: DuckDBValue): Cell {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  if (v instanceof DuckDBTimestampMillisecondsValue) return cellOf(v.millis);
+  if (v instanceof DuckDBTimestampSecondsValue) return cellOf(v.seconds);
+  if (v instanceof DuckDBTimestampNanosecondsValue) return cellOf(v.nanos);
+  if (v instanceof DuckDBTimestampValue || v instanceof DuckDBTimestampTZValue) return cellOf(v.micros);
+  if (v instanceof DuckDBDateValue) return v.days;
+  if (v instanceof DuckDBDecimalValue) return v.toString();
+  if (v instanceof DuckDBBlobValue) return Array.from(v.bytes);
+  if (v instanceof DuckDBIntervalValue) return v.toString();
+  if (v instanceof DuckDBListValue || v instanceof DuckDBArrayValue) return v.items.map(cellOf);
+  if (v instanceof DuckDBStructValue) return Object.fromEntries(Object.entries(v.entries).map(([k, x]) => [k, cellOf(x)]));
+  return String(v);
+}
+
+/** The columns and rows of a materialized result. */
+export function convertResult(result: DuckDBResultReader): { columns: OutputColumn[]; rows: Cell[][] } {
+  const names = result.columnNames();
+  const types = result.columnTypes();
+  // DuckDB names count(*) `count_star()`; clients of GreptimeDB expect `count(*)`.
+  const columns = names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
+  const rows = result.getRows().map((row) => row.map(cellOf));
+  return { columns, rows };
+}

@@ -1,0 +1,52 @@
+/**
+ * Table references of a query, found in DuckDB's own parse of it (`json_serialize_sql`, DESIGN.md
+ * D6): every `BASE_TABLE` node that is not a CTE of the query. The nodes are the parse tree's own
+ * objects, so that a caller can point them at something else and `json_deserialize_sql` the tree.
+ */
+
+/** A `BASE_TABLE` node of DuckDB's serialized parse tree (the fields tsdb reads and rewrites). */
+export interface BaseTableNode {
+  type: 'BASE_TABLE';
+  catalog_name: string;
+  schema_name: string;
+  table_name: string;
+  alias: string;
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function isObject(v: Json | undefined): v is { [k: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Names defined by WITH clauses anywhere in the tree. */
+function cteNames(node: Json, out: Set<string>): Set<string> {
+  if (Array.isArray(node)) for (const x of node) cteNames(x, out);
+  else if (isObject(node)) {
+    const map = node['cte_map'];
+    if (isObject(map) && Array.isArray(map['map'])) {
+      for (const e of map['map']) if (isObject(e) && typeof e['key'] === 'string') out.add(e['key'].toLowerCase());
+    }
+    for (const v of Object.values(node)) cteNames(v, out);
+  }
+  return out;
+}
+
+function collect(node: Json, ctes: ReadonlySet<string>, out: BaseTableNode[]): void {
+  if (Array.isArray(node)) for (const x of node) collect(x, ctes, out);
+  else if (isObject(node)) {
+    if (node['type'] === 'BASE_TABLE' && typeof node['table_name'] === 'string') {
+      const isCte = node['schema_name'] === '' && node['catalog_name'] === '' && ctes.has(node['table_name'].toLowerCase());
+      if (!isCte) out.push(node as unknown as BaseTableNode);
+    }
+    for (const v of Object.values(node)) collect(v, ctes, out);
+  }
+}
+
+/** The table references of a serialized parse tree (`{"error":false,"statements":[…]}`). */
+export function tableRefs(tree: unknown): BaseTableNode[] {
+  const root = tree as Json;
+  const out: BaseTableNode[] = [];
+  collect(root, cteNames(root, new Set()), out);
+  return out;
+}

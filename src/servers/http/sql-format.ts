@@ -1,0 +1,119 @@
+/**
+ * The output formats of `/v1/sql` (reference api.md §1.2): `greptimedb_v1` (default), `json`,
+ * `csv`, `csvWithNames`, `csvWithNamesAndTypes`, `table`, `influxdb_v1`, `null`. JSON is written by
+ * hand so that 64-bit integers keep every digit.
+ */
+import type { Cell, Output } from '../../query/output.js';
+
+export const FORMATS = ['greptimedb_v1', 'json', 'csv', 'csvwithnames', 'csvwithnamesandtypes', 'table', 'influxdb_v1', 'null'] as const;
+export type SqlFormat = (typeof FORMATS)[number];
+
+/** The format asked for (case-insensitive); an unknown name means the default. */
+export function formatOf(name: string | undefined): SqlFormat {
+  const f = (name ?? '').toLowerCase();
+  return (FORMATS as readonly string[]).includes(f) ? (f as SqlFormat) : 'greptimedb_v1';
+}
+
+/** JSON text of a value; bigints are written as plain integers. */
+export function toJson(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(toJson).join(',')}]`;
+  if (typeof v === 'object') {
+    return `{${Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(String(v));
+}
+
+function limited(o: Output, limit: number | undefined): Output {
+  if (o.kind !== 'records' || limit === undefined || o.rows.length <= limit) return o;
+  return { ...o, rows: o.rows.slice(0, limit) };
+}
+
+function cellText(c: Cell): string {
+  if (c === null) return '';
+  if (typeof c === 'object') return toJson(c);
+  return String(c);
+}
+
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The box-drawn table of the `table` format. */
+function boxTable(o: Extract<Output, { kind: 'records' }>): string {
+  const header = o.columns.map((c) => c.name);
+  const body = o.rows.map((r) => r.map(cellText));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (l: string, m: string, r: string) => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}\n`;
+  const row = (cells: string[]) => `│${cells.map((c, i) => ` ${c.padEnd(widths[i]!)} `).join('│')}│\n`;
+  return line('┌', '┬', '┐') + row(header) + line('├', '┼', '┤') + body.map(row).join('') + line('└', '┴', '┘');
+}
+
+export interface Rendered {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/**
+ * Renders outputs. Formats other than greptimedb_v1 and influxdb_v1 take one statement's output;
+ * the caller refuses several.
+ */
+export function render(format: SqlFormat, outputs: readonly Output[], executionTimeMs: number, limit?: number): Rendered {
+  const outs = outputs.map((o) => limited(o, limit));
+  const json = (body: string): Rendered => ({ contentType: 'application/json', body });
+  switch (format) {
+    case 'greptimedb_v1':
+      return json(
+        `{"code":0,"output":[${outs
+          .map((o) =>
+            o.kind === 'affected'
+              ? `{"affectedrows":${o.rows}}`
+              : `{"records":{"schema":{"column_schemas":${toJson(o.columns.map((c) => ({ name: c.name, data_type: c.data_type })))}},"rows":${toJson(o.rows)},"total_rows":${o.rows.length}}}`,
+          )
+          .join(',')}],"execution_time_ms":${executionTimeMs}}`,
+      );
+    case 'influxdb_v1':
+      return json(
+        `{"results":[${outs
+          .map((o, i) =>
+            o.kind === 'affected'
+              ? `{"statement_id":${i},"series":[]}`
+              : `{"statement_id":${i},"series":[{"name":"","columns":${toJson(o.columns.map((c) => c.name))},"values":${toJson(o.rows)}}]}`,
+          )
+          .join(',')}],"execution_time_ms":${executionTimeMs}}`,
+      );
+    case 'json': {
+      const o = outs[0]!;
+      if (o.kind === 'affected') return json(`{"data":[],"affected_rows":${o.rows},"execution_time_ms":${executionTimeMs}}`);
+      const data = o.rows.map((r) => Object.fromEntries(o.columns.map((c, i) => [c.name, r[i]])));
+      return json(`{"data":${toJson(data)},"execution_time_ms":${executionTimeMs}}`);
+    }
+    case 'csv':
+    case 'csvwithnames':
+    case 'csvwithnamesandtypes': {
+      const o = outs[0]!;
+      const contentType = 'text/csv; charset=utf-8';
+      if (o.kind === 'affected') return { contentType, body: `${o.rows}\n` };
+      const lines: string[] = [];
+      if (format !== 'csv') lines.push(o.columns.map((c) => csvField(c.name)).join(','));
+      if (format === 'csvwithnamesandtypes') lines.push(o.columns.map((c) => csvField(c.data_type)).join(','));
+      for (const r of o.rows) lines.push(r.map((c) => csvField(cellText(c))).join(','));
+      return { contentType, body: lines.map((l) => `${l}\r\n`).join('') };
+    }
+    case 'table': {
+      const o = outs[0]!;
+      return { contentType: 'text/plain; charset=utf-8', body: o.kind === 'affected' ? `${o.rows} rows affected.\n` : boxTable(o) };
+    }
+    case 'null': {
+      const o = outs[0]!;
+      const elapsed = `Elapsed: ${(executionTimeMs / 1000).toFixed(3)} sec.\n`;
+      return { contentType: 'text/plain; charset=utf-8', body: o.kind === 'affected' ? `${o.rows} rows affected.\n${elapsed}` : `${o.rows.length} rows in set.\n${elapsed}` };
+    }
+  }
+}

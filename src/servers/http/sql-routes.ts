@@ -1,0 +1,69 @@
+/**
+ * `POST /v1/sql` (spec §4.1, reference api.md §1.2): `sql`, `db`, `format`, `limit` from the query
+ * string or a form-encoded body (the query string wins); `X-Tsdb-Timezone` sets the time zone.
+ * The database is checked before anything runs; the first failing statement turns the whole
+ * response into its error.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StatusCode } from '../../common/error/status-code.js';
+import { isValidTimeZone } from '../../common/time/timestamp.js';
+import type { SqlHandler } from '../handlers.js';
+import { elapsedMs, sendError } from './http-server.js';
+import { formatOf, render } from './sql-format.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/** The request's parameters: form fields, then the query string over them. */
+function params(req: FastifyRequest): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  const body = req.body;
+  if (Buffer.isBuffer(body) && body.length > 0) {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== FORM) return undefined;
+    for (const [k, v] of new URLSearchParams(body.toString('utf8'))) out[k] = v;
+  }
+  for (const [k, v] of Object.entries(req.query as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** `db` as `<catalog>-<schema>` or `<schema>`; only the `tsdb` catalog exists. */
+function databaseOf(db: string): { catalog: string; database: string } {
+  const dash = db.indexOf('-');
+  return dash < 0 ? { catalog: 'tsdb', database: db } : { catalog: db.slice(0, dash), database: db.slice(dash + 1) };
+}
+
+export function sqlRoutes(app: FastifyInstance, handler: SqlHandler): void {
+  app.get('/v1/sql', (req, reply) => {
+    sendError(req, reply, StatusCode.InvalidArguments, 'Method GET is not allowed for /v1/sql: send the statement with POST, form-encoded', 405).header('allow', 'POST');
+  });
+
+  app.post('/v1/sql', async (req: FastifyRequest, reply: FastifyReply) => {
+    const p = params(req);
+    if (p === undefined) {
+      return sendError(req, reply, StatusCode.InvalidArguments, `Unsupported Content-Type: ${String(req.headers['content-type'] ?? '')}; /v1/sql takes ${FORM}`, 415);
+    }
+    const sql = p['sql'];
+    if (sql === undefined || sql.trim() === '') return sendError(req, reply, StatusCode.InvalidArguments, 'sql parameter is required.');
+    const dbParam = p['db'] ?? (req.headers['x-tsdb-db-name'] as string | undefined) ?? 'public';
+    const { catalog, database } = databaseOf(dbParam);
+    if (catalog !== 'tsdb' || !(await handler.databaseExists(database))) {
+      return sendError(req, reply, StatusCode.DatabaseNotFound, `Database not found: ${dbParam}`);
+    }
+    const tzHeader = req.headers['x-tsdb-timezone'];
+    const timezone = typeof tzHeader === 'string' && tzHeader.trim() !== '' ? tzHeader.trim() : 'UTC';
+    if (!isValidTimeZone(timezone)) return sendError(req, reply, StatusCode.InvalidArguments, `Invalid time zone: ${timezone}`);
+    let limit: number | undefined;
+    if (p['limit'] !== undefined) {
+      limit = Number(p['limit']);
+      if (!Number.isInteger(limit) || limit < 0) return sendError(req, reply, StatusCode.InvalidArguments, `Invalid limit: ${p['limit']}`);
+    }
+    const format = formatOf(p['format']);
+    const outputs = await handler.executeSql(sql, { database, timezone });
+    if (outputs.length > 1 && format !== 'greptimedb_v1' && format !== 'influxdb_v1') {
+      return sendError(req, reply, StatusCode.InvalidArguments, `cannot output multi-statements result in ${format} format`);
+    }
+    const elapsed = elapsedMs(req);
+    const { contentType, body } = render(format, outputs, elapsed, limit);
+    return reply.header('x-tsdb-format', format).header('x-tsdb-execution-time', String(elapsed)).type(contentType).send(body);
+  });
+}

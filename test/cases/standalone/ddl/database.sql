@@ -1,0 +1,41 @@
+CREATE DATABASE metrics WITH (ttl = '1h');
+
+CREATE DATABASE metrics;
+
+CREATE DATABASE IF NOT EXISTS metrics;
+
+SHOW DATABASES;
+
+SHOW FULL DATABASES;
+
+SHOW CREATE DATABASE metrics;
+
+USE metrics;
+
+CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE);
+
+SHOW CREATE TABLE m;
+
+INSERT INTO m VALUES (1700000000000, 1), (now(), 2);
+
+SHOW TABLES;
+
+USE public;
+
+SHOW TABLES FROM metrics;
+
+SELECT count(*), sum(v) FROM metrics.m;
+
+ALTER DATABASE metrics SET 'ttl' = '2h';
+
+SHOW CREATE DATABASE metrics;
+
+USE nope;
+
+DROP DATABASE metrics;
+
+DROP DATABASE metrics;
+
+DROP DATABASE IF EXISTS metrics;
+
+SHOW DATABASES;

@@ -1,0 +1,142 @@
+/**
+ * `POST /v1/sql` on a real standalone server: output formats, headers, parameters and their
+ * errors, time zones, and tables and rows that survive a restart and a SIGKILL.
+ */
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { tempDir } from '../support/temp.js';
+import { startTsdb } from '../support/tsdb-process.js';
+
+async function sql(baseUrl: string, statement: string, opts: { query?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  return fetch(`${baseUrl}/v1/sql${opts.query ?? ''}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...opts.headers },
+    body: new URLSearchParams({ sql: statement }).toString(),
+  });
+}
+
+async function start(t: TestContext, dir = tempDir(t)) {
+  return { dir, ...(await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', dir])) };
+}
+
+test('/v1/sql answers in every format, with its headers', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, "CREATE TABLE f (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO f VALUES ('a', 1, 1.5), ('b, \"x\"', 2, NULL)");
+  const q = 'SELECT host, ts, v FROM f ORDER BY ts';
+
+  const v1 = await sql(baseUrl, q);
+  assert.equal(v1.status, 200);
+  assert.equal(v1.headers.get('x-tsdb-format'), 'greptimedb_v1');
+  assert.match(v1.headers.get('x-tsdb-execution-time') ?? '', /^\d+$/);
+  const body = (await v1.json()) as Record<string, unknown>;
+  assert.equal(body['code'], 0);
+  assert.deepEqual(body['output'], [
+    {
+      records: {
+        schema: { column_schemas: [{ name: 'host', data_type: 'String' }, { name: 'ts', data_type: 'TimestampMillisecond' }, { name: 'v', data_type: 'Float64' }] },
+        rows: [['a', 1, 1.5], ['b, "x"', 2, null]],
+        total_rows: 2,
+      },
+    },
+  ]);
+  assert.equal(typeof body['execution_time_ms'], 'number');
+
+  const json = (await (await sql(baseUrl, q, { query: '?format=json' })).json()) as Record<string, unknown>;
+  assert.deepEqual(json['data'], [{ host: 'a', ts: 1, v: 1.5 }, { host: 'b, "x"', ts: 2, v: null }]);
+
+  const csv = await sql(baseUrl, q, { query: '?format=csvWithNamesAndTypes' });
+  assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+  assert.equal(await csv.text(), 'host,ts,v\r\nString,TimestampMillisecond,Float64\r\na,1,1.5\r\n"b, ""x""",2,\r\n');
+  assert.equal(await (await sql(baseUrl, q, { query: '?format=csv' })).text(), 'a,1,1.5\r\n"b, ""x""",2,\r\n');
+
+  const influx = (await (await sql(baseUrl, q, { query: '?format=influxdb_v1' })).json()) as Record<string, unknown>;
+  assert.deepEqual(influx['results'], [{ statement_id: 0, series: [{ name: '', columns: ['host', 'ts', 'v'], values: [['a', 1, 1.5], ['b, "x"', 2, null]] }] }]);
+
+  const table = await (await sql(baseUrl, 'SELECT 1 AS x', { query: '?format=table' })).text();
+  assert.equal(table, '┌───┐\n│ x │\n├───┤\n│ 1 │\n└───┘\n');
+  assert.match(await (await sql(baseUrl, q, { query: '?format=null' })).text(), /^2 rows in set\.\nElapsed: \d+\.\d{3} sec\.\n$/);
+
+  // limit truncates each result; several statements only in the two JSON formats.
+  const limited = (await (await sql(baseUrl, q, { query: '?limit=1' })).json()) as { output: Array<{ records: { rows: unknown[]; total_rows: number } }> };
+  assert.equal(limited.output[0]!.records.total_rows, 1);
+  const multi = await sql(baseUrl, 'SELECT 1; SELECT 2', { query: '?format=csv' });
+  assert.equal(multi.status, 400);
+  const multiBody = (await multi.json()) as Record<string, unknown>;
+  assert.equal(multiBody['code'], 1004);
+  assert.equal(multiBody['error'], 'cannot output multi-statements result in csv format');
+});
+
+test('/v1/sql refuses bad requests with the reference\'s codes and statuses', async (t) => {
+  const { baseUrl } = await start(t);
+  const cases: Array<[string, Promise<Response>, number, number, RegExp]> = [
+    ['GET', fetch(`${baseUrl}/v1/sql?sql=SELECT%201`), 405, 1004, /POST/],
+    ['JSON body', fetch(`${baseUrl}/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sql":"SELECT 1"}' }), 415, 1004, /Content-Type/],
+    ['no sql', fetch(`${baseUrl}/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'db=public' }), 400, 1004, /^sql parameter is required\.$/],
+    ['unknown db', sql(baseUrl, 'SELECT 1', { query: '?db=nope' }), 400, 4004, /^Database not found: nope$/],
+    ['other catalog', sql(baseUrl, 'SELECT 1', { query: '?db=other-public' }), 400, 4004, /^Database not found: other-public$/],
+    ['bad time zone', sql(baseUrl, 'SELECT 1', { headers: { 'x-tsdb-timezone': 'Mars/Olympus' } }), 400, 1004, /^Invalid time zone: Mars\/Olympus$/],
+    ['syntax', sql(baseUrl, 'SELEC 1'), 400, 1001, /keyword: SELEC/],
+    ['missing table', sql(baseUrl, 'SELECT * FROM nope'), 400, 4001, /Table not found: tsdb\.public\.nope/],
+  ];
+  for (const [name, pending, status, code, message] of cases) {
+    const res = await pending;
+    assert.equal(res.status, status, name);
+    assert.equal(res.headers.get('x-tsdb-err-code'), String(code), name);
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.equal(body['code'], code, name);
+    assert.match(String(body['error']), message, name);
+  }
+  // db as `<catalog>-<schema>` and the first failing statement replacing the whole response.
+  assert.equal(((await (await sql(baseUrl, 'SELECT 1', { query: '?db=tsdb-public' })).json()) as Record<string, unknown>)['code'], 0);
+  const failed = (await (await sql(baseUrl, 'SELECT 1; SELECT * FROM nope; SELECT 2')).json()) as Record<string, unknown>;
+  assert.equal(failed['code'], 4001);
+  assert.equal(failed['output'], undefined);
+});
+
+test('X-Tsdb-Timezone reads naive timestamps in that zone', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, 'CREATE TABLE z (ts TIMESTAMP TIME INDEX, v INT)');
+  await sql(baseUrl, "INSERT INTO z VALUES ('2024-01-01 08:00:00', 1)", { headers: { 'x-tsdb-timezone': 'Asia/Shanghai' } });
+  await sql(baseUrl, "INSERT INTO z VALUES ('2024-01-01 08:00:00', 2)", { headers: { 'x-tsdb-timezone': '-05:00' } });
+  await sql(baseUrl, "INSERT INTO z VALUES ('2024-01-01 08:00:00Z', 3)", { headers: { 'x-tsdb-timezone': 'Asia/Shanghai' } });
+  const body = (await (await sql(baseUrl, 'SELECT ts, v FROM z ORDER BY v')).json()) as { output: Array<{ records: { rows: unknown[][] } }> };
+  assert.deepEqual(body.output[0]!.records.rows, [
+    [Date.UTC(2024, 0, 1, 0), 1],
+    [Date.UTC(2024, 0, 1, 13), 2],
+    [Date.UTC(2024, 0, 1, 8), 3],
+  ]);
+});
+
+test('tables and acknowledged rows survive a restart and a SIGKILL mid-ingest', async (t) => {
+  const dir = tempDir(t);
+  let server = await start(t, dir);
+  await sql(server.baseUrl, 'CREATE DATABASE d; CREATE TABLE d.w (writer STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, n BIGINT)');
+  await sql(server.baseUrl, "INSERT INTO d.w VALUES ('w', 0, 0)");
+  await sql(server.baseUrl, "ADMIN FLUSH_TABLE('d.w')");
+  const acknowledged: number[] = [0];
+  let stop = false;
+  const writers = Array.from({ length: 4 }, async (_, w) => {
+    for (let i = 1; !stop; i++) {
+      const n = w * 1_000_000 + i;
+      try {
+        const res = await sql(server.baseUrl, `INSERT INTO d.w VALUES ('w', ${n}, ${n})`);
+        if (((await res.json()) as Record<string, unknown>)['code'] === 0) acknowledged.push(n);
+      } catch {
+        return; // the server is gone
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, 700));
+  await server.proc.stop('SIGKILL');
+  stop = true;
+  await Promise.all(writers);
+  assert.ok(acknowledged.length > 10, `only ${acknowledged.length} inserts were acknowledged`);
+
+  server = await start(t, dir);
+  const res = (await (await sql(server.baseUrl, 'SELECT n FROM w ORDER BY n', { query: '?db=d' })).json()) as { code: number; output: Array<{ records: { rows: number[][] } }> };
+  assert.equal(res.code, 0);
+  const present = new Set(res.output[0]!.records.rows.map((r) => r[0]));
+  for (const n of acknowledged) assert.ok(present.has(n), `acknowledged insert ${n} is missing after the restart`);
+  const desc = (await (await sql(server.baseUrl, 'DESC TABLE d.w')).json()) as { code: number };
+  assert.equal(desc.code, 0, 'the table is in the catalog after the restart');
+});

@@ -1,0 +1,91 @@
+/**
+ * Golden SQL cases (`test/cases/**\/*.sql` with `.result` beside them, GreptimeDB's sqlness
+ * conventions, reference api.md §8): statements are run one by one through `POST /v1/sql`; each is
+ * echoed, then its result — `Affected Rows: N`, `Error: <code>(<Name>), <message>`, or an ASCII table
+ * (left-aligned, NULL empty, floats with `.0`, timestamps in UTC as `YYYY-MM-DDTHH:MM:SS[.fff]`).
+ */
+import { statusCodeName, type StatusCode } from '../../src/common/error/status-code.js';
+
+/** The statements of a case file: split after each `;` that ends a line; `--` lines are comments. */
+export function splitCase(text: string): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  for (const line of text.split('\n')) {
+    if (current.length === 0 && (line.trim() === '' || line.trim().startsWith('--'))) continue;
+    current.push(line);
+    if (line.trimEnd().endsWith(';')) {
+      out.push(current.join('\n').trim());
+      current = [];
+    }
+  }
+  if (current.join('').trim() !== '') out.push(current.join('\n').trim());
+  return out;
+}
+
+interface Column {
+  readonly name: string;
+  readonly data_type: string;
+}
+
+const NS_PER: Record<string, bigint> = {
+  TimestampSecond: 1_000_000_000n,
+  TimestampMillisecond: 1_000_000n,
+  TimestampMicrosecond: 1_000n,
+  TimestampNanosecond: 1n,
+};
+
+/** A timestamp as sqlness prints it: UTC, fraction in groups of 3 digits, none when zero. */
+function timestampText(value: number | string, type: string): string {
+  const ns = BigInt(value) * NS_PER[type]!;
+  let secs = ns / 1_000_000_000n;
+  let frac = ns % 1_000_000_000n;
+  if (frac < 0n) {
+    frac += 1_000_000_000n;
+    secs -= 1n;
+  }
+  const base = new Date(Number(secs) * 1000).toISOString().slice(0, 19);
+  if (frac === 0n) return base;
+  let digits = frac.toString().padStart(9, '0');
+  while (digits.endsWith('000')) digits = digits.slice(0, -3);
+  return `${base}.${digits}`;
+}
+
+function cellText(v: unknown, type: string): string {
+  if (v === null || v === undefined) return '';
+  if (type in NS_PER && (typeof v === 'number' || typeof v === 'string')) return timestampText(v, type);
+  if (type === 'Date' && typeof v === 'number') return new Date(v * 86_400_000).toISOString().slice(0, 10);
+  if ((type === 'Float64' || type === 'Float32') && typeof v === 'number') return Number.isInteger(v) ? `${v}.0` : String(v);
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** An ASCII table of columns and rows; a cell with line breaks spans several lines of its row. */
+export function asciiTable(columns: readonly Column[], rows: ReadonlyArray<readonly unknown[]>): string {
+  const header = columns.map((c) => [c.name]);
+  const body = rows.map((r) => r.map((v, i) => cellText(v, columns[i]!.data_type).split('\n')));
+  const widths = header.map((h, i) => Math.max(h[0]!.length, ...body.map((r) => Math.max(...r[i]!.map((l) => l.length)))));
+  const rule = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
+  const line = (cells: string[][]) => {
+    const height = Math.max(...cells.map((c) => c.length));
+    return Array.from({ length: height }, (_, k) => `|${cells.map((c, i) => ` ${(c[k] ?? '').padEnd(widths[i]!)} `).join('|')}|`).join('\n');
+  };
+  return [rule, line(header), rule, ...(body.length > 0 ? [...body.map(line), rule] : [])].join('\n');
+}
+
+/** The rendered result of one statement, from `/v1/sql`'s JSON. */
+export function renderResponse(json: Record<string, unknown>): string {
+  if (json['code'] !== 0) return `Error: ${String(json['code'])}(${statusCodeName(json['code'] as StatusCode)}), ${String(json['error'])}`;
+  const outputs = json['output'] as Array<Record<string, unknown>>;
+  return outputs
+    .map((o) => {
+      if ('affectedrows' in o) return `Affected Rows: ${String(o['affectedrows'])}`;
+      const rec = o['records'] as { schema: { column_schemas: Column[] }; rows: unknown[][] };
+      return asciiTable(rec.schema.column_schemas, rec.rows);
+    })
+    .join('\n\n');
+}
+
+/** Parses `/v1/sql`'s JSON keeping integers beyond 2^53 exact (as strings). */
+export function parseJsonExact(text: string): Record<string, unknown> {
+  return JSON.parse(text.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"')) as Record<string, unknown>;
+}
