@@ -8,7 +8,8 @@ import { checkOptions } from '../catalog/table-options.js';
 import { fullTableName, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { isValidTimeZone } from '../common/time/timestamp.js';
+import { isValidTimeZone, type TimeUnit } from '../common/time/timestamp.js';
+import type { ColumnType } from '../engine/region/metadata.js';
 import { affected, records, type Output } from '../query/output.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
@@ -16,9 +17,11 @@ import { parseSql } from '../sql/parser.js';
 import type { RegionAccess } from './region-access.js';
 import type { Session } from './session.js';
 import { createTable } from './statement/create-table.js';
-import { insertValues } from './statement/insert.js';
+import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
 import { describeTable, showCreateDatabase, showCreateTable, showDatabases, showTables } from './statement/show.js';
+
+const TIME_UNITS: Partial<Record<ColumnType, TimeUnit>> = { TimestampSecond: 's', TimestampMillisecond: 'ms', TimestampMicrosecond: 'us', TimestampNanosecond: 'ns' };
 
 export class FrontendInstance {
   constructor(
@@ -52,7 +55,10 @@ export class FrontendInstance {
       case 'explain':
         return this.query(`EXPLAIN ${stmt.analyze ? 'ANALYZE ' : ''}${stmt.statement}`, session);
       case 'insert':
+        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.regions, (q) => this.query(q, session)));
         return affected(await insertValues(stmt, session, this.catalog, this.regions));
+      case 'delete':
+        return affected(await deleteRows(stmt, session, this.catalog, this.regions, (q) => this.query(q, session)));
       case 'create_table':
         await createTable(stmt, session, this.catalog, this.regions);
         return affected(0);
@@ -144,7 +150,12 @@ export class FrontendInstance {
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
         const [region] = tableRegionIds(info);
-        return { key: fullTableName(info), attach: (c, view) => this.regions.attachScan(c, view, region!) };
+        const ts = info.columns.find((c) => c.name === info.time_index)!;
+        return {
+          key: fullTableName(info),
+          timeIndex: { name: ts.name, unit: TIME_UNITS[ts.data_type]! },
+          attach: (c, view, range) => this.regions.attachScan(c, view, region!, range ?? {}),
+        };
       },
     };
     try {

@@ -27,7 +27,7 @@ export interface RegionAccess {
 
 /** Regions of the engine in this process (standalone). */
 export class LocalRegionAccess implements RegionAccess {
-  constructor(private readonly engine: RegionEngine) {}
+  constructor(protected readonly engine: RegionEngine) {}
 
   createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
     return this.engine.createRegion(metadata, dir);

@@ -11,13 +11,17 @@ import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
 import { convertResult } from './result-conversion.js';
 import { tableRefs } from './table-refs.js';
+import { rewriteTimeLiterals, timeRangeOf, type TimeRange } from './time-predicates.js';
+import type { TimeUnit } from '../common/time/timestamp.js';
 
 /** A table a query can read: attached as a view for the query's life. */
 export interface TableSource {
   /** Identifies the table (two references to one table share one view). */
   readonly key: string;
-  /** Creates view `view` in `conn`; returns what undoes it. */
-  attach(conn: DuckDBConnection, view: string): Promise<() => Promise<void>>;
+  /** The table's time index: integer literals compared with it are epochs in its unit. */
+  readonly timeIndex?: { readonly name: string; readonly unit: TimeUnit };
+  /** Creates view `view` in `conn` (rows of the inclusive time range only, when given); returns what undoes it. */
+  attach(conn: DuckDBConnection, view: string, range?: TimeRange): Promise<() => Promise<void>>;
 }
 
 export interface QueryContext {
@@ -53,13 +57,23 @@ export async function runQuery(conn: DuckDBConnection, sql: string, ctx: QueryCo
   const views = new Map<string, string>();
   const names = new Map<string, string>();
   try {
-    for (const ref of tableRefs(tree)) {
-      const source = await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name);
+    const refs = tableRefs(tree);
+    const sources: TableSource[] = [];
+    for (const ref of refs) sources.push(await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name));
+    const timeColumns = new Map<string, TimeUnit>();
+    for (const s of sources) if (s.timeIndex !== undefined && !timeColumns.has(s.timeIndex.name)) timeColumns.set(s.timeIndex.name, s.timeIndex.unit);
+    rewriteTimeLiterals(tree, timeColumns);
+    const uses = new Map<string, number>();
+    for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
+    for (const [i, ref] of refs.entries()) {
+      const source = sources[i]!;
       let view = views.get(source.key);
       if (view === undefined) {
         // Temporary views belong to the connection, which serves one query at a time.
         view = `__tsdb_scan_${views.size + 1}`;
-        cleanups.push(await source.attach(conn, view));
+        // A table read once gets the query's time range on its scan; one read twice, all of it.
+        const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit) : undefined;
+        cleanups.push(await source.attach(conn, view, range));
         views.set(source.key, view);
         names.set(view, ref.table_name);
       }

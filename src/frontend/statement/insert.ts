@@ -1,5 +1,6 @@
 /**
- * INSERT / REPLACE … VALUES: rows to one columnar write batch per region. Literals are converted
+ * INSERT / REPLACE … VALUES and INSERT … SELECT: rows to one columnar write batch per region; DELETE
+ * as tombstones of the rows a condition matches. Literals are converted
  * here with the reference's messages; other expressions (`now()`, `1 + 1`, casts) are evaluated by
  * DuckDB, once per distinct expression. Naive timestamp strings are read in the session's time
  * zone. The statement is checked whole before anything is written: a bad row writes nothing.
@@ -7,12 +8,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { fullTableName, tableRegionIds, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import type { Cell, Output } from '../../query/output.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
-import { OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
+import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
 import type { ColumnType } from '../../engine/region/metadata.js';
-import { quoteLiteral, SQL_TYPES } from '../../engine/sst/sst-format.js';
+import { quoteIdent, quoteLiteral, SQL_TYPES } from '../../engine/sst/sst-format.js';
 import { cellOf } from '../../query/result-conversion.js';
 import { duckdbError } from '../../query/query-executor.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
@@ -126,10 +128,8 @@ function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vec
   }
 }
 
-/** Executes INSERT … VALUES; returns the number of rows written. */
-export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<number> {
-  if (stmt.source.kind !== 'values') throw new TsdbError(StatusCode.Unsupported, 'INSERT … SELECT is not supported yet');
-  const rows = stmt.source.rows;
+/** The table an INSERT or DELETE names, and the columns an INSERT gives (all, in table order, by default). */
+async function target(stmt: Insert, session: Session, catalog: CatalogManager): Promise<{ info: TableInfo; targets: ColumnSchema[] }> {
   const { database, table } = resolveName(stmt.name, session);
   const info = await catalog.table(database, table);
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
@@ -140,15 +140,42 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
     return c;
   });
   if (new Set(targets.map((c) => c.name)).size !== targets.length) throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: a column is given twice');
+  return { info, targets };
+}
+
+/** Fills the columns an INSERT does not give, checks NOT NULL, and writes one batch per region. */
+async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], values: Map<string, Value[]>, rowCount: number, regions: RegionAccess): Promise<number> {
+  if (rowCount === 0) return 0;
+  const given = new Set(targets.map((c) => c.name));
+  for (const c of info.columns) if (!given.has(c.name)) values.get(c.name)!.fill(defaultValue(c, info));
+  for (const c of info.columns) {
+    if (!c.nullable && values.get(c.name)!.some((v) => v === null)) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Column ${c.name} of table ${fullTableName(info)} is not null, but a value is NULL`);
+    }
+  }
+  const columns = new Map<number, Vector>(info.columns.map((c) => [c.column_id, vectorOf(c.data_type, values.get(c.name)!, c.name)]));
+  const batch: WriteBatch = { op: OP_PUT, rowCount, columns };
+  const [region] = tableRegionIds(info);
+  await regions.write(region!, batch);
+  return rowCount;
+}
+
+function emptyValues(info: TableInfo, rows: number): Map<string, Value[]> {
+  return new Map<string, Value[]>(info.columns.map((c) => [c.name, new Array<Value>(rows)]));
+}
+
+/** Executes INSERT … VALUES; returns the number of rows written. */
+export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<number> {
+  if (stmt.source.kind !== 'values') throw new TsdbError(StatusCode.Unexpected, 'insertValues of an INSERT … SELECT');
+  const rows = stmt.source.rows;
+  const { info, targets } = await target(stmt, session, catalog);
   for (const row of rows) {
     if (row.length !== targets.length) {
       throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${row.length}`);
     }
   }
-  if (rows.length === 0) return 0;
-
   // Every column of the table gets a value per row: given, default, or NULL.
-  const values = new Map<string, Value[]>(info.columns.map((c) => [c.name, new Array<Value>(rows.length)]));
+  const values = emptyValues(info, rows.length);
   const expressions: Array<{ row: number; column: ColumnSchema; text: string }> = [];
   rows.forEach((row, r) => {
     targets.forEach((c, i) => {
@@ -158,8 +185,6 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
       else values.get(c.name)![r] = literalValue(v, c, session);
     });
   });
-  const given = new Set(targets.map((c) => c.name));
-  for (const c of info.columns) if (!given.has(c.name)) values.get(c.name)!.fill(defaultValue(c, info));
   if (expressions.length > 0) {
     const conn = await regions.connect();
     try {
@@ -175,14 +200,74 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
       conn.closeSync();
     }
   }
-  for (const c of info.columns) {
-    if (!c.nullable && values.get(c.name)!.some((v) => v === null)) {
-      throw new TsdbError(StatusCode.InvalidArguments, `Column ${c.name} of table ${fullTableName(info)} is not null, but a value is NULL`);
+  return writeRows(info, targets, values, rows.length, regions);
+}
+
+/** A query result cell (of result type `from`) as a value of column `c`. */
+function cellValue(v: Cell, from: string, c: ColumnSchema): Value {
+  if (v === null) return null;
+  const unit = UNITS[c.data_type];
+  if (unit !== undefined) {
+    const fromUnit = UNITS[from as ColumnType];
+    if (fromUnit === undefined) {
+      if (typeof v === 'string') {
+        const t = parseTimestamp(v, unit);
+        if (t === undefined) throw parseFailure(v, 'Timestamp');
+        return t;
+      }
+      return BigInt(v as number | bigint);
     }
+    const ns = BigInt(v as number | bigint) * NS_PER_UNIT[fromUnit];
+    const per = NS_PER_UNIT[unit];
+    return ns % per !== 0n && ns < 0n ? ns / per - 1n : ns / per;
   }
-  const columns = new Map<number, Vector>(info.columns.map((c) => [c.column_id, vectorOf(c.data_type, values.get(c.name)!, c.name)]));
-  const batch: WriteBatch = { op: OP_PUT, rowCount: rows.length, columns };
+  switch (vectorTypeOf(c.data_type)) {
+    case 'int64':
+    case 'uint64':
+      return BigInt(v as number | bigint | string);
+    case 'float64':
+      return typeof v === 'boolean' ? Number(v) : Number(v as number | string);
+    case 'bool':
+      return Boolean(v);
+    case 'string':
+      return typeof v === 'object' ? JSON.stringify(v) : String(v);
+    case 'binary':
+      return Array.isArray(v) ? Uint8Array.from(v as number[]) : Buffer.from(String(v));
+  }
+}
+
+/** Executes INSERT … SELECT: the query's columns go to the target columns by position. */
+export async function insertSelect(stmt: Insert, session: Session, catalog: CatalogManager, regions: RegionAccess, query: (sql: string) => Promise<Output>): Promise<number> {
+  if (stmt.source.kind !== 'query') throw new TsdbError(StatusCode.Unexpected, 'insertSelect of an INSERT … VALUES');
+  const { info, targets } = await target(stmt, session, catalog);
+  const out = await query(stmt.source.sql);
+  if (out.kind !== 'records') throw new TsdbError(StatusCode.InvalidArguments, 'INSERT … SELECT needs a query that returns rows');
+  if (out.columns.length !== targets.length) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${out.columns.length}`);
+  }
+  const values = emptyValues(info, out.rows.length);
+  out.rows.forEach((row, r) => targets.forEach((c, i) => (values.get(c.name)![r] = cellValue(row[i]!, out.columns[i]!.data_type, c))));
+  return writeRows(info, targets, values, out.rows.length, regions);
+}
+
+type Delete = Extract<Statement, { kind: 'delete' }>;
+
+/**
+ * Executes DELETE FROM t [WHERE …]: DuckDB finds the (primary key, time index) of the rows the
+ * condition matches; they are written as tombstones, which hide those rows from then on.
+ */
+export async function deleteRows(stmt: Delete, session: Session, catalog: CatalogManager, regions: RegionAccess, query: (sql: string) => Promise<Output>): Promise<number> {
+  const { database, table } = resolveName(stmt.name, session);
+  const info = await catalog.table(database, table);
+  if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
+  const keyColumns = [...info.primary_key, info.time_index].map((n) => info.columns.find((c) => c.name === n)!);
+  const from = stmt.name.parts.map(quoteIdent).join('.');
+  const out = await query(`SELECT ${keyColumns.map((c) => quoteIdent(c.name)).join(', ')} FROM ${from}${stmt.where !== undefined ? ` WHERE ${stmt.where}` : ''}`);
+  if (out.kind !== 'records' || out.rows.length === 0) return 0;
+  const columns = new Map<number, Vector>(
+    keyColumns.map((c, i) => [c.column_id, vectorOf(c.data_type, out.rows.map((row) => cellValue(row[i]!, out.columns[i]!.data_type, c)), c.name)]),
+  );
   const [region] = tableRegionIds(info);
-  await regions.write(region!, batch);
-  return rows.length;
+  await regions.write(region!, { op: OP_DELETE, rowCount: out.rows.length, columns });
+  return out.rows.length;
 }

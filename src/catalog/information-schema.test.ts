@@ -1,0 +1,337 @@
+/**
+ * information_schema rows from a catalog given as plain objects: two databases, three tables of
+ * varied types, defaults, comments and options, and made-up region statistics.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildInfo } from '../common/build-info.js';
+import type { Cell } from '../query/output.js';
+import { INFORMATION_SCHEMA_TABLES, informationSchemaTable, type InformationSchemaSource, type RegionStatistics } from './information-schema.js';
+import type { DatabaseInfo, TableInfo } from './table-info.js';
+
+const CPU: TableInfo = {
+  table_id: 1024,
+  catalog: 'tsdb',
+  database: 'public',
+  name: 'cpu',
+  columns: [
+    { column_id: 0, name: 'host', data_type: 'String', semantic_type: 'tag', nullable: true },
+    { column_id: 1, name: 'ts', data_type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+    { column_id: 2, name: 'region', data_type: 'String', semantic_type: 'tag', nullable: true, default: { kind: 'value', value: 'eu' } },
+    { column_id: 3, name: 'usage', data_type: 'Float64', semantic_type: 'field', nullable: true, default: { kind: 'value', value: 0.5 }, comment: 'percent' },
+    { column_id: 4, name: 'idle', data_type: 'Float32', semantic_type: 'field', nullable: false },
+    { column_id: 5, name: 'n', data_type: 'Int64', semantic_type: 'field', nullable: true, default: { kind: 'value', value: null } },
+  ],
+  primary_key: ['region', 'host'],
+  time_index: 'ts',
+  engine: 'mito',
+  options: { ttl: '7days', append_mode: 'true', comment: 'cpu usage' },
+  region_numbers: [1, 0],
+  next_column_id: 6,
+  schema_version: 0,
+  created_at: 1_700_000_000_000,
+  comment: 'cpu usage',
+};
+
+const EVENTS: TableInfo = {
+  table_id: 1025,
+  catalog: 'tsdb',
+  database: 'public',
+  name: 'events',
+  columns: [
+    { column_id: 0, name: 'ts', data_type: 'TimestampNanosecond', semantic_type: 'timestamp', nullable: false, default: { kind: 'current_timestamp' } },
+    { column_id: 1, name: 'n', data_type: 'UInt32', semantic_type: 'field', nullable: true, default: { kind: 'value', value: 7 } },
+    { column_id: 2, name: 'ok', data_type: 'Boolean', semantic_type: 'field', nullable: true, default: { kind: 'value', value: true } },
+    { column_id: 3, name: 'payload', data_type: 'Binary', semantic_type: 'field', nullable: true },
+    { column_id: 4, name: 'day', data_type: 'Date', semantic_type: 'field', nullable: true },
+    { column_id: 5, name: 'tiny', data_type: 'Int8', semantic_type: 'field', nullable: true },
+  ],
+  primary_key: [],
+  time_index: 'ts',
+  engine: 'mito',
+  options: {},
+  region_numbers: [0],
+  next_column_id: 6,
+  schema_version: 2,
+  created_at: 1_700_000_001_000,
+};
+
+const M: TableInfo = {
+  table_id: 1026,
+  catalog: 'tsdb',
+  database: 'metrics',
+  name: 'm',
+  columns: [
+    { column_id: 0, name: 'ts', data_type: 'TimestampSecond', semantic_type: 'timestamp', nullable: false },
+    { column_id: 1, name: 'v', data_type: 'Float64', semantic_type: 'field', nullable: true },
+  ],
+  primary_key: [],
+  time_index: 'ts',
+  engine: 'mito',
+  options: { 'compaction.type': 'twcs', ttl: '1h', skip_wal: 'true', write_buffer_size: '1.0MiB' },
+  region_numbers: [0],
+  next_column_id: 2,
+  schema_version: 0,
+  created_at: 1_700_000_002_000,
+};
+
+const DATABASES: DatabaseInfo[] = [
+  { name: 'public', options: {}, created_at: 5 },
+  { name: 'metrics', options: { ttl: '1h', 'compaction.type': 'twcs' }, created_at: 6 },
+  { name: 'information_schema', options: {}, created_at: 0 },
+];
+
+const STATS: Record<number, RegionStatistics[]> = {
+  1024: [
+    { region_number: 1, memtable_rows: 0, sst_rows: 0, sst_files: 0, sst_bytes: 0 },
+    { region_number: 0, memtable_rows: 3, sst_rows: 10, sst_files: 2, sst_bytes: 2000, memtable_bytes: 300 },
+  ],
+  1025: [{ region_number: 0, memtable_rows: 0, sst_rows: 0, sst_files: 0, sst_bytes: 0, memtable_bytes: 0 }],
+  1026: [{ region_number: 0, memtable_rows: 5, sst_rows: 0, sst_files: 0, sst_bytes: 0, memtable_bytes: 512 }],
+};
+
+const source: InformationSchemaSource = {
+  databases: () => Promise.resolve(DATABASES.map((d) => ({ ...d }))),
+  tables: (db) => {
+    assert.notEqual(db, 'information_schema');
+    return Promise.resolve(db === 'public' ? [EVENTS, CPU] : db === 'metrics' ? [M] : []);
+  },
+  regionStatistics: (t) => STATS[t.table_id] ?? [],
+};
+
+async function get(name: string): Promise<{ columns: Array<{ name: string; data_type: string }>; rows: Cell[][] }> {
+  const out = await informationSchemaTable(name, source);
+  assert.ok(out !== undefined, name);
+  return out;
+}
+
+const s = (...names: string[]) => names.map((name) => ({ name, data_type: 'String' }));
+
+// The information_schema tables' own columns: name, type, nullable.
+const OWN: Record<string, Array<[string, string, boolean]>> = {
+  build_info: ['git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'].map((n) => [n, 'String', false]),
+  columns: [
+    ['table_catalog', 'String', false],
+    ['table_schema', 'String', false],
+    ['table_name', 'String', false],
+    ['column_name', 'String', false],
+    ['ordinal_position', 'Int64', false],
+    ['character_maximum_length', 'Int64', true],
+    ['character_octet_length', 'Int64', true],
+    ['numeric_precision', 'Int64', true],
+    ['numeric_scale', 'Int64', true],
+    ['datetime_precision', 'Int64', true],
+    ['character_set_name', 'String', true],
+    ['collation_name', 'String', true],
+    ['column_key', 'String', false],
+    ['extra', 'String', false],
+    ['privileges', 'String', false],
+    ['generation_expression', 'String', false],
+    ['tsdb_data_type', 'String', false],
+    ['data_type', 'String', false],
+    ['semantic_type', 'String', false],
+    ['column_default', 'String', true],
+    ['is_nullable', 'String', false],
+    ['column_type', 'String', false],
+    ['column_comment', 'String', true],
+    ['srs_id', 'Int64', true],
+  ],
+  engines: ['engine', 'support', 'comment', 'transactions', 'xa', 'savepoints'].map((n) => [n, 'String', false]),
+  key_column_usage: [
+    ['constraint_catalog', 'String', false],
+    ['constraint_schema', 'String', false],
+    ['constraint_name', 'String', false],
+    ['table_catalog', 'String', false],
+    ['real_table_catalog', 'String', false],
+    ['table_schema', 'String', false],
+    ['table_name', 'String', false],
+    ['column_name', 'String', false],
+    ['ordinal_position', 'UInt32', false],
+    ['position_in_unique_constraint', 'UInt32', true],
+    ['referenced_table_schema', 'String', true],
+    ['referenced_table_name', 'String', true],
+    ['referenced_column_name', 'String', true],
+    ['tsdb_index_type', 'String', true],
+  ],
+  region_statistics: [
+    ['region_id', 'UInt64', false],
+    ['table_id', 'UInt32', false],
+    ['region_number', 'UInt32', false],
+    ['region_rows', 'UInt64', true],
+    ['written_bytes_since_open', 'UInt64', true],
+    ['disk_size', 'UInt64', true],
+    ['memtable_size', 'UInt64', true],
+    ['manifest_size', 'UInt64', true],
+    ['sst_size', 'UInt64', true],
+    ['sst_num', 'UInt64', true],
+    ['index_size', 'UInt64', true],
+    ['engine', 'String', true],
+    ['region_role', 'String', true],
+  ],
+  schemata: [
+    ['catalog_name', 'String', false],
+    ['schema_name', 'String', false],
+    ['default_character_set_name', 'String', false],
+    ['default_collation_name', 'String', false],
+    ['sql_path', 'String', true],
+    ['options', 'String', true],
+  ],
+  tables: [
+    ['table_catalog', 'String', false],
+    ['table_schema', 'String', false],
+    ['table_name', 'String', false],
+    ['table_type', 'String', false],
+    ['table_id', 'UInt32', true],
+    ['data_length', 'UInt64', true],
+    ['max_data_length', 'UInt64', true],
+    ['index_length', 'UInt64', true],
+    ['max_index_length', 'UInt64', true],
+    ['avg_row_length', 'UInt64', true],
+    ['engine', 'String', true],
+    ['version', 'UInt64', true],
+    ['row_format', 'String', true],
+    ['table_rows', 'UInt64', true],
+    ['data_free', 'UInt64', true],
+    ['auto_increment', 'UInt64', true],
+    ['create_time', 'TimestampMillisecond', true],
+    ['update_time', 'TimestampMillisecond', true],
+    ['check_time', 'TimestampMillisecond', true],
+    ['table_collation', 'String', true],
+    ['checksum', 'UInt64', true],
+    ['create_options', 'String', true],
+    ['table_comment', 'String', true],
+    ['temporary', 'String', true],
+  ],
+};
+
+// What `columns` says of each type: character_maximum_length, character_octet_length,
+// numeric_precision, numeric_scale, datetime_precision, character_set_name, collation_name, data_type.
+const TYPE_FACTS: Record<string, Cell[]> = {
+  String: [2147483647, 2147483647, null, null, null, 'utf8', 'utf8_bin', 'string'],
+  Int8: [null, null, 3, 0, null, null, null, 'tinyint'],
+  Int64: [null, null, 19, 0, null, null, null, 'bigint'],
+  UInt32: [null, null, 10, 0, null, null, null, 'int unsigned'],
+  UInt64: [null, null, 20, 0, null, null, null, 'bigint unsigned'],
+  Float32: [null, null, 12, null, null, null, null, 'float'],
+  Float64: [null, null, 22, null, null, null, null, 'double'],
+  Boolean: [null, null, null, null, null, null, null, 'boolean'],
+  Binary: [null, null, null, null, null, null, null, 'varbinary'],
+  Date: [null, null, null, null, null, null, null, 'date'],
+  TimestampSecond: [null, null, null, null, 0, null, null, 'timestamp(0)'],
+  TimestampMillisecond: [null, null, null, null, 3, null, null, 'timestamp(3)'],
+  TimestampNanosecond: [null, null, null, null, 9, null, null, 'timestamp(9)'],
+};
+
+function columnRow(schema: string, table: string, name: string, pos: number, type: string, key: string, semantic: string, dflt: string | null, nullable: boolean, comment: string | null = null): Cell[] {
+  const f = TYPE_FACTS[type]!;
+  return ['tsdb', schema, table, name, pos, ...f.slice(0, 7), key, '', 'select,insert', '', type, f[7]!, semantic, dflt, nullable ? 'Yes' : 'No', f[7]!, comment, null];
+}
+
+test('the tables of information_schema; an unknown name has none', async () => {
+  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'columns', 'engines', 'key_column_usage', 'region_statistics', 'schemata', 'tables']);
+  assert.equal(await informationSchemaTable('nope', source), undefined);
+  assert.equal(await informationSchemaTable('toString', source), undefined);
+  assert.deepEqual((await informationSchemaTable('TABLES', source))?.columns, (await get('tables')).columns);
+  for (const name of INFORMATION_SCHEMA_TABLES) {
+    assert.deepEqual((await get(name)).columns, OWN[name]!.map(([n, t]) => ({ name: n, data_type: t })), name);
+  }
+});
+
+test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, options and comment', async () => {
+  const own = (name: string, id: number): Cell[] => ['tsdb', 'information_schema', name, 'LOCAL TEMPORARY', id, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, null, 0, null, null, 'utf8_bin', 0, '', null, 'Y'];
+  assert.deepEqual(await get('tables'), {
+    columns: OWN['tables']!.map(([name, data_type]) => ({ name, data_type })),
+    rows: [
+      own('build_info', 8),
+      own('columns', 4),
+      own('engines', 5),
+      own('key_column_usage', 16),
+      own('region_statistics', 35),
+      own('schemata', 15),
+      own('tables', 3),
+      ['tsdb', 'metrics', 'm', 'BASE TABLE', 1026, 0, 0, 0, 0, 102, 'mito', 11, 'Fixed', 5, 0, null, 1_700_000_002_000, null, null, 'utf8_bin', 0, 'write_buffer_size=1.0MiB ttl=1h skip_wal=true compaction.type=twcs', null, 'N'],
+      // (2000 sst + 300 memtable bytes) / 13 rows
+      ['tsdb', 'public', 'cpu', 'BASE TABLE', 1024, 2000, 0, 0, 0, 176, 'mito', 11, 'Fixed', 13, 0, null, 1_700_000_000_000, null, null, 'utf8_bin', 0, 'ttl=7days append_mode=true', 'cpu usage', 'N'],
+      ['tsdb', 'public', 'events', 'BASE TABLE', 1025, 0, 0, 0, 0, 0, 'mito', 11, 'Fixed', 0, 0, null, 1_700_000_001_000, null, null, 'utf8_bin', 0, '', null, 'N'],
+    ],
+  });
+});
+
+test('columns: every column of every table, information_schema included, with MySQL and tsdb types', async () => {
+  const own: Cell[][] = [];
+  for (const table of ['build_info', 'columns', 'engines', 'key_column_usage', 'region_statistics', 'schemata', 'tables']) {
+    OWN[table]!.forEach(([name, type, nullable], i) => own.push(columnRow('information_schema', table, name, i + 1, type, '', 'FIELD', null, nullable)));
+  }
+  assert.deepEqual(await get('columns'), {
+    columns: OWN['columns']!.map(([name, data_type]) => ({ name, data_type })),
+    rows: [
+      ...own,
+      columnRow('metrics', 'm', 'ts', 1, 'TimestampSecond', 'TIME INDEX', 'TIMESTAMP', null, false),
+      columnRow('metrics', 'm', 'v', 2, 'Float64', '', 'FIELD', null, true),
+      columnRow('public', 'cpu', 'host', 1, 'String', 'PRI', 'TAG', null, true),
+      columnRow('public', 'cpu', 'ts', 2, 'TimestampMillisecond', 'TIME INDEX', 'TIMESTAMP', null, false),
+      columnRow('public', 'cpu', 'region', 3, 'String', 'PRI', 'TAG', 'eu', true),
+      columnRow('public', 'cpu', 'usage', 4, 'Float64', '', 'FIELD', '0.5', true, 'percent'),
+      columnRow('public', 'cpu', 'idle', 5, 'Float32', '', 'FIELD', null, false),
+      columnRow('public', 'cpu', 'n', 6, 'Int64', '', 'FIELD', 'NULL', true),
+      columnRow('public', 'events', 'ts', 1, 'TimestampNanosecond', 'TIME INDEX', 'TIMESTAMP', 'current_timestamp()', false),
+      columnRow('public', 'events', 'n', 2, 'UInt32', '', 'FIELD', '7', true),
+      columnRow('public', 'events', 'ok', 3, 'Boolean', '', 'FIELD', 'true', true),
+      columnRow('public', 'events', 'payload', 4, 'Binary', '', 'FIELD', null, true),
+      columnRow('public', 'events', 'day', 5, 'Date', '', 'FIELD', null, true),
+      columnRow('public', 'events', 'tiny', 6, 'Int8', '', 'FIELD', null, true),
+    ],
+  });
+  // Spelled out once, independent of the helper: the time index of cpu.
+  const cpuTs = (await get('columns')).rows.find((r) => r[2] === 'cpu' && r[3] === 'ts');
+  assert.deepEqual(cpuTs, ['tsdb', 'public', 'cpu', 'ts', 2, null, null, null, null, 3, null, null, 'TIME INDEX', '', 'select,insert', '', 'TimestampMillisecond', 'timestamp(3)', 'TIMESTAMP', null, 'No', 'timestamp(3)', null, null]);
+});
+
+test('schemata: information_schema and the user databases, with their options', async () => {
+  assert.deepEqual(await get('schemata'), {
+    columns: s('catalog_name', 'schema_name', 'default_character_set_name', 'default_collation_name', 'sql_path', 'options'),
+    rows: [
+      ['tsdb', 'information_schema', 'utf8', 'utf8_bin', null, ''],
+      ['tsdb', 'metrics', 'utf8', 'utf8_bin', null, "'ttl'='1h'\n'compaction.type'='twcs'"],
+      ['tsdb', 'public', 'utf8', 'utf8_bin', null, ''],
+    ],
+  });
+});
+
+test('key_column_usage: TIME INDEX and PRIMARY rows in column order', async () => {
+  const row = (schema: string, constraint: string, table: string, column: string, pos: number, index: string): Cell[] => ['def', schema, constraint, 'def', 'tsdb', schema, table, column, pos, null, null, null, null, index];
+  assert.deepEqual(await get('key_column_usage'), {
+    columns: OWN['key_column_usage']!.map(([name, data_type]) => ({ name, data_type })),
+    rows: [
+      row('metrics', 'TIME INDEX', 'm', 'ts', 1, ''),
+      row('public', 'PRIMARY', 'cpu', 'host', 1, 'tsdb-primary-key-v1'),
+      row('public', 'TIME INDEX', 'cpu', 'ts', 1, ''),
+      row('public', 'PRIMARY', 'cpu', 'region', 3, 'tsdb-primary-key-v1'),
+      row('public', 'TIME INDEX', 'events', 'ts', 1, ''),
+    ],
+  });
+});
+
+test('region_statistics: one row per region, by region id', async () => {
+  assert.deepEqual(await get('region_statistics'), {
+    columns: OWN['region_statistics']!.map(([name, data_type]) => ({ name, data_type })),
+    rows: [
+      [4398046511104, 1024, 0, 13, 0, 2300, 300, 0, 2000, 2, 0, 'mito', 'Leader'],
+      [4398046511105, 1024, 1, 0, 0, 0, 0, 0, 0, 0, 0, 'mito', 'Leader'],
+      [4402341478400, 1025, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'mito', 'Leader'],
+      [4406636445696, 1026, 0, 5, 0, 512, 512, 0, 0, 0, 0, 'mito', 'Leader'],
+    ],
+  });
+});
+
+test('engines and build_info: one row each', async () => {
+  assert.deepEqual(await get('engines'), {
+    columns: s('engine', 'support', 'comment', 'transactions', 'xa', 'savepoints'),
+    rows: [['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO']],
+  });
+  const b = buildInfo();
+  assert.deepEqual(await get('build_info'), {
+    columns: s('git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'),
+    rows: [[b.branch, b.commit, b.commit_short, String(b.clean), b.version]],
+  });
+});

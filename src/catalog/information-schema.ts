@@ -1,0 +1,470 @@
+/**
+ * The rows of the `information_schema` tables (reference api.md §4.8), built from the catalog's
+ * records as GreptimeDB builds them (`src/catalog/src/system_schema/information_schema/*.rs`), with
+ * `greptime` renamed `tsdb`. The module only reads: the caller supplies the catalog and the region
+ * statistics through an `InformationSchemaSource`.
+ */
+import { buildInfo } from '../common/build-info.js';
+import type { ColumnType } from '../engine/region/metadata.js';
+import { regionId } from '../engine/region/region-id.js';
+import type { Cell, OutputColumn } from '../query/output.js';
+import { SHOW_TYPES } from './column-types.js';
+import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
+
+/** What a region holds, as the engine counts it. */
+export interface RegionStatistics {
+  readonly region_number: number;
+  readonly memtable_rows: number;
+  readonly sst_rows: number;
+  readonly sst_files: number;
+  readonly sst_bytes: number;
+  readonly memtable_bytes?: number;
+}
+
+/** How the module reads the catalog (the caller implements it). */
+export interface InformationSchemaSource {
+  /** Every database (`information_schema` may be left out: it is added when missing). */
+  databases(): Promise<DatabaseInfo[]>;
+  /** The user tables of a database (never called for `information_schema`). */
+  tables(db: string): Promise<TableInfo[]>;
+  /** The statistics of each region of a table. */
+  regionStatistics(t: TableInfo): RegionStatistics[];
+}
+
+/** An information_schema column: its name, type and whether it may hold null. */
+interface VirtualColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+}
+
+interface VirtualTable {
+  /** GreptimeDB's table id (`common_catalog::consts`). */
+  readonly id: number;
+  readonly columns: readonly VirtualColumn[];
+  readonly rows: (source: InformationSchemaSource) => Promise<Cell[][]>;
+}
+
+const col = (name: string, type: ColumnType, nullable: boolean): VirtualColumn => ({ name, type, nullable });
+const str = (name: string, nullable = false): VirtualColumn => col(name, 'String', nullable);
+
+/** `PRI` tags, `TIME INDEX` time index (GreptimeDB's `column_key`). */
+const PRI_COLUMN_KEY = 'PRI';
+const TIME_INDEX = 'TIME INDEX';
+const PRIMARY = 'PRIMARY';
+/** GreptimeDB's `greptime-primary-key-v1`, renamed. */
+const INDEX_TYPE_PRI = 'tsdb-primary-key-v1';
+const MAX_STRING_LENGTH = 2147483647;
+const UTF8 = 'utf8';
+const UTF8_BIN = 'utf8_bin';
+/** MariaDB's default table version, which GreptimeDB reports. */
+const TABLE_VERSION = 11;
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A 64-bit integer cell: a number when exact, else a bigint (as query results give them). */
+function int64(v: bigint): Cell {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** Databases sorted by name, `information_schema` included once. */
+async function databases(source: InformationSchemaSource): Promise<DatabaseInfo[]> {
+  const dbs = (await source.databases()).filter((d) => d.name !== INFORMATION_SCHEMA);
+  dbs.push({ name: INFORMATION_SCHEMA, options: {}, created_at: 0 });
+  return dbs.sort((a, b) => compare(a.name, b.name));
+}
+
+/** A table as the builders see it: a user table, or one of information_schema's own. */
+type AnyTable = { readonly kind: 'user'; readonly info: TableInfo } | { readonly kind: 'virtual'; readonly name: string; readonly def: VirtualTable };
+
+/** Every table of every database, sorted by database then name. */
+async function allTables(source: InformationSchemaSource): Promise<Array<{ db: DatabaseInfo; tables: AnyTable[] }>> {
+  const out: Array<{ db: DatabaseInfo; tables: AnyTable[] }> = [];
+  for (const db of await databases(source)) {
+    const tables: AnyTable[] =
+      db.name === INFORMATION_SCHEMA
+        ? INFORMATION_SCHEMA_TABLES.map((name) => ({ kind: 'virtual', name, def: TABLES[name]! }))
+        : (await source.tables(db.name)).map((info) => ({ kind: 'user', info }));
+    tables.sort((a, b) => compare(tableName(a), tableName(b)));
+    out.push({ db, tables });
+  }
+  return out;
+}
+
+function tableName(t: AnyTable): string {
+  return t.kind === 'user' ? t.info.name : t.name;
+}
+
+/** A column of any table, with what `columns` and `key_column_usage` need to know of it. */
+interface ColumnView {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly semantic: 'TAG' | 'FIELD' | 'TIMESTAMP';
+  readonly nullable: boolean;
+  readonly default: string | null;
+  readonly comment: string | null;
+}
+
+function columnViews(t: AnyTable): ColumnView[] {
+  if (t.kind === 'virtual') {
+    return t.def.columns.map((c) => ({ name: c.name, type: c.type, semantic: 'FIELD', nullable: c.nullable, default: null, comment: null }));
+  }
+  const keys = new Set(t.info.primary_key);
+  return t.info.columns.map((c) => ({
+    name: c.name,
+    type: c.data_type,
+    semantic: c.name === t.info.time_index ? 'TIMESTAMP' : keys.has(c.name) ? 'TAG' : 'FIELD',
+    nullable: c.nullable,
+    default: defaultText(c),
+    comment: c.comment ?? null,
+  }));
+}
+
+/** A column default as GreptimeDB prints it (`ColumnDefaultConstraint`'s Display): null when none. */
+function defaultText(c: ColumnSchema): string | null {
+  const d = c.default;
+  if (d === undefined) return null;
+  if (d.kind === 'current_timestamp') return 'current_timestamp()';
+  if (d.value === null) return 'NULL';
+  return String(d.value);
+}
+
+/** The MySQL-style type name (`timestamp(3)`, `int unsigned`, `string`). */
+export function sqlTypeName(t: ColumnType): string {
+  return SHOW_TYPES[t].toLowerCase();
+}
+
+const NUMERIC_PRECISION: Partial<Record<ColumnType, number>> = {
+  Int8: 3,
+  UInt8: 3,
+  Int16: 5,
+  UInt16: 5,
+  Int32: 10,
+  UInt32: 10,
+  Int64: 19,
+  UInt64: 20,
+  Float32: 12,
+  Float64: 22,
+};
+
+const DATETIME_PRECISION: Partial<Record<ColumnType, number>> = {
+  TimestampSecond: 0,
+  TimestampMillisecond: 3,
+  TimestampMicrosecond: 6,
+  TimestampNanosecond: 9,
+};
+
+/** A region's counters in GreptimeDB's terms. */
+function regionNumbers(s: RegionStatistics): { rows: number; memtable: number; sst: number; manifest: number; index: number; disk: number } {
+  const memtable = s.memtable_bytes ?? 0;
+  const manifest = 0;
+  const index = 0;
+  return { rows: s.memtable_rows + s.sst_rows, memtable, sst: s.sst_bytes, manifest, index, disk: memtable + s.sst_bytes + manifest + index };
+}
+
+/** `ttl` first, then the other options sorted, one `'k'='v'` a line (GreptimeDB's SchemaNameValue). */
+function databaseOptions(options: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(options).sort((a, b) => (a === 'ttl' ? -1 : b === 'ttl' ? 1 : compare(a, b)));
+  return keys.map((k) => `'${k}'='${options[k]}'`).join('\n');
+}
+
+/**
+ * `write_buffer_size`, `ttl`, `skip_wal` (when true), then the other options sorted, as `k=v`
+ * separated by spaces (GreptimeDB's TableOptions Display); the comment is the table's, not an option.
+ */
+function tableOptions(options: Readonly<Record<string, string>>): string {
+  const out: string[] = [];
+  if (options['write_buffer_size'] !== undefined) out.push(`write_buffer_size=${options['write_buffer_size']}`);
+  if (options['ttl'] !== undefined) out.push(`ttl=${options['ttl']}`);
+  if (options['skip_wal'] === 'true') out.push('skip_wal=true');
+  const rest = Object.keys(options)
+    .filter((k) => !['write_buffer_size', 'ttl', 'skip_wal', 'comment'].includes(k))
+    .sort(compare);
+  for (const k of rest) out.push(`${k}=${options[k]}`);
+  return out.join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tables
+
+const TABLES_COLUMNS: readonly VirtualColumn[] = [
+  str('table_catalog'),
+  str('table_schema'),
+  str('table_name'),
+  str('table_type'),
+  col('table_id', 'UInt32', true),
+  col('data_length', 'UInt64', true),
+  col('max_data_length', 'UInt64', true),
+  col('index_length', 'UInt64', true),
+  col('max_index_length', 'UInt64', true),
+  col('avg_row_length', 'UInt64', true),
+  str('engine', true),
+  col('version', 'UInt64', true),
+  str('row_format', true),
+  col('table_rows', 'UInt64', true),
+  col('data_free', 'UInt64', true),
+  col('auto_increment', 'UInt64', true),
+  col('create_time', 'TimestampMillisecond', true),
+  col('update_time', 'TimestampMillisecond', true),
+  col('check_time', 'TimestampMillisecond', true),
+  str('table_collation', true),
+  col('checksum', 'UInt64', true),
+  str('create_options', true),
+  str('table_comment', true),
+  str('temporary', true),
+];
+
+async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { db, tables } of await allTables(source)) {
+    for (const t of tables) {
+      if (t.kind === 'virtual') {
+        rows.push([DEFAULT_CATALOG, db.name, t.name, 'LOCAL TEMPORARY', t.def.id, 0, 0, 0, 0, 0, '', TABLE_VERSION, 'Fixed', 0, 0, null, db.created_at, null, null, UTF8_BIN, 0, '', null, 'Y']);
+        continue;
+      }
+      const info = t.info;
+      const stats = source.regionStatistics(info).map(regionNumbers);
+      const dataLength = stats.reduce((n, s) => n + s.sst, 0);
+      const tableRows = stats.reduce((n, s) => n + s.rows, 0);
+      const indexLength = stats.reduce((n, s) => n + s.index, 0);
+      const memtable = stats.reduce((n, s) => n + s.memtable, 0);
+      const avgRowLength = tableRows > 0 ? Math.floor((dataLength + memtable) / tableRows) : 0;
+      const comment = info.comment ?? info.options['comment'] ?? null;
+      rows.push([
+        info.catalog,
+        db.name,
+        info.name,
+        'BASE TABLE',
+        info.table_id,
+        dataLength,
+        0,
+        indexLength,
+        0,
+        avgRowLength,
+        info.engine,
+        TABLE_VERSION,
+        'Fixed',
+        tableRows,
+        0,
+        null,
+        info.created_at,
+        null,
+        null,
+        UTF8_BIN,
+        0,
+        tableOptions(info.options),
+        comment,
+        'N',
+      ]);
+    }
+  }
+  return rows;
+}
+
+const COLUMNS_COLUMNS: readonly VirtualColumn[] = [
+  str('table_catalog'),
+  str('table_schema'),
+  str('table_name'),
+  str('column_name'),
+  col('ordinal_position', 'Int64', false),
+  col('character_maximum_length', 'Int64', true),
+  col('character_octet_length', 'Int64', true),
+  col('numeric_precision', 'Int64', true),
+  col('numeric_scale', 'Int64', true),
+  col('datetime_precision', 'Int64', true),
+  str('character_set_name', true),
+  str('collation_name', true),
+  str('column_key'),
+  str('extra'),
+  str('privileges'),
+  str('generation_expression'),
+  str('tsdb_data_type'),
+  str('data_type'),
+  str('semantic_type'),
+  str('column_default', true),
+  str('is_nullable'),
+  str('column_type'),
+  str('column_comment', true),
+  col('srs_id', 'Int64', true),
+];
+
+async function columnsRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { db, tables } of await allTables(source)) {
+    for (const t of tables) {
+      const catalog = t.kind === 'user' ? t.info.catalog : DEFAULT_CATALOG;
+      columnViews(t).forEach((c, i) => {
+        const isString = c.type === 'String';
+        const precision = NUMERIC_PRECISION[c.type];
+        const sqlType = sqlTypeName(c.type);
+        rows.push([
+          catalog,
+          db.name,
+          tableName(t),
+          c.name,
+          i + 1,
+          isString ? MAX_STRING_LENGTH : null,
+          isString ? MAX_STRING_LENGTH : null,
+          precision ?? null,
+          precision === undefined || c.type === 'Float32' || c.type === 'Float64' ? null : 0,
+          DATETIME_PRECISION[c.type] ?? null,
+          isString ? UTF8 : null,
+          isString ? UTF8_BIN : null,
+          c.semantic === 'TAG' ? PRI_COLUMN_KEY : c.semantic === 'TIMESTAMP' ? TIME_INDEX : '',
+          '',
+          'select,insert',
+          '',
+          c.type,
+          sqlType,
+          c.semantic,
+          c.default,
+          c.nullable ? 'Yes' : 'No',
+          sqlType,
+          c.comment,
+          null,
+        ]);
+      });
+    }
+  }
+  return rows;
+}
+
+const SCHEMATA_COLUMNS: readonly VirtualColumn[] = [
+  str('catalog_name'),
+  str('schema_name'),
+  str('default_character_set_name'),
+  str('default_collation_name'),
+  str('sql_path', true),
+  str('options', true),
+];
+
+async function schemataRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  return (await databases(source)).map((db) => [DEFAULT_CATALOG, db.name, UTF8, UTF8_BIN, null, databaseOptions(db.options)]);
+}
+
+const KEY_COLUMN_USAGE_COLUMNS: readonly VirtualColumn[] = [
+  str('constraint_catalog'),
+  str('constraint_schema'),
+  str('constraint_name'),
+  str('table_catalog'),
+  str('real_table_catalog'),
+  str('table_schema'),
+  str('table_name'),
+  str('column_name'),
+  col('ordinal_position', 'UInt32', false),
+  col('position_in_unique_constraint', 'UInt32', true),
+  str('referenced_table_schema', true),
+  str('referenced_table_name', true),
+  str('referenced_column_name', true),
+  str('tsdb_index_type', true),
+];
+
+/**
+ * One row for the time index (ordinal_position 1, as GreptimeDB gives it) and one for each primary
+ * key column (its position in the table), in column order; `table_catalog` is MySQL's `def`.
+ */
+async function keyColumnUsageRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { db, tables } of await allTables(source)) {
+    for (const t of tables) {
+      if (t.kind !== 'user') continue;
+      const info = t.info;
+      const row = (constraint: string, column: string, ordinal: number, indexType: string): Cell[] => [
+        'def',
+        db.name,
+        constraint,
+        'def',
+        info.catalog,
+        db.name,
+        info.name,
+        column,
+        ordinal,
+        null,
+        null,
+        null,
+        null,
+        indexType,
+      ];
+      const keys = new Set(info.primary_key);
+      info.columns.forEach((c, i) => {
+        if (c.name === info.time_index) rows.push(row(TIME_INDEX, c.name, 1, ''));
+        if (keys.has(c.name)) rows.push(row(PRIMARY, c.name, i + 1, INDEX_TYPE_PRI));
+      });
+    }
+  }
+  return rows;
+}
+
+const ENGINES_COLUMNS: readonly VirtualColumn[] = ['engine', 'support', 'comment', 'transactions', 'xa', 'savepoints'].map((n) => str(n));
+
+const BUILD_INFO_COLUMNS: readonly VirtualColumn[] = ['git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'].map((n) => str(n));
+
+const REGION_STATISTICS_COLUMNS: readonly VirtualColumn[] = [
+  col('region_id', 'UInt64', false),
+  col('table_id', 'UInt32', false),
+  col('region_number', 'UInt32', false),
+  col('region_rows', 'UInt64', true),
+  col('written_bytes_since_open', 'UInt64', true),
+  col('disk_size', 'UInt64', true),
+  col('memtable_size', 'UInt64', true),
+  col('manifest_size', 'UInt64', true),
+  col('sst_size', 'UInt64', true),
+  col('sst_num', 'UInt64', true),
+  col('index_size', 'UInt64', true),
+  str('engine', true),
+  str('region_role', true),
+];
+
+/** One row per region of every user table, by region id. */
+async function regionStatisticsRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Array<{ id: bigint; row: Cell[] }> = [];
+  for (const { tables } of await allTables(source)) {
+    for (const t of tables) {
+      if (t.kind !== 'user') continue;
+      for (const s of source.regionStatistics(t.info)) {
+        const n = regionNumbers(s);
+        const id = regionId(t.info.table_id, s.region_number);
+        // written_bytes_since_open: not counted by tsdb's engine yet.
+        rows.push({ id, row: [int64(id), t.info.table_id, s.region_number, n.rows, 0, n.disk, n.memtable, n.manifest, n.sst, s.sst_files, n.index, t.info.engine, 'Leader'] });
+      }
+    }
+  }
+  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((r) => r.row);
+}
+
+const TABLES: Readonly<Record<string, VirtualTable>> = {
+  build_info: {
+    id: 8,
+    columns: BUILD_INFO_COLUMNS,
+    rows: () => {
+      const b = buildInfo();
+      return Promise.resolve([[b.branch, b.commit, b.commit_short, String(b.clean), b.version]]);
+    },
+  },
+  columns: { id: 4, columns: COLUMNS_COLUMNS, rows: columnsRows },
+  engines: {
+    id: 5,
+    columns: ENGINES_COLUMNS,
+    rows: () => Promise.resolve([['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO']]),
+  },
+  key_column_usage: { id: 16, columns: KEY_COLUMN_USAGE_COLUMNS, rows: keyColumnUsageRows },
+  region_statistics: { id: 35, columns: REGION_STATISTICS_COLUMNS, rows: regionStatisticsRows },
+  schemata: { id: 15, columns: SCHEMATA_COLUMNS, rows: schemataRows },
+  tables: { id: 3, columns: TABLES_COLUMNS, rows: tablesRows },
+};
+
+/** The tables of `information_schema`, sorted by name. */
+export const INFORMATION_SCHEMA_TABLES: readonly string[] = Object.freeze(Object.keys(TABLES).sort(compare));
+
+/** The columns and rows of `information_schema.<name>` (name lower-case); undefined for an unknown table. */
+export async function informationSchemaTable(name: string, source: InformationSchemaSource): Promise<{ columns: OutputColumn[]; rows: Cell[][] } | undefined> {
+  const key = name.toLowerCase();
+  const def = Object.hasOwn(TABLES, key) ? TABLES[key] : undefined;
+  if (def === undefined) return undefined;
+  return { columns: def.columns.map((c) => ({ name: c.name, data_type: c.type })), rows: await def.rows(source) };
+}
