@@ -5,7 +5,9 @@
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkOptions } from '../catalog/table-options.js';
-import { fullTableName, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
+import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
+import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
+import { attachValues } from '../query/values-view.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { isValidTimeZone, type TimeUnit } from '../common/time/timestamp.js';
@@ -147,6 +149,11 @@ export class FrontendInstance {
       database: session.database,
       resolve: async (catalog, database, name): Promise<TableSource> => {
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
+        if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
+          const table = await informationSchemaTable(name, this.informationSchemaSource());
+          if (table === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
+          return { key: shown, attach: (c, view) => attachValues(c, view, table.columns, table.rows) };
+        }
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
         const [region] = tableRegionIds(info);
@@ -163,6 +170,19 @@ export class FrontendInstance {
     } finally {
       conn.closeSync();
     }
+  }
+
+  /** What information_schema reads: the catalog, and the statistics of the regions here. */
+  private informationSchemaSource(): InformationSchemaSource {
+    return {
+      databases: () => this.catalog.databases(),
+      tables: (db) => this.catalog.tables(db),
+      regionStatistics: (t) =>
+        t.region_numbers.map((n, i) => {
+          const st = this.regions.statistics(tableRegionIds(t)[i]!);
+          return { region_number: n, memtable_rows: st.memtable_rows, memtable_bytes: st.memtable_bytes, sst_rows: st.sst_rows, sst_files: st.sst_files, sst_bytes: st.sst_bytes };
+        }),
+    };
   }
 
   private async admin(func: string, args: readonly ValueExpr[], session: Session): Promise<Output> {

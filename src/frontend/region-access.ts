@@ -22,7 +22,7 @@ export interface RegionAccess {
   /** A connection of the DuckDB that queries run in. */
   connect(): Promise<DuckDBConnection>;
   /** Rows held and bytes used per region (information_schema.region_statistics). */
-  statistics(id: RegionId): { readonly memtable_rows: number; readonly sst_files: number; readonly sst_bytes: number; readonly sst_rows: number };
+  statistics(id: RegionId): { readonly memtable_rows: number; readonly memtable_bytes: number; readonly sst_files: number; readonly sst_bytes: number; readonly sst_rows: number };
 }
 
 /** Regions of the engine in this process (standalone). */
@@ -83,11 +83,12 @@ export class LocalRegionAccess implements RegionAccess {
     return this.engine.duckdb.connect();
   }
 
-  statistics(id: RegionId): { memtable_rows: number; sst_files: number; sst_bytes: number; sst_rows: number } {
+  statistics(id: RegionId): { memtable_rows: number; memtable_bytes: number; sst_files: number; sst_bytes: number; sst_rows: number } {
     const r = this.engine.region(id);
     const files = r.files();
     return {
       memtable_rows: r.memtableRows(),
+      memtable_bytes: r.memtables().reduce((n, m) => n + m.stats().bytes, 0),
       sst_files: files.length,
       sst_bytes: files.reduce((n, f) => n + f.file_size, 0),
       sst_rows: files.reduce((n, f) => n + f.num_rows, 0),

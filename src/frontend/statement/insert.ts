@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
-import { fullTableName, tableRegionIds, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { fullTableName, INFORMATION_SCHEMA, tableRegionIds, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import type { Cell, Output } from '../../query/output.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -129,8 +129,14 @@ function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vec
 }
 
 /** The table an INSERT or DELETE names, and the columns an INSERT gives (all, in table order, by default). */
+/** information_schema is read-only (reference api.md §2: `Cannot change read-only table: <t>`). */
+function checkWritable(database: string, table: string): void {
+  if (database === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Cannot change read-only table: ${table}`);
+}
+
 async function target(stmt: Insert, session: Session, catalog: CatalogManager): Promise<{ info: TableInfo; targets: ColumnSchema[] }> {
   const { database, table } = resolveName(stmt.name, session);
+  checkWritable(database, table);
   const info = await catalog.table(database, table);
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
   const byName = new Map(info.columns.map((c) => [c.name, c]));
@@ -258,6 +264,7 @@ type Delete = Extract<Statement, { kind: 'delete' }>;
  */
 export async function deleteRows(stmt: Delete, session: Session, catalog: CatalogManager, regions: RegionAccess, query: (sql: string) => Promise<Output>): Promise<number> {
   const { database, table } = resolveName(stmt.name, session);
+  checkWritable(database, table);
   const info = await catalog.table(database, table);
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
   const keyColumns = [...info.primary_key, info.time_index].map((n) => info.columns.find((c) => c.name === n)!);

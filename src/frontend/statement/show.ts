@@ -6,7 +6,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { SHOW_TYPES } from '../../catalog/column-types.js';
-import type { ColumnSchema, TableInfo } from '../../catalog/table-info.js';
+import { INFORMATION_SCHEMA_TABLES } from '../../catalog/information-schema.js';
+import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../../engine/sst/sst-format.js';
@@ -56,10 +57,11 @@ function optionLines(options: Readonly<Record<string, string>>): string {
 export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
   const database = stmt.database ?? session.database;
   await catalog.requireDatabase(database);
-  const tables = await catalog.tables(database);
+  const tables: Array<[string, string]> =
+    database === INFORMATION_SCHEMA ? INFORMATION_SCHEMA_TABLES.map((t) => [t, 'LOCAL TEMPORARY']) : (await catalog.tables(database)).map((t) => [t.name, 'BASE TABLE']);
   const name = `Tables_in_${database}`;
-  if (!stmt.full) return filtered([name], tables.map((t) => [t.name]), stmt.filter, connect);
-  return filtered([name, 'Table_type'], tables.map((t) => [t.name, 'BASE TABLE']), stmt.filter, connect);
+  if (!stmt.full) return filtered([name], tables.map(([t]) => [t]), stmt.filter, connect);
+  return filtered([name, 'Table_type'], tables.map(([t, type]) => [t, type]), stmt.filter, connect);
 }
 
 async function requireTable(catalog: CatalogManager, session: Session, name: { parts: readonly string[] }, short: boolean): Promise<TableInfo> {

@@ -1,0 +1,46 @@
+/**
+ * Rows computed in JavaScript (information_schema) as a temporary DuckDB view with typed columns,
+ * so that queries join and filter them like any table.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../engine/sst/sst-format.js';
+import type { Cell, OutputColumn } from './output.js';
+
+const SQL_TYPES: Record<string, string> = {
+  Boolean: 'BOOLEAN',
+  Int8: 'TINYINT',
+  Int16: 'SMALLINT',
+  Int32: 'INTEGER',
+  Int64: 'BIGINT',
+  UInt8: 'UTINYINT',
+  UInt16: 'USMALLINT',
+  UInt32: 'UINTEGER',
+  UInt64: 'UBIGINT',
+  Float32: 'FLOAT',
+  Float64: 'DOUBLE',
+  String: 'VARCHAR',
+  TimestampMillisecond: 'TIMESTAMP_MS',
+};
+
+function literal(v: Cell, type: string): string {
+  if (v === null) return 'NULL';
+  if (type === 'TimestampMillisecond') return `epoch_ms(${String(v)})`;
+  if (typeof v === 'string') return quoteLiteral(v);
+  if (typeof v === 'object') return quoteLiteral(JSON.stringify(v));
+  return String(v);
+}
+
+/** Creates view `view` in `conn` over `rows`; returns what drops it. */
+export async function attachValues(conn: DuckDBConnection, view: string, columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>): Promise<() => Promise<void>> {
+  const typeOf = (c: OutputColumn) => SQL_TYPES[c.data_type] ?? 'VARCHAR';
+  const select =
+    rows.length === 0
+      ? `SELECT ${columns.map((c) => `CAST(NULL AS ${typeOf(c)}) AS ${quoteIdent(c.name)}`).join(', ')} WHERE false`
+      : `SELECT ${columns.map((c, i) => `CAST(col${i} AS ${typeOf(c)}) AS ${quoteIdent(c.name)}`).join(', ')} FROM (VALUES ${rows
+          .map((r) => `(${r.map((v, i) => literal(v, columns[i]!.data_type)).join(', ')})`)
+          .join(', ')}) AS t(${columns.map((_, i) => `col${i}`).join(', ')})`;
+  await conn.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(view)} AS ${select}`);
+  return async () => {
+    await conn.run(`DROP VIEW IF EXISTS ${quoteIdent(view)}`);
+  };
+}
