@@ -12,7 +12,7 @@ import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { HttpHandlers, SqlHandler, StatusInfo } from '../servers/handlers.js';
+import type { AuthHandler, HttpHandlers, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import type { Server } from '../servers/server.js';
 
@@ -44,8 +44,10 @@ export interface ServingComponentOptions {
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
 export interface ComponentServices {
-  start(): Promise<SqlHandler>;
+  start(): Promise<{ readonly sql: SqlHandler; readonly auth?: AuthHandler }>;
   stop(): Promise<void>;
+  /** Whether requests must authenticate (a user provider is configured). */
+  readonly authEnabled: boolean;
 }
 
 /** The lifecycle every component shares: home directory, HTTP server, status and config. */
@@ -56,6 +58,7 @@ export class ServingComponent implements Component {
   private lock: DirLock | undefined;
   private readonly http: HttpServer;
   private sql: SqlHandler | undefined;
+  private auth: AuthHandler | undefined;
   private servicesStarted = false;
 
   constructor(private readonly opts: ServingComponentOptions) {
@@ -69,6 +72,14 @@ export class ServingComponent implements Component {
           executeSql: (sql, ctx) => this.sqlHandler().executeSql(sql, ctx),
           databaseExists: (db) => this.sqlHandler().databaseExists(db),
         },
+        ...(opts.services.authEnabled && {
+          auth: {
+            authenticate: (username: string, password: string) => {
+              if (this.auth === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
+              return this.auth.authenticate(username, password);
+            },
+          },
+        }),
       }),
     };
     this.http = new HttpServer(
@@ -90,7 +101,9 @@ export class ServingComponent implements Component {
     }
     if (this.opts.services !== undefined) {
       this.servicesStarted = true;
-      this.sql = await this.opts.services.start();
+      const started = await this.opts.services.start();
+      this.sql = started.sql;
+      this.auth = started.auth;
     }
     await this.http.start(this.opts.http.addr);
     const pending = this.opts.notServedYet ?? [];
@@ -108,6 +121,7 @@ export class ServingComponent implements Component {
       if (this.servicesStarted) {
         this.servicesStarted = false;
         this.sql = undefined;
+        this.auth = undefined;
         await this.opts.services!.stop();
       }
     } finally {

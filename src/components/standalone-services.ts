@@ -13,7 +13,8 @@ import { FrontendInstance } from '../frontend/instance.js';
 import { LocalRegionAccess } from '../frontend/region-access.js';
 import { newSession } from '../frontend/session.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
-import type { SqlHandler } from '../servers/handlers.js';
+import type { AuthHandler, SqlHandler } from '../servers/handlers.js';
+import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
 import { createObjectStore, storageProviders } from '../storage/create-object-store.js';
 import { OpendalObjectStore } from '../storage/opendal-object-store.js';
 import type { ComponentServices } from './component.js';
@@ -21,13 +22,17 @@ import type { ComponentServices } from './component.js';
 export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
+  private users: UserProvider | undefined;
+  readonly authEnabled: boolean;
 
   constructor(
     private readonly config: StandaloneOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.authEnabled = config.user_provider !== undefined && config.user_provider !== '';
+  }
 
-  async start(): Promise<SqlHandler> {
+  async start(): Promise<{ sql: SqlHandler; auth?: AuthHandler }> {
     const c = this.config;
     const store = createObjectStore(storageProviders(c.storage).get(c.storage.type)!);
     if (store instanceof OpendalObjectStore) {
@@ -41,13 +46,20 @@ export class StandaloneServices implements ComponentServices {
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
+    if (this.authEnabled) this.users = createUserProvider(c.user_provider!, { logger: this.logger });
+    const users = this.users;
     return {
-      executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone)),
-      databaseExists: async (db) => (await catalog.database(db)) !== undefined,
+      sql: {
+        executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user)),
+        databaseExists: async (db) => (await catalog.database(db)) !== undefined,
+      },
+      ...(users !== undefined && { auth: { authenticate: (u: string, p: string) => users.authenticate(u, p) } }),
     };
   }
 
   async stop(): Promise<void> {
+    this.users?.close();
+    this.users = undefined;
     try {
       await this.engine?.close();
     } finally {

@@ -16,12 +16,35 @@ import { affected, records, type Output } from '../query/output.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
 import { parseSql } from '../sql/parser.js';
+import { checkPermission, type AccessKind } from './auth/permission.js';
 import type { RegionAccess } from './region-access.js';
 import type { Session } from './session.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
 import { describeTable, showCreateDatabase, showCreateTable, showDatabases, showTables } from './statement/show.js';
+
+/** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
+function accessOf(stmt: Statement): AccessKind | undefined {
+  switch (stmt.kind) {
+    case 'use':
+    case 'set':
+      return undefined;
+    case 'query':
+    case 'explain':
+    case 'show_databases':
+    case 'show_tables':
+    case 'show_columns':
+    case 'show_index':
+    case 'show_create_table':
+    case 'show_create_database':
+    case 'describe_table':
+    case 'show_variables':
+      return 'read';
+    default:
+      return 'write';
+  }
+}
 
 const TIME_UNITS: Partial<Record<ColumnType, TimeUnit>> = { TimestampSecond: 's', TimestampMillisecond: 'ms', TimestampMicrosecond: 'us', TimestampNanosecond: 'ns' };
 
@@ -50,6 +73,8 @@ export class FrontendInstance {
   }
 
   async execute(stmt: Statement, session: Session): Promise<Output> {
+    const access = accessOf(stmt);
+    if (access !== undefined) checkPermission(session.user, access);
     const connect = () => this.regions.connect();
     switch (stmt.kind) {
       case 'query':

@@ -3,14 +3,16 @@
  * (reference api.md §7); a `USE` or `SET` changes only the later statements of the same request.
  */
 import { DEFAULT_CATALOG, DEFAULT_DATABASE } from '../catalog/table-info.js';
+import { DEFAULT_USER, type UserInfo } from './auth/user-provider.js';
 
 export interface Session {
   readonly catalog: string;
   database: string;
   /** IANA name or offset (`UTC`, `Asia/Shanghai`, `+08:00`). */
   timezone: string;
+  readonly user: UserInfo;
 }
 
-export function newSession(database = DEFAULT_DATABASE, timezone = 'UTC'): Session {
-  return { catalog: DEFAULT_CATALOG, database, timezone };
+export function newSession(database = DEFAULT_DATABASE, timezone = 'UTC', user: UserInfo = DEFAULT_USER): Session {
+  return { catalog: DEFAULT_CATALOG, database, timezone, user };
 }

@@ -3,6 +3,7 @@
  * tsdb only through these interfaces; the component passes the implementations in, tests pass fakes
  * (GreptimeDB `src/servers/src/query_handler.rs`).
  */
+import type { UserInfo } from '../frontend/auth/user-provider.js';
 import type { Output } from '../query/output.js';
 
 /** `GET /status`: what is running. */
@@ -34,6 +35,13 @@ export interface ConfigHandler {
 export interface SqlContext {
   readonly database: string;
   readonly timezone: string;
+  /** Who asks (the default user when authentication is off); statements are checked against its permission. */
+  readonly user: UserInfo;
+}
+
+/** Present when a user provider is configured: every `/v1/**` request must authenticate. */
+export interface AuthHandler {
+  authenticate(username: string, password: string): Promise<UserInfo>;
 }
 
 /** `/v1/sql` (and later the MySQL and PostgreSQL servers): runs SQL text. */
@@ -49,4 +57,5 @@ export interface HttpHandlers {
   readonly config: ConfigHandler;
   /** Present on components that answer SQL (standalone, frontend). */
   readonly sql?: SqlHandler;
+  readonly auth?: AuthHandler;
 }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { tempDir } from '../support/temp.js';
+import { tempDir, tempFile } from '../support/temp.js';
 import { startTsdb } from '../support/tsdb-process.js';
 
 async function sql(baseUrl: string, statement: string, opts: { query?: string; headers?: Record<string, string> } = {}): Promise<Response> {
@@ -139,4 +139,29 @@ test('tables and acknowledged rows survive a restart and a SIGKILL mid-ingest', 
   for (const n of acknowledged) assert.ok(present.has(n), `acknowledged insert ${n} is missing after the restart`);
   const desc = (await (await sql(server.baseUrl, 'DESC TABLE d.w')).json()) as { code: number };
   assert.equal(desc.code, 0, 'the table is in the catalog after the restart');
+});
+
+test('with a user provider, /v1/sql needs Basic credentials and db, and checks permissions', async (t) => {
+  const users = tempFile(t, 'users', 'admin=secret\nreader:ro=r3ad\nwriter:wo=wr1te\n');
+  const { baseUrl } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t), '--user-provider', `static_user_provider:file:${users}`]);
+  const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
+  const expect = async (res: Promise<Response>, status: number, code: number, message?: RegExp) => {
+    const r = await res;
+    const body = (await r.json()) as Record<string, unknown>;
+    assert.equal(r.status, status, JSON.stringify(body));
+    assert.equal(body['code'], code, JSON.stringify(body));
+    if (message) assert.match(String(body['error']), message);
+  };
+  await expect(sql(baseUrl, 'SELECT 1', { query: '?db=public' }), 401, 7003, /^Not found http or grpc authorization header$/);
+  await expect(sql(baseUrl, 'SELECT 1', { query: '?db=public', headers: basic('admin', 'nope') }), 401, 7002, /^Username and password does not match, username: admin$/);
+  await expect(sql(baseUrl, 'SELECT 1', { query: '?db=public', headers: basic('ghost', 'x') }), 401, 7000, /^User not found, username: ghost$/);
+  await expect(sql(baseUrl, 'SELECT 1', { query: '?db=public', headers: { authorization: 'Digest abc' } }), 401, 7004);
+  await expect(sql(baseUrl, 'SELECT 1', { headers: basic('admin', 'secret') }), 400, 1004, /db parameter is required/);
+  await expect(sql(baseUrl, 'CREATE TABLE p (ts TIMESTAMP TIME INDEX, v INT)', { query: '?db=public', headers: basic('admin', 'secret') }), 200, 0);
+  await expect(sql(baseUrl, 'INSERT INTO p VALUES (1, 1)', { query: '?db=public', headers: basic('writer', 'wr1te') }), 200, 0);
+  await expect(sql(baseUrl, 'SELECT * FROM p', { query: '?db=public', headers: basic('writer', 'wr1te') }), 403, 7006, /^User is not authorized to perform this action$/);
+  await expect(sql(baseUrl, 'SELECT * FROM p', { query: '?db=public', headers: basic('reader', 'r3ad') }), 200, 0);
+  await expect(sql(baseUrl, 'DROP TABLE p', { query: '?db=public', headers: basic('reader', 'r3ad') }), 403, 7006);
+  // The token header works as well as Authorization.
+  await expect(sql(baseUrl, 'SELECT 1', { query: '?db=public', headers: { 'x-tsdb-auth': basic('reader', 'r3ad').authorization } }), 200, 0);
 });

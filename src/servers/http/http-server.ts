@@ -97,7 +97,7 @@ export class HttpServer implements Server {
     healthRoutes(this.app);
     statusRoutes(this.app, handlers.status);
     configRoutes(this.app, handlers.config);
-    if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql);
+    if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql, handlers.auth);
   }
 
   private installHooks(): void {

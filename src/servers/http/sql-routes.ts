@@ -7,7 +7,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StatusCode } from '../../common/error/status-code.js';
 import { isValidTimeZone } from '../../common/time/timestamp.js';
-import type { SqlHandler } from '../handlers.js';
+import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
+import { errorMessage, statusCodeOf } from '../../common/error/tsdb-error.js';
+import type { AuthHandler, SqlHandler } from '../handlers.js';
+import { credentialsFromHeaders } from './basic-auth.js';
 import { elapsedMs, sendError } from './http-server.js';
 import { formatOf, render } from './sql-format.js';
 
@@ -32,19 +35,35 @@ function databaseOf(db: string): { catalog: string; database: string } {
   return dash < 0 ? { catalog: 'tsdb', database: db } : { catalog: db.slice(0, dash), database: db.slice(dash + 1) };
 }
 
-export function sqlRoutes(app: FastifyInstance, handler: SqlHandler): void {
+/** The user of a request: authenticated when a provider is configured (failures are 401), else the default user. */
+async function userOf(req: FastifyRequest, auth: AuthHandler | undefined): Promise<UserInfo | { error: unknown }> {
+  if (auth === undefined) return DEFAULT_USER;
+  try {
+    const { username, password } = credentialsFromHeaders(req.headers);
+    return await auth.authenticate(username, password);
+  } catch (error) {
+    return { error };
+  }
+}
+
+export function sqlRoutes(app: FastifyInstance, handler: SqlHandler, auth?: AuthHandler): void {
   app.get('/v1/sql', (req, reply) => {
     sendError(req, reply, StatusCode.InvalidArguments, 'Method GET is not allowed for /v1/sql: send the statement with POST, form-encoded', 405).header('allow', 'POST');
   });
 
   app.post('/v1/sql', async (req: FastifyRequest, reply: FastifyReply) => {
+    const user = await userOf(req, auth);
+    if ('error' in user) return sendError(req, reply, statusCodeOf(user.error), errorMessage(user.error), 401);
     const p = params(req);
     if (p === undefined) {
       return sendError(req, reply, StatusCode.InvalidArguments, `Unsupported Content-Type: ${String(req.headers['content-type'] ?? '')}; /v1/sql takes ${FORM}`, 415);
     }
     const sql = p['sql'];
     if (sql === undefined || sql.trim() === '') return sendError(req, reply, StatusCode.InvalidArguments, 'sql parameter is required.');
-    const dbParam = p['db'] ?? (req.headers['x-tsdb-db-name'] as string | undefined) ?? 'public';
+    const given = p['db'] ?? (req.headers['x-tsdb-db-name'] as string | undefined);
+    // Spec §4.1: with authentication on, the database must be named.
+    if (auth !== undefined && given === undefined) return sendError(req, reply, StatusCode.InvalidArguments, 'db parameter is required when authentication is enabled.');
+    const dbParam = given ?? 'public';
     const { catalog, database } = databaseOf(dbParam);
     if (catalog !== 'tsdb' || !(await handler.databaseExists(database))) {
       return sendError(req, reply, StatusCode.DatabaseNotFound, `Database not found: ${dbParam}`);
@@ -58,7 +77,7 @@ export function sqlRoutes(app: FastifyInstance, handler: SqlHandler): void {
       if (!Number.isInteger(limit) || limit < 0) return sendError(req, reply, StatusCode.InvalidArguments, `Invalid limit: ${p['limit']}`);
     }
     const format = formatOf(p['format']);
-    const outputs = await handler.executeSql(sql, { database, timezone });
+    const outputs = await handler.executeSql(sql, { database, timezone, user });
     if (outputs.length > 1 && format !== 'greptimedb_v1' && format !== 'influxdb_v1') {
       return sendError(req, reply, StatusCode.InvalidArguments, `cannot output multi-statements result in ${format} format`);
     }
