@@ -19,6 +19,7 @@ import { parseSql } from '../sql/parser.js';
 import { checkPermission, type AccessKind } from './auth/permission.js';
 import type { RegionAccess } from './region-access.js';
 import type { Session } from './session.js';
+import { alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
@@ -122,6 +123,9 @@ export class FrontendInstance {
         }
         return affected(0);
       }
+      case 'alter_table':
+        await alterTable(stmt, session, this.catalog, this.regions);
+        return affected(0);
       case 'truncate_table': {
         const info = await this.requireTable(stmt.name, session);
         for (const id of tableRegionIds(info)) await this.regions.truncateRegion(id);

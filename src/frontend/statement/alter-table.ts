@@ -1,0 +1,157 @@
+/**
+ * ALTER TABLE (reference api.md §4.4): add columns (FIRST / AFTER, IF NOT EXISTS, tags too), drop a
+ * field column, set or drop a default, set or unset options, rename. The regions get the new schema
+ * (a new schema version; files are not rewritten), then the catalog records it.
+ */
+import type { CatalogManager } from '../../catalog/catalog-manager.js';
+import { columnTypeOf } from '../../catalog/column-types.js';
+import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
+import { regionMetadataOf, tableRegionIds, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import type { ColumnType } from '../../engine/region/metadata.js';
+import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
+import type { RegionAccess } from '../region-access.js';
+import type { Session } from '../session.js';
+import { resolveName } from './names.js';
+import { constantOf } from './values.js';
+
+type AlterTable = Extract<Statement, { kind: 'alter_table' }>;
+
+function notFound(column: string, table: TableInfo): TsdbError {
+  return new TsdbError(StatusCode.TableColumnNotFound, `Column ${column} not exists in table ${table.name}`);
+}
+
+function defaultOf(column: string, type: ColumnType, v: ValueExpr): ColumnDefault | undefined {
+  if (v.kind === 'null') return undefined;
+  if (v.kind === 'sql') {
+    const fn = v.text.replace(/\s+/g, '').toLowerCase();
+    if (type.startsWith('Timestamp') && ['current_timestamp', 'current_timestamp()', 'now()'].includes(fn)) return { kind: 'current_timestamp' };
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid default value of column ${column}: ${v.text}`);
+  }
+  try {
+    return { kind: 'value', value: constantOf(v, type) };
+  } catch (err) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid default value of column ${column}: ${(err as Error).message}`);
+  }
+}
+
+function newColumn(def: ColumnDef, id: number, table: TableInfo): ColumnSchema {
+  if (def.timeIndex) throw new TsdbError(StatusCode.InvalidArguments, `Cannot add the time index column ${def.name}: a table has one time index`);
+  const type = columnTypeOf(def.type);
+  const dflt = def.default === undefined ? undefined : defaultOf(def.name, type, def.default);
+  const nullable = def.nullable !== false;
+  if (!nullable && dflt === undefined) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Cannot add column ${def.name} to table ${table.name}: it is NOT NULL without a default value`);
+  }
+  return {
+    column_id: id,
+    name: def.name,
+    data_type: type,
+    semantic_type: def.primaryKey ? 'tag' : 'field',
+    nullable,
+    ...(dflt !== undefined && { default: dflt }),
+    ...(def.comment !== undefined && { comment: def.comment }),
+  };
+}
+
+/** Refuses a key that is not a table option. */
+function checkKey(key: string): void {
+  try {
+    checkOptions({ [key]: 'comment' === key.toLowerCase() ? '' : 'x' }, 'table');
+  } catch (err) {
+    if (err instanceof TsdbError && /^Unrecognized/.test(err.message)) throw err;
+  }
+}
+
+/** The table after the statement's action. */
+export function altered(table: TableInfo, action: AlterTable['action']): TableInfo {
+  const next = { ...table, schema_version: table.schema_version + 1 };
+  const find = (name: string) => table.columns.find((c) => c.name === name);
+  switch (action.kind) {
+    case 'add_columns': {
+      const columns = [...table.columns];
+      const primaryKey = [...table.primary_key];
+      let nextId = table.next_column_id;
+      for (const { column, ifNotExists, location } of action.columns) {
+        if (columns.some((c) => c.name === column.name)) {
+          if (ifNotExists) continue;
+          throw new TsdbError(StatusCode.TableColumnExists, `Column ${column.name} already exists in table ${table.name}`);
+        }
+        const c = newColumn(column, nextId++, table);
+        if (c.semantic_type === 'tag') primaryKey.push(c.name);
+        if (location === undefined) columns.push(c);
+        else if ('first' in location) columns.unshift(c);
+        else {
+          const at = columns.findIndex((x) => x.name === location.after);
+          if (at < 0) throw notFound(location.after, table);
+          columns.splice(at + 1, 0, c);
+        }
+      }
+      return { ...next, columns, primary_key: primaryKey, next_column_id: nextId };
+    }
+    case 'drop_column': {
+      const c = find(action.name);
+      if (c === undefined) throw notFound(action.name, table);
+      if (c.semantic_type !== 'field') {
+        throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to remove index column ${c.name} from table ${table.name}`);
+      }
+      if (table.columns.filter((x) => x.semantic_type === 'field').length === 1 && table.columns.length <= 2) {
+        throw new TsdbError(StatusCode.InvalidArguments, `Cannot remove the last field column ${c.name} of table ${table.name}`);
+      }
+      return { ...next, columns: table.columns.filter((x) => x.name !== c.name) };
+    }
+    case 'set_default':
+    case 'drop_default': {
+      const c = find(action.name);
+      if (c === undefined) throw notFound(action.name, table);
+      const dflt = action.kind === 'set_default' ? defaultOf(c.name, c.data_type, action.default) : undefined;
+      if (dflt === undefined && !c.nullable && c.semantic_type !== 'timestamp') {
+        throw new TsdbError(StatusCode.InvalidArguments, `Cannot drop the default of column ${c.name}: it is NOT NULL`);
+      }
+      const updated: ColumnSchema = { ...c };
+      delete (updated as { default?: ColumnDefault }).default;
+      return { ...next, columns: table.columns.map((x) => (x.name === c.name ? (dflt === undefined ? updated : { ...updated, default: dflt }) : x)) };
+    }
+    case 'set_options': {
+      const options: Record<string, string> = { ...table.options };
+      for (const [k, v] of Object.entries(action.options)) {
+        // `NULL` or '' clears an option (reference api.md §4.4).
+        if (v === '') {
+          checkKey(k);
+          delete options[k.toLowerCase()];
+        } else Object.assign(options, checkOptions({ [k]: v }, 'table'));
+      }
+      regionOptionsOf(checkOptions(options, 'table'));
+      return { ...next, options };
+    }
+    case 'unset_options': {
+      const options: Record<string, string> = { ...table.options };
+      for (const k of action.keys) {
+        checkKey(k);
+        delete options[k.toLowerCase()];
+      }
+      return { ...next, options };
+    }
+    case 'rename':
+      return { ...next, name: action.newName };
+    case 'modify_column_type':
+      throw new TsdbError(StatusCode.Unsupported, `Changing the type of column ${action.name} is not supported yet`);
+  }
+}
+
+/** Executes ALTER TABLE. */
+export async function alterTable(stmt: AlterTable, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<void> {
+  const { database, table } = resolveName(stmt.name, session);
+  const info = await catalog.table(database, table);
+  if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
+  if (stmt.action.kind === 'rename' && (await catalog.table(database, stmt.action.newName)) !== undefined) {
+    throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${session.catalog}.${database}.${stmt.action.newName}\``);
+  }
+  const next = altered(info, stmt.action);
+  if (stmt.action.kind !== 'rename') {
+    const options = regionOptionsOf(next.options);
+    for (const [i, id] of tableRegionIds(next).entries()) await regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
+  }
+  await catalog.updateTable(info, next);
+}
