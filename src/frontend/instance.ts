@@ -8,6 +8,7 @@ import { checkOptions } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
 import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { attachValues } from '../query/values-view.js';
+import { installFunctions, prepareSession } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { isValidTimeZone, type TimeUnit } from '../common/time/timestamp.js';
@@ -172,10 +173,21 @@ export class FrontendInstance {
     return affected(0);
   }
 
+  private functionsInstalled: Promise<void> | undefined;
+
   private async query(sql: string, session: Session): Promise<Output> {
     const conn = await this.regions.connect();
+    try {
+      this.functionsInstalled ??= installFunctions(conn);
+      await this.functionsInstalled;
+      await prepareSession(conn, session);
+    } catch (err) {
+      conn.closeSync();
+      throw err;
+    }
     const ctx: QueryContext = {
       database: session.database,
+      timezone: session.timezone,
       resolve: async (catalog, database, name): Promise<TableSource> => {
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
         if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {

@@ -10,6 +10,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
 import { convertResult } from './result-conversion.js';
+import { rewriteSessionFunctions } from './session-functions.js';
 import { tableRefs } from './table-refs.js';
 import { rewriteTimeLiterals, timeRangeOf, type TimeRange } from './time-predicates.js';
 import type { TimeUnit } from '../common/time/timestamp.js';
@@ -25,8 +26,10 @@ export interface TableSource {
 }
 
 export interface QueryContext {
-  /** The session's database: where unqualified table names are looked up. */
+  /** The session's database: where unqualified table names are looked up (and `database()`). */
   readonly database: string;
+  /** The session's time zone (`timezone()`). */
+  readonly timezone: string;
   /** The table `database.name` of catalog `catalog` ('' = the session's); throws TableNotFound. */
   resolve(catalog: string, database: string, name: string): Promise<TableSource>;
 }
@@ -48,7 +51,8 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
 /** Runs one query in `conn`; returns its rows. */
 export async function runQuery(conn: DuckDBConnection, sql: string, ctx: QueryContext): Promise<Output> {
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
-  const tree = JSON.parse(parsed) as { error: boolean; error_message?: string; error_type?: string };
+  // "No location" is 2^64 - 1, which a JSON number cannot hold exactly: kept as 0 instead.
+  const tree = JSON.parse(parsed.replace(/"query_location":\d{16,}/g, '"query_location":0')) as { error: boolean; error_message?: string; error_type?: string };
   if (tree.error) {
     const message = tree.error_message ?? 'cannot parse the query';
     throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`);
@@ -83,7 +87,8 @@ export async function runQuery(conn: DuckDBConnection, sql: string, ctx: QueryCo
       ref.schema_name = '';
       ref.table_name = view;
     }
-    const rewritten = views.size === 0 ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
+    const sessionChanged = rewriteSessionFunctions(tree, ctx);
+    const rewritten = views.size === 0 && !sessionChanged ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
     const result = await conn.runAndReadAll(rewritten);
     const { columns, rows } = convertResult(result);
     return records(columns, rows);

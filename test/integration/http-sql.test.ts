@@ -105,6 +105,9 @@ test('X-Tsdb-Timezone reads naive timestamps in that zone', async (t) => {
     [Date.UTC(2024, 0, 1, 13), 2],
     [Date.UTC(2024, 0, 1, 8), 3],
   ]);
+  // Functions of the session's time zone.
+  const shanghai = (await (await sql(baseUrl, "SELECT timezone() AS tz, date_format(ts, '%H:%M') AS local, to_unixtime('2024-01-01 08:00:00') AS secs FROM z WHERE v = 1", { headers: { 'x-tsdb-timezone': 'Asia/Shanghai' } })).json()) as { output: Array<{ records: { rows: unknown[][] } }> };
+  assert.deepEqual(shanghai.output[0]!.records.rows, [['Asia/Shanghai', '08:00', Date.UTC(2024, 0, 1) / 1000]]);
 });
 
 test('tables and acknowledged rows survive a restart and a SIGKILL mid-ingest', async (t) => {
