@@ -24,7 +24,7 @@ import { alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
-import { describeTable, showCreateDatabase, showCreateTable, showDatabases, showTables } from './statement/show.js';
+import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables } from './statement/show.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
 function accessOf(stmt: Statement): AccessKind | undefined {
@@ -106,6 +106,10 @@ export class FrontendInstance {
         return showDatabases(stmt, this.catalog, connect);
       case 'show_tables':
         return showTables(stmt, session, this.catalog, connect);
+      case 'show_columns':
+        return showColumns(stmt, session, this.catalog, connect);
+      case 'show_index':
+        return showIndex(stmt, session, this.catalog, connect);
       case 'show_create_table':
         return showCreateTable(stmt, session, this.catalog);
       case 'show_create_database':
@@ -138,8 +142,10 @@ export class FrontendInstance {
         return this.set(stmt.variable, stmt.value, session);
       case 'show_variables':
         return this.showVariable(stmt.name, session);
-      default:
-        throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${stmt.text}`);
+      default: {
+        const unhandled: never = stmt;
+        throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
 import { convertResult } from './result-conversion.js';
+import { bridgeQueryText } from '../sql/query-text.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { tableRefs } from './table-refs.js';
 import { rewriteTimeLiterals, timeRangeOf, type TimeRange } from './time-predicates.js';
@@ -49,7 +50,8 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
 }
 
 /** Runs one query in `conn`; returns its rows. */
-export async function runQuery(conn: DuckDBConnection, sql: string, ctx: QueryContext): Promise<Output> {
+export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext): Promise<Output> {
+  const sql = bridgeQueryText(text);
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
   // "No location" is 2^64 - 1, which a JSON number cannot hold exactly: kept as 0 instead.
   const tree = JSON.parse(parsed.replace(/"query_location":\d{16,}/g, '"query_location":0')) as { error: boolean; error_message?: string; error_type?: string };

@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { SHOW_TYPES } from '../../catalog/column-types.js';
-import { INFORMATION_SCHEMA_TABLES } from '../../catalog/information-schema.js';
+import { INFORMATION_SCHEMA_TABLES, sqlTypeName } from '../../catalog/information-schema.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -138,4 +138,35 @@ export async function showCreateDatabase(stmt: Extract<Statement, { kind: 'show_
     ],
     [[db.name, text]],
   );
+}
+
+/** `SHOW [FULL] COLUMNS FROM t`: MySQL's columns plus `Tsdb_type` (reference api.md §4.4). */
+export async function showColumns(stmt: Extract<Statement, { kind: 'show_columns' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+  const name = stmt.database !== undefined ? { parts: [stmt.database, ...stmt.name.parts.slice(-1)] } : stmt.name;
+  const info = await requireTable(catalog, session, name, false);
+  const key = (c: ColumnSchema) => (c.semantic_type === 'tag' ? 'PRI' : c.semantic_type === 'timestamp' ? 'TIME INDEX' : '');
+  const rows = info.columns.map((c) => {
+    const base = { Field: c.name, Type: sqlTypeName(c.data_type), Null: c.nullable ? 'Yes' : 'No', Key: key(c), Default: c.default === undefined ? '' : defaultText(c), Extra: '' };
+    return stmt.full
+      ? [base.Field, base.Type, c.data_type === 'String' ? 'utf8_bin' : '', base.Null, base.Key, base.Default, base.Extra, 'select,insert', c.comment ?? '', c.data_type]
+      : [base.Field, base.Type, base.Null, base.Key, base.Default, base.Extra, c.data_type];
+  });
+  const columns = stmt.full
+    ? ['Field', 'Type', 'Collation', 'Null', 'Key', 'Default', 'Extra', 'Privileges', 'Comment', 'Tsdb_type']
+    : ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra', 'Tsdb_type'];
+  return filtered(columns, rows, stmt.filter, connect);
+}
+
+/** `SHOW INDEX FROM t`: MySQL's columns; the primary key as `PRIMARY`, the time index as `TIME INDEX`. */
+export async function showIndex(stmt: Extract<Statement, { kind: 'show_index' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+  const name = stmt.database !== undefined ? { parts: [stmt.database, ...stmt.name.parts.slice(-1)] } : stmt.name;
+  const info = await requireTable(catalog, session, name, false);
+  const rows: string[][] = [];
+  info.primary_key.forEach((col, i) => {
+    const c = info.columns.find((x) => x.name === col)!;
+    rows.push([info.name, '1', 'PRIMARY', String(i + 1), col, 'A', '', '', '', c.nullable ? 'YES' : '', 'tsdb-primary-key-v1', '', '', 'YES', '']);
+  });
+  rows.push([info.name, '1', 'TIME INDEX', '1', info.time_index, 'A', '', '', '', '', '', '', '', 'YES', '']);
+  const columns = ['Table', 'Non_unique', 'Key_name', 'Seq_in_index', 'Column_name', 'Collation', 'Cardinality', 'Sub_part', 'Packed', 'Null', 'Index_type', 'Comment', 'Index_comment', 'Visible', 'Expression'];
+  return filtered(columns, rows, stmt.filter, connect);
 }

@@ -17,3 +17,19 @@ DESC nope;
 SHOW CREATE TABLE nope;
 
 DROP TABLE t1, t2, other;
+
+CREATE TABLE cols (host STRING, dc STRING, ts TIMESTAMP(6) TIME INDEX, v DOUBLE DEFAULT 0 COMMENT 'value', PRIMARY KEY (host, dc));
+
+SHOW COLUMNS FROM cols;
+
+SHOW FULL COLUMNS FROM cols LIKE 'v%';
+
+SHOW COLUMNS FROM cols FROM public WHERE Key = 'PRI';
+
+SHOW INDEX FROM cols;
+
+SHOW COLUMNS FROM nope;
+
+SELECT `host`, `v` FROM `cols` ORDER BY host LIMIT 0, 10;
+
+DROP TABLE cols;

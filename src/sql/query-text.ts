@@ -1,0 +1,35 @@
+/**
+ * Bridges of the query text DuckDB gets (DESIGN.md "Dialect gaps"), done on tokens so that strings
+ * and comments are never touched: backtick identifiers (MySQL clients and GUI tools send them)
+ * become double-quoted ones, and MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`.
+ */
+import { tokenize, type Token } from './lexer.js';
+
+function quoted(value: string): string {
+  return `"${value.replaceAll('"', '""')}"`;
+}
+
+/** The query with the tsdb dialect's MySQL-isms rewritten for DuckDB (the text is unchanged otherwise). */
+export function bridgeQueryText(sql: string): string {
+  let tokens: Token[];
+  try {
+    tokens = tokenize(sql);
+  } catch {
+    return sql; // DuckDB reports the error
+  }
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind === 'quoted_ident' && t.quote === '`') edits.push({ start: t.start, end: t.end, text: quoted(t.value) });
+    if (t.kind === 'ident' && t.value.toLowerCase() === 'limit') {
+      const [a, comma, b] = [tokens[i + 1], tokens[i + 2], tokens[i + 3]];
+      if (a?.kind === 'number' && comma?.kind === 'op' && comma.value === ',' && b?.kind === 'number') {
+        edits.push({ start: a.start, end: b.end, text: `${b.text} OFFSET ${a.text}` });
+        i += 3;
+      }
+    }
+  }
+  let out = sql;
+  for (const e of edits.reverse()) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
