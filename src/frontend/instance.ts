@@ -208,6 +208,7 @@ export class FrontendInstance {
         return {
           key: fullTableName(info),
           timeIndex: { name: ts.name, unit: TIME_UNITS[ts.data_type]! },
+          primaryKey: info.primary_key,
           attach: (c, view, range) => this.regions.attachScan(c, view, region!, range ?? {}),
         };
       },

@@ -11,6 +11,7 @@ import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
 import { convertResult } from './result-conversion.js';
 import { bridgeQueryText } from '../sql/query-text.js';
+import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { tableRefs } from './table-refs.js';
 import { rewriteTimeLiterals, timeRangeOf, type TimeRange } from './time-predicates.js';
@@ -22,6 +23,8 @@ export interface TableSource {
   readonly key: string;
   /** The table's time index: integer literals compared with it are epochs in its unit. */
   readonly timeIndex?: { readonly name: string; readonly unit: TimeUnit };
+  /** The table's primary key (the default groups of a range query). */
+  readonly primaryKey?: readonly string[];
   /** Creates view `view` in `conn` (rows of the inclusive time range only, when given); returns what undoes it. */
   attach(conn: DuckDBConnection, view: string, range?: TimeRange): Promise<() => Promise<void>>;
 }
@@ -50,8 +53,20 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
 }
 
 /** Runs one query in `conn`; returns its rows. */
+const TIME_TYPES: Record<TimeUnit, string> = { s: 'TIMESTAMP_S', ms: 'TIMESTAMP_MS', us: 'TIMESTAMP', ns: 'TIMESTAMP_NS' };
+
+/** A range query as plain SQL (unchanged when the query is not one). */
+async function expandRangeQuery(sql: string, ctx: QueryContext): Promise<string> {
+  const rq = parseRangeQuery(sql);
+  if (rq === undefined) return sql;
+  const parts = rq.table;
+  const source = await ctx.resolve(parts.length === 3 ? parts[0]! : '', parts.length >= 2 ? parts[parts.length - 2]! : ctx.database, parts[parts.length - 1]!);
+  if (source.timeIndex === undefined) throw new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: a range query needs a table with a time index, not ${parts.join('.')}`);
+  return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, Date.now(), ctx.timezone);
+}
+
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext): Promise<Output> {
-  const sql = bridgeQueryText(text);
+  const sql = await expandRangeQuery(bridgeQueryText(text), ctx);
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
   // "No location" is 2^64 - 1, which a JSON number cannot hold exactly: kept as 0 instead.
   const tree = JSON.parse(parsed.replace(/"query_location":\d{16,}/g, '"query_location":0')) as { error: boolean; error_message?: string; error_type?: string };
