@@ -82,7 +82,7 @@ export class FrontendInstance {
       case 'query':
         return this.query(stmt.sql, session);
       case 'explain':
-        return this.query(`EXPLAIN ${stmt.analyze ? 'ANALYZE ' : ''}${stmt.statement}`, session);
+        return this.query(stmt.statement, session, stmt.analyze ? 'analyze' : 'explain');
       case 'insert':
         if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.regions, (q) => this.query(q, session)));
         return affected(await insertValues(stmt, session, this.catalog, this.regions));
@@ -181,7 +181,7 @@ export class FrontendInstance {
 
   private functionsInstalled: Promise<void> | undefined;
 
-  private async query(sql: string, session: Session): Promise<Output> {
+  private async query(sql: string, session: Session, explain?: 'explain' | 'analyze'): Promise<Output> {
     const conn = await this.regions.connect();
     try {
       this.functionsInstalled ??= installFunctions(conn);
@@ -214,7 +214,7 @@ export class FrontendInstance {
       },
     };
     try {
-      return await runQuery(conn, sql, ctx);
+      return await runQuery(conn, sql, ctx, explain);
     } finally {
       conn.closeSync();
     }

@@ -65,7 +65,7 @@ async function expandRangeQuery(sql: string, ctx: QueryContext): Promise<string>
   return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, Date.now(), ctx.timezone);
 }
 
-export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext): Promise<Output> {
+export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
   const sql = await expandRangeQuery(bridgeQueryText(text), ctx);
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
   // "No location" is 2^64 - 1, which a JSON number cannot hold exactly: kept as 0 instead.
@@ -106,6 +106,11 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     const sessionChanged = rewriteSessionFunctions(tree, ctx);
     const rewritten = views.size === 0 && !sessionChanged ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
+    if (explain !== undefined) {
+      // GreptimeDB's EXPLAIN columns: plan_type, plan.
+      const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));
+      return records([{ name: 'plan_type', data_type: 'String' }, { name: 'plan', data_type: 'String' }], plan.rows.map((r) => [r[0]!, r[1]!]));
+    }
     const result = await conn.runAndReadAll(rewritten);
     const { columns, rows } = convertResult(result);
     return records(columns, rows);

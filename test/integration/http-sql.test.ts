@@ -168,3 +168,15 @@ test('with a user provider, /v1/sql needs Basic credentials and db, and checks p
   // The token header works as well as Authorization.
   await expect(sql(baseUrl, 'SELECT 1', { query: '?db=public', headers: { 'x-tsdb-auth': basic('reader', 'r3ad').authorization } }), 200, 0);
 });
+
+test('EXPLAIN and EXPLAIN ANALYZE show the plan over the table\'s scan', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, "CREATE TABLE e (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO e VALUES ('a', 1, 1)");
+  for (const stmt of ['EXPLAIN SELECT count(*) FROM e', 'EXPLAIN ANALYZE SELECT count(*) FROM e WHERE ts > 0']) {
+    const body = (await (await sql(baseUrl, stmt)).json()) as { code: number; output: Array<{ records: { schema: { column_schemas: Array<{ name: string }> }; rows: string[][] } }> };
+    assert.equal(body.code, 0, stmt);
+    const rec = body.output[0]!.records;
+    assert.deepEqual(rec.schema.column_schemas.map((c) => c.name), ['plan_type', 'plan'], stmt);
+    assert.match(rec.rows.map((r) => r[1]).join('\n'), /TSDB_MEMTABLE_SCAN|tsdb_memtable_scan/i, stmt);
+  }
+});
