@@ -57,6 +57,25 @@ export function parseTtl(value: string): number | undefined {
   return ms === 0 ? undefined : ms;
 }
 
+/** A TTL as GreptimeDB shows it (humantime): `7days`, `1day`, `1h 30m`, `forever`, `instant`. */
+export function formatTtl(value: string): string {
+  const v = value.trim().toLowerCase();
+  if (v === 'forever' || v === 'instant') return v;
+  const ms = parseTtl(v);
+  if (ms === undefined) return 'forever';
+  const parts: string[] = [];
+  let rest = ms;
+  const days = Math.floor(rest / 86_400_000);
+  rest -= days * 86_400_000;
+  if (days > 0) parts.push(`${days}${days === 1 ? 'day' : 'days'}`);
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n}${unit}`);
+  }
+  return parts.join(' ');
+}
+
 /** Checks and normalizes options (keys lower-cased); `kind` tells table from database keys. */
 export function checkOptions(options: Readonly<Record<string, string>>, kind: 'table' | 'database'): Record<string, string> {
   const keys = kind === 'table' ? TABLE_KEYS : DATABASE_KEYS;
@@ -70,8 +89,8 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
     const value = key === 'comment' || key === 'storage' ? rawValue : rawValue.trim().toLowerCase();
     switch (key) {
       case 'ttl':
-        parseTtl(value);
-        break;
+        out[key] = formatTtl(value);
+        continue;
       case 'append_mode':
       case 'skip_wal':
         checkBoolean(key, value);

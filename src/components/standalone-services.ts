@@ -42,7 +42,8 @@ export class StandaloneServices implements ComponentServices {
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
     this.engine = await RegionEngine.open(engineOptions(c, store, this.logger));
-    const frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine));
+    // Tables are stored in the default provider for now; the `storage` option must still name a configured one.
+    const frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine), [...storageProviders(c.storage).keys()]);
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');

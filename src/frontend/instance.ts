@@ -54,6 +54,8 @@ export class FrontendInstance {
   constructor(
     readonly catalog: CatalogManager,
     readonly regions: RegionAccess,
+    /** Names of the configured storage providers (`storage` table option); default: File. */
+    private readonly storageProviders: readonly string[] = ['File'],
   ) {}
 
   /** Opens the regions of every table in the catalog (at startup). */
@@ -88,9 +90,14 @@ export class FrontendInstance {
         return affected(await insertValues(stmt, session, this.catalog, this.regions));
       case 'delete':
         return affected(await deleteRows(stmt, session, this.catalog, this.regions, (q) => this.query(q, session)));
-      case 'create_table':
+      case 'create_table': {
+        const storage = Object.entries(stmt.options).find(([k]) => k.toLowerCase() === 'storage')?.[1];
+        if (storage !== undefined && !this.storageProviders.includes(storage)) {
+          throw new TsdbError(StatusCode.InvalidArguments, `Object store not found: ${storage} (configured: ${this.storageProviders.join(', ')})`);
+        }
         await createTable(stmt, session, this.catalog, this.regions);
         return affected(0);
+      }
       case 'create_database':
         return affected((await this.catalog.createDatabase(stmt.name, checkOptions(stmt.options, 'database'), stmt.ifNotExists)) ? 1 : 0);
       case 'alter_database':

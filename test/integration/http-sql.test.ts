@@ -180,3 +180,29 @@ test('EXPLAIN and EXPLAIN ANALYZE show the plan over the table\'s scan', async (
     assert.match(rec.rows.map((r) => r[1]).join('\n'), /TSDB_MEMTABLE_SCAN|tsdb_memtable_scan/i, stmt);
   }
 });
+
+test('SHOW CREATE TABLE gives a statement that re-creates the same table', async (t) => {
+  const { baseUrl } = await start(t);
+  const create =
+    "CREATE TABLE r (host STRING, dc STRING DEFAULT 'x' COMMENT 'data center', ts TIMESTAMP(6) NOT NULL DEFAULT current_timestamp(), " +
+    "v DOUBLE NOT NULL DEFAULT 0, n INT UNSIGNED, ok BOOLEAN, b VARBINARY, d DATE, TIME INDEX (ts), PRIMARY KEY (host, dc)) " +
+    "WITH (ttl = '7d', append_mode = 'false', merge_mode = 'last_non_null', 'compaction.twcs.time_window' = '1h')";
+  assert.equal(((await (await sql(baseUrl, create)).json()) as { code: number }).code, 0);
+  const show = async () => ((await (await sql(baseUrl, 'SHOW CREATE TABLE r')).json()) as { output: Array<{ records: { rows: string[][] } }> }).output[0]!.records.rows[0]![1]!;
+  const first = await show();
+  await sql(baseUrl, 'DROP TABLE r');
+  const again = (await (await sql(baseUrl, first)).json()) as { code: number; error?: string };
+  assert.equal(again.code, 0, again.error);
+  assert.equal(await show(), first);
+  const desc = (await (await sql(baseUrl, 'DESC r')).json()) as { output: Array<{ records: { rows: string[][] } }> };
+  assert.deepEqual(desc.output[0]!.records.rows.map((r) => r.slice(0, 4)), [
+    ['host', 'String', 'PRI', 'YES'],
+    ['dc', 'String', 'PRI', 'YES'],
+    ['ts', 'TimestampMicrosecond', 'PRI', 'NO'],
+    ['v', 'Float64', '', 'NO'],
+    ['n', 'UInt32', '', 'YES'],
+    ['ok', 'Boolean', '', 'YES'],
+    ['b', 'Binary', '', 'YES'],
+    ['d', 'Date', '', 'YES'],
+  ]);
+});

@@ -55,3 +55,15 @@ DROP TABLE monitor;
 DROP TABLE IF EXISTS monitor;
 
 SHOW TABLES;
+
+CREATE TABLE stored (ts TIMESTAMP TIME INDEX) WITH (storage = 'File', ttl = '1 day');
+
+SHOW CREATE TABLE stored;
+
+CREATE TABLE not_stored (ts TIMESTAMP TIME INDEX) WITH (storage = 'S3');
+
+CREATE TABLE week (ts TIMESTAMP TIME INDEX) WITH (ttl = '7d', 'compaction.twcs.time_window' = '1h', 'memtable.type' = 'partition_tree');
+
+SHOW CREATE TABLE week;
+
+DROP TABLE stored, week;
