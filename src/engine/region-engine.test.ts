@@ -551,3 +551,15 @@ test('scans give the time index its own unit whether rows come from memtables or
     await engine.close();
   }
 });
+
+test('vector_cache_size: repeated scans of an unchanged mutable memtable read it once; a write invalidates', async (t) => {
+  const engine = await openEngine(t, tempDir(t), { vectorCacheSize: 64 * MIB });
+  await engine.createRegion(metadata(), DIR);
+  await engine.write(ID, puts('a', 0, 100, 2));
+  assert.deepEqual(await countAndSum(engine), [100, 200]);
+  assert.deepEqual(await countAndSum(engine), [100, 200]);
+  assert.deepEqual([engine.vectorCacheStats().misses, engine.vectorCacheStats().hits], [1, 1]);
+  await engine.write(ID, puts('a', 50, 100, 3)); // overwrites 50..99, adds 100..149
+  assert.deepEqual(await countAndSum(engine), [150, 50 * 2 + 100 * 3], 'the write is seen');
+  assert.deepEqual([engine.vectorCacheStats().misses, engine.vectorCacheStats().hits], [2, 1]);
+});

@@ -54,8 +54,8 @@ export interface RegionEngineOptions {
    */
   readonly sstWriteBufferSize?: number;
   /**
-   * `vector_cache_size`: bytes of sorted, merged rows of frozen memtables kept for the scans and
-   * the flush that read them (default 512 MiB; 0 = off).
+   * `vector_cache_size`: bytes of sorted, merged rows of memtables (frozen ones, and the mutable one
+   * until its next write) kept for the scans and the flush that read them (default 512 MiB; 0 = off).
    */
   readonly vectorCacheSize?: number;
   /** `num_workers`: write loops, regions spread over them (default 8). */

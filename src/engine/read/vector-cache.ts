@@ -1,15 +1,17 @@
 /**
- * `vector_cache_size`: a byte-budgeted LRU cache of the vectors read out of frozen memtables —
- * each series sorted and merged by the read mode — so that the scans that run while a memtable
- * waits for its flush, and the flush itself, sort and merge its rows once. Frozen memtables never
- * change, so an entry stays right until the memtable is flushed (then it is dropped). 0 disables
- * the cache.
+ * `vector_cache_size`: a byte-budgeted LRU cache of the vectors read out of memtables — each series
+ * sorted and merged by the read mode — so that repeated scans (and the flush) sort and merge a
+ * memtable's rows once. Memtables only grow: an entry holds for as long as its memtable has the
+ * row count it was read at (a frozen memtable until it is flushed, then it is dropped; the mutable
+ * one until its next write). 0 disables the cache.
  */
 import type { Memtable, ReadMode, SeriesRun } from '../memtable/memtable.js';
 import { vectorBytes } from '../memtable/vectors.js';
 
 interface Entry {
   readonly memtable: Memtable;
+  /** The memtable's row count when it was read out. */
+  readonly rows: number;
   readonly runs: readonly SeriesRun[];
   readonly bytes: number;
 }
@@ -40,22 +42,26 @@ export class VectorCache {
     return `${id}:${mode}`;
   }
 
-  /** The runs of a frozen memtable in `mode`, from the cache or read out (and kept if they fit). */
+  /** The runs of a memtable in `mode`, from the cache or read out (and kept if they fit). */
   runs(memtable: Memtable, mode: ReadMode): readonly SeriesRun[] {
-    if (this.capacity <= 0 || !memtable.isFrozen) return [...memtable.runs(mode)];
+    if (this.capacity <= 0) return [...memtable.runs(mode)];
     const key = this.key(memtable, mode);
+    const rows = memtable.stats().rows;
     const hit = this.entries.get(key);
     if (hit !== undefined) {
-      this.hits++;
       this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.runs;
+      if (hit.rows === rows) {
+        this.hits++;
+        this.entries.set(key, hit);
+        return hit.runs;
+      }
+      this.used -= hit.bytes; // written to since: read again
     }
     this.misses++;
     const runs = [...memtable.runs(mode)];
     const bytes = runBytes(runs);
     if (bytes <= this.capacity) {
-      this.entries.set(key, { memtable, runs, bytes });
+      this.entries.set(key, { memtable, rows, runs, bytes });
       this.used += bytes;
       for (const [k, e] of this.entries) {
         if (this.used <= this.capacity) break;
@@ -69,7 +75,8 @@ export class VectorCache {
   /** The cached runs, if any (a flush reads them from here, but does not fill the cache). */
   cached(memtable: Memtable, mode: ReadMode): readonly SeriesRun[] | undefined {
     const id = this.ids.get(memtable);
-    return id === undefined ? undefined : this.entries.get(`${id}:${mode}`)?.runs;
+    const e = id === undefined ? undefined : this.entries.get(`${id}:${mode}`);
+    return e !== undefined && e.rows === memtable.stats().rows ? e.runs : undefined;
   }
 
   /** Drops the entries of a memtable (it was flushed or discarded). */

@@ -42,7 +42,7 @@ export interface RegionContext {
   readonly store: ObjectStore;
   /** `region_engine.mito.manifest_checkpoint_distance` */
   readonly checkpointDistance: number;
-  /** `vector_cache_size`: read-out runs of frozen memtables. */
+  /** `vector_cache_size`: read-out runs of memtables. */
   readonly vectorCache: VectorCache;
   /** `sst_write_buffer_size`: the part size of SST uploads to object storage. */
   readonly sstWriteBufferSize: number;
