@@ -11,6 +11,7 @@ import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
 import { convertResult } from './result-conversion.js';
 import { bridgeQueryText } from '../sql/query-text.js';
+import { nameSelectItems } from './column-names.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { tableRefs } from './table-refs.js';
@@ -84,6 +85,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const timeColumns = new Map<string, TimeUnit>();
     for (const s of sources) if (s.timeIndex !== undefined && !timeColumns.has(s.timeIndex.name)) timeColumns.set(s.timeIndex.name, s.timeIndex.unit);
     rewriteTimeLiterals(tree, timeColumns);
+    // One table: unaliased functions of its columns are named as GreptimeDB names them.
+    if (refs.length === 1) nameSelectItems(tree, refs[0]!.alias !== '' ? refs[0]!.alias : refs[0]!.table_name);
     const uses = new Map<string, number>();
     for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
     for (const [i, ref] of refs.entries()) {
