@@ -39,21 +39,26 @@ export interface Token {
 /** Multi-character operators, longest first. */
 const OPERATORS = ['<=>', '::', '<>', '!=', '<=', '>=', '||', '=>', '->>', '->', '<<', '>>', '==', ':='].sort((a, b) => b.length - a.length);
 
-function isIdentStart(c: string): boolean {
-  return /[A-Za-z_@$\u0080-\uffff]/.test(c);
+/** Letters, `_`, `@`, `$` and every non-ASCII character start an identifier; digits may follow. */
+function isIdentStartCode(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 64 || c === 36 || c >= 0x80;
 }
 
-function isIdentPart(c: string): boolean {
-  return /[A-Za-z0-9_@$\u0080-\uffff]/.test(c);
+function isIdentPartCode(c: number): boolean {
+  return isIdentStartCode(c) || (c >= 48 && c <= 57);
 }
 
-function isDigit(c: string | undefined): boolean {
-  return c !== undefined && c >= '0' && c <= '9';
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
+
+/** Characters that are always a one-character operator (no longer operator starts with them). */
+const SINGLE = new Set(['(', ')', ',', ';', '+', '*', '%', '[', ']', '{', '}', '?', '#', '^', '~', '&', '.']);
 
 /** Tokenizes `sql`; the last token is always `eof`. Unterminated strings, quoted identifiers and block comments are InvalidSyntax errors. */
 export function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
+  const n = sql.length;
   let pos = 0;
   let line = 1;
   let lineStart = 0;
@@ -71,99 +76,108 @@ export function tokenize(sql: string): Token[] {
   const fail = (what: string, l: number, c: number): never => {
     throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${what} at Line: ${l}, Column: ${c}`);
   };
+  const push = (kind: TokenKind, value: string, start: number, end: number, quote?: '"' | '`'): void => {
+    const tok: Token = quote
+      ? { kind, value, text: sql.slice(start, end), start, end, line, column: start - lineStart + 1, quote }
+      : { kind, value, text: sql.slice(start, end), start, end, line, column: start - lineStart + 1 };
+    tokens.push(tok);
+    advance(end);
+  };
 
-  while (pos < sql.length) {
-    const c = sql[pos] as string;
-    const next = sql[pos + 1];
-    const startLine = line;
-    const startCol = pos - lineStart + 1;
+  while (pos < n) {
+    const code = sql.charCodeAt(pos);
+    const nextCode = pos + 1 < n ? sql.charCodeAt(pos + 1) : -1;
     const start = pos;
-    const push = (kind: TokenKind, value: string, end: number, quote?: '"' | '`'): void => {
-      const tok: Token = { kind, value, text: sql.slice(start, end), start, end, line: startLine, column: startCol, ...(quote ? { quote } : {}) };
-      tokens.push(tok);
-      advance(end);
-    };
-
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v') {
-      advance(pos + 1);
+    // Whitespace: space, \t, \n, \v, \f, \r.
+    if (code === 32 || (code >= 9 && code <= 13)) {
+      if (code === 10) {
+        line++;
+        lineStart = pos + 1;
+      }
+      pos++;
       continue;
     }
-    if (c === '-' && next === '-') {
+    if (code === 45 /* - */ && nextCode === 45) {
       const nl = sql.indexOf('\n', pos);
-      advance(nl === -1 ? sql.length : nl + 1);
+      advance(nl === -1 ? n : nl + 1);
       continue;
     }
-    if (c === '/' && next === '*') {
+    if (code === 47 /* / */ && nextCode === 42 /* * */) {
       // Block comments nest, as in PostgreSQL and sqlparser.
       let depth = 1;
       let i = pos + 2;
-      while (i < sql.length && depth > 0) {
-        if (sql[i] === '/' && sql[i + 1] === '*') {
+      while (i < n && depth > 0) {
+        const ch = sql.charCodeAt(i);
+        if (ch === 47 && sql.charCodeAt(i + 1) === 42) {
           depth++;
           i += 2;
-        } else if (sql[i] === '*' && sql[i + 1] === '/') {
+        } else if (ch === 42 && sql.charCodeAt(i + 1) === 47) {
           depth--;
           i += 2;
         } else i++;
       }
-      if (depth > 0) fail('Unterminated multi-line comment', startLine, startCol);
+      if (depth > 0) fail('Unterminated multi-line comment', line, start - lineStart + 1);
       advance(i);
       continue;
     }
-    if (c === "'" || c === '"' || c === '`') {
+    if (code === 39 || code === 34 || code === 96) {
       // Quoted: the quote character doubled stands for itself.
+      const q = sql[pos] as "'" | '"' | '`';
       let value = '';
-      let i = pos + 1;
-      let closed = false;
-      while (i < sql.length) {
-        const ch = sql[i] as string;
-        if (ch === c) {
-          if (sql[i + 1] === c) {
-            value += c;
-            i += 2;
-            continue;
-          }
-          closed = true;
-          i++;
-          break;
+      let from = pos + 1;
+      let end = -1;
+      for (;;) {
+        const at = sql.indexOf(q, from);
+        if (at === -1) break;
+        value += sql.slice(from, at);
+        if (sql.charCodeAt(at + 1) === code) {
+          value += q;
+          from = at + 2;
+          continue;
         }
-        value += ch;
-        i++;
+        end = at + 1;
+        break;
       }
-      if (!closed) {
-        fail(c === "'" ? 'Unterminated string literal' : 'Unterminated quoted identifier', startLine, startCol);
-      }
-      if (c === "'") push('string', value, i);
-      else push('quoted_ident', value, i, c);
+      if (end === -1) fail(q === "'" ? 'Unterminated string literal' : 'Unterminated quoted identifier', line, start - lineStart + 1);
+      if (q === "'") push('string', value, start, end);
+      else push('quoted_ident', value, start, end, q);
       continue;
     }
-    if (isDigit(c) || (c === '.' && isDigit(next))) {
+    if (isDigitCode(code) || (code === 46 /* . */ && isDigitCode(nextCode))) {
       let i = pos;
-      while (isDigit(sql[i])) i++;
-      if (sql[i] === '.' && sql[i + 1] !== '.') {
+      while (i < n && isDigitCode(sql.charCodeAt(i))) i++;
+      if (sql.charCodeAt(i) === 46 && sql.charCodeAt(i + 1) !== 46) {
         i++;
-        while (isDigit(sql[i])) i++;
+        while (i < n && isDigitCode(sql.charCodeAt(i))) i++;
       }
-      if (sql[i] === 'e' || sql[i] === 'E') {
+      const e = sql.charCodeAt(i);
+      if (e === 101 || e === 69) {
         let j = i + 1;
-        if (sql[j] === '+' || sql[j] === '-') j++;
-        if (isDigit(sql[j])) {
-          while (isDigit(sql[j])) j++;
+        const sign = sql.charCodeAt(j);
+        if (sign === 43 || sign === 45) j++;
+        if (isDigitCode(sql.charCodeAt(j))) {
+          while (j < n && isDigitCode(sql.charCodeAt(j))) j++;
           i = j;
         }
       }
-      push('number', sql.slice(pos, i), i);
+      const text = sql.slice(pos, i);
+      tokens.push({ kind: 'number', value: text, text, start, end: i, line, column: start - lineStart + 1 });
+      pos = i;
       continue;
     }
-    if (isIdentStart(c)) {
+    if (isIdentStartCode(code)) {
       let i = pos + 1;
-      while (i < sql.length && isIdentPart(sql[i] as string)) i++;
-      push('ident', sql.slice(pos, i), i);
+      while (i < n && isIdentPartCode(sql.charCodeAt(i))) i++;
+      const text = sql.slice(pos, i);
+      tokens.push({ kind: 'ident', value: text, text, start, end: i, line, column: start - lineStart + 1 });
+      pos = i;
       continue;
     }
-    const op = OPERATORS.find((o) => sql.startsWith(o, pos)) ?? c;
-    push('op', op, pos + op.length);
+    const c = sql[pos] as string;
+    const op = SINGLE.has(c) ? c : (OPERATORS.find((o) => sql.startsWith(o, pos)) ?? c);
+    tokens.push({ kind: 'op', value: op, text: op, start, end: pos + op.length, line, column: start - lineStart + 1 });
+    pos += op.length;
   }
-  tokens.push({ kind: 'eof', value: '', text: '', start: sql.length, end: sql.length, line, column: sql.length - lineStart + 1 });
+  tokens.push({ kind: 'eof', value: '', text: '', start: n, end: n, line, column: n - lineStart + 1 });
   return tokens;
 }

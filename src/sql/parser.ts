@@ -4,6 +4,7 @@
  * Queries (SELECT, WITH, VALUES, …), WHERE conditions and non-literal expressions stay SQL
  * text for DuckDB. Errors are TsdbErrors with GreptimeDB's codes and messages (api.md §2).
  */
+import { fastInsert } from './fast-insert.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AlterTableAction, ColumnDef, IndexKind, ObjectName, Options, ShowFilter, SqlType, Statement, ValueExpr } from './ast.js';
@@ -12,6 +13,12 @@ import type { Token } from './lexer.js';
 
 /** Parses every statement of `sql`; empty statements (`;;`, comments only) are skipped. */
 export function parseSql(sql: string): Statement[] {
+  const fast = fastInsert(sql, (head) => parseStatements(head)[0]!);
+  return fast !== undefined ? [fast] : parseStatements(sql);
+}
+
+/** The general parser: tokens, split at top-level `;`, one statement parser each. */
+function parseStatements(sql: string): Statement[] {
   const tokens = tokenize(sql);
   const out: Statement[] = [];
   let group: Token[] = [];

@@ -206,3 +206,13 @@ test('SHOW CREATE TABLE gives a statement that re-creates the same table', async
     ['d', 'Date', '', 'YES'],
   ]);
 });
+
+test('form bodies: +, percent-encoded UTF-8, and bad encodings', async (t) => {
+  const { baseUrl } = await start(t);
+  const post = (body: string) => fetch(`${baseUrl}/v1/sql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }, body });
+  const ok = (await (await post(`sql=${encodeURIComponent("SELECT 'héllo wörld' AS s").replaceAll('%20', '+')}&format=json`)).json()) as Record<string, unknown>;
+  assert.deepEqual(ok['data'], [{ s: 'héllo wörld' }]);
+  const bad = await post('sql=SELECT%E0%A4%A');
+  assert.equal(bad.status, 400);
+  assert.equal(((await bad.json()) as Record<string, unknown>)['code'], 1004);
+});
