@@ -9,7 +9,7 @@
  *   npm run build && node dist/bench/tsbs/main.js [--hosts 100 --hours 24] [--json out.json]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, release, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,7 +19,7 @@ import {
 } from './clients.js';
 import { generate, lineProtocol, lineProtocolBatch, sqlInsert, sqlTuple, TAGS, FIELDS, TSDB_CREATE_TABLE, INTERVAL_MS, type Dataset } from './data.js';
 import { bulkLoad, median, singleRowLatency, type LatencyResult, type LoadResult } from './load.js';
-import { tsbsQueries, type QueryDef } from './queries.js';
+import { tsbsQueries, tsdbVariants, type QueryDef, type SqlVariant } from './queries.js';
 import {
   dirBytes, ensurePackages, installExitCleanup, log, rssBytes, startInfluxdb, startTsdb, startVictoriaMetrics, waitIdle,
   type Server, type SystemName,
@@ -53,6 +53,7 @@ const SINGLE = Number(opts.single);
 const SYSTEMS = opts.systems.split(',').map((s) => s.trim()) as SystemName[];
 for (const s of SYSTEMS) if (!['tsdb', 'influxdb', 'victoriametrics'].includes(s)) throw new Error(`--systems: unknown ${s}`);
 const DB = 'benchmark';
+const VARIANTS: readonly SqlVariant[] = tsdbVariants();
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 if (!existsSync(join(REPO, 'bin', 'tsdb'))) throw new Error(`bin/tsdb not found under ${REPO}`);
 
@@ -77,6 +78,7 @@ interface SystemResult {
   idleWaitMs?: number;
   rssBytes?: number;
   diskBytes?: number;
+  diskBreakdown?: Record<string, number>;
   single?: LatencyResult;
   queries: Record<string, QueryResult>;
   error?: string;
@@ -212,7 +214,8 @@ async function runSystem(adapter: Adapter, ds: Dataset, queries: readonly QueryD
     if (result.count !== ds.rows) log(`${adapter.system}: WARNING: row count ${result.count} differs from ${ds.rows}`);
     result.idleWaitMs = await waitIdle(srv.pid);
     result.rssBytes = rssBytes(srv.pid);
-    result.diskBytes = srv.dataDirs.reduce((n, d) => n + dirBytes(d), 0);
+    result.diskBreakdown = Object.fromEntries(Object.entries(srv.dataDirs).map(([k, d]) => [k, dirBytes(d)]));
+    result.diskBytes = Object.values(result.diskBreakdown).reduce((n, b) => n + b, 0);
     log(`${adapter.system}: idle after ${(result.idleWaitMs / 1000).toFixed(0)} s; RSS ${(result.rssBytes / 2 ** 20).toFixed(0)} MiB, on disk ${(result.diskBytes / 2 ** 20).toFixed(1)} MiB`);
     for (const q of queries) {
       const first = adapter.query(srv, q);
@@ -235,6 +238,21 @@ async function runSystem(adapter: Adapter, ds: Dataset, queries: readonly QueryD
       } catch (e) {
         result.queries[q.name] = { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, error: errMsg(e) };
         log(`${adapter.system}: ${q.name}: ERROR ${errMsg(e)}`);
+      }
+    }
+    if (adapter.system === 'tsdb') {
+      for (const v of VARIANTS) {
+        try {
+          const warm = await tsdbSql(srv.baseUrl, 'public', v.sql);
+          answers.set(`tsdb/${v.name}`, tsdbRows(warm.body));
+          const runs: number[] = [];
+          for (let i = 0; i < RUNS; i++) runs.push((await tsdbSql(srv.baseUrl, 'public', v.sql)).ms);
+          result.queries[v.name] = { medianMs: median(runs), runsMs: runs, warmupMs: warm.ms, resultSize: tsdbRows(warm.body).length };
+          log(`tsdb: ${v.name}: median ${median(runs).toFixed(1)} ms`);
+        } catch (e) {
+          result.queries[v.name] = { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, error: errMsg(e) };
+          log(`tsdb: ${v.name}: ERROR ${errMsg(e)}`);
+        }
       }
     }
     result.single = await singleRowLatency(SINGLE, (i) => adapter.singleWrite(srv, ds, i));
@@ -269,6 +287,13 @@ function int(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+function disk(r: SystemResult): string {
+  if (r.diskBytes === undefined) return '–';
+  const mib = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
+  const parts = Object.entries(r.diskBreakdown ?? {}).filter(([, b]) => b >= 2 ** 19);
+  return parts.length > 1 ? `${mib(r.diskBytes)} (${parts.map(([k, b]) => `${k} ${mib(b)}`).join(', ')})` : mib(r.diskBytes);
+}
+
 function machine(): string {
   let os: string = process.platform;
   try {
@@ -277,7 +302,7 @@ function machine(): string {
   } catch {
     // keep the platform
   }
-  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os}, Linux ${release()}, Node ${process.version}`;
+  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os}, Linux ${release()}, Node ${process.version}; load average ${LOAD_AT_START} at start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at end`;
 }
 
 function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Record<SystemName, SystemResult>>, comparisons: Record<string, Comparison>): string {
@@ -295,7 +320,7 @@ function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Reco
     const r = results[s];
     if (r === undefined) continue;
     const after = r.postLoadSeconds === undefined ? '–' : `${r.postLoadNote ?? ''}: ${r.postLoadSeconds.toFixed(1)} s`;
-    out.push(`| ${NAMES[s]} | ${r.version} | ${r.load ? int(r.load.rowsPerSecond) : 'error'} | ${r.load ? r.load.seconds.toFixed(1) : '–'} | ${after} | ${r.count !== undefined ? int(r.count) : '–'} | ${r.rssBytes ? `${(r.rssBytes / 2 ** 20).toFixed(0)} MiB` : '–'} | ${r.diskBytes !== undefined ? `${(r.diskBytes / 2 ** 20).toFixed(1)} MiB` : '–'} | ${r.single ? `${r.single.p50Ms.toFixed(2)} / ${r.single.p99Ms.toFixed(2)}` : '–'} |`);
+    out.push(`| ${NAMES[s]} | ${r.version} | ${r.load ? int(r.load.rowsPerSecond) : 'error'} | ${r.load ? r.load.seconds.toFixed(1) : '–'} | ${after} | ${r.count !== undefined ? int(r.count) : '–'} | ${r.rssBytes ? `${(r.rssBytes / 2 ** 20).toFixed(0)} MiB` : '–'} | ${disk(r)} | ${r.single ? `${r.single.p50Ms.toFixed(2)} / ${r.single.p99Ms.toFixed(2)}` : '–'} |`);
   }
   for (const s of SYSTEMS) if (results[s]?.error !== undefined) out.push(`\n${NAMES[s]} error: ${results[s]?.error ?? ''}`);
   out.push('');
@@ -305,6 +330,19 @@ function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Reco
     const c = comparisons[q.name];
     const same = c === undefined ? '–' : c.ok ? `yes (${int(c.tsdbRows)} rows)` : `**NO** (${c.mismatches.length} issue(s))`;
     out.push(`| ${q.name} | ${fmtMs(t?.queries[q.name])} | ${fmtMs(i?.queries[q.name])} | ${fmtMs(v?.queries[q.name])} | ${ratio(t?.queries[q.name], i?.queries[q.name])} | ${ratio(t?.queries[q.name], v?.queries[q.name])} | ${same} |`);
+  }
+  const variantRows = VARIANTS.filter((v) => t?.queries[v.name] !== undefined);
+  if (variantRows.length > 0) {
+    out.push('');
+    out.push('Other SQL forms on tsdb (same answer expected):');
+    out.push('');
+    out.push('| tsdb query form | tsdb ms | TSBS form ms | InfluxDB ms | tsdb/InfluxDB | tsdb = InfluxDB? |');
+    out.push('|---|---:|---:|---:|---:|---|');
+    for (const v of variantRows) {
+      const c = comparisons[v.name];
+      const same = c === undefined ? '–' : c.ok ? `yes (${int(c.tsdbRows)} rows)` : `**NO** (${c.mismatches.length} issue(s))`;
+      out.push(`| ${v.name} | ${fmtMs(t?.queries[v.name])} | ${fmtMs(t?.queries[v.of])} | ${fmtMs(i?.queries[v.of])} | ${ratio(t?.queries[v.name], i?.queries[v.of])} | ${same} |`);
+    }
   }
   out.push('');
   out.push('Ratios > 1 mean tsdb is slower. VictoriaMetrics runs the PromQL/MetricsQL equivalents (n/a = not expressible in PromQL: compared with InfluxDB only):');
@@ -325,6 +363,7 @@ function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Reco
 // ---- main ----
 
 installExitCleanup();
+const LOAD_AT_START = loadavg().map((x) => x.toFixed(2)).join(' ');
 if (SYSTEMS.some((s) => s !== 'tsdb')) ensurePackages();
 log(`generating ${HOSTS} hosts × ${HOURS} h (seed ${SEED})`);
 const g0 = performance.now();
@@ -348,12 +387,18 @@ for (const q of queries) {
   const b = answers.get(`influxdb/${q.name}`);
   if (a !== undefined && b !== undefined) comparisons[q.name] = compareRows(a, b);
 }
+for (const v of VARIANTS) {
+  const a = answers.get(`tsdb/${v.name}`);
+  const b = answers.get(`influxdb/${v.of}`);
+  if (a !== undefined && b !== undefined) comparisons[v.name] = compareRows(a, b);
+}
 
 process.stdout.write(`${report(ds, queries, results, comparisons)}\n`);
 if (opts.json !== undefined) {
   writeFileSync(opts.json, JSON.stringify({
     machine: machine(), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, runs: RUNS,
     queries: queries.map((q) => ({ name: q.name, description: q.description, sql: q.sql, influxql: q.influxql, promql: q.promql, promNote: q.promNote })),
+    tsdbVariants: VARIANTS,
     results, comparisons,
   }, null, 2));
   log(`wrote ${opts.json}`);

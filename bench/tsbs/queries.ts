@@ -176,3 +176,18 @@ export function tsbsQueries(ds: Dataset, seed: number): QueryDef[] {
     groupbyOrderbyLimit(rng, ds),
   ];
 }
+
+/** Other SQL forms of a TSBS query, run on tsdb only, to see what the query shape costs. */
+export interface SqlVariant {
+  readonly name: string;
+  /** The TSBS query it answers (its InfluxDB answer is the reference). */
+  readonly of: string;
+  readonly sql: string;
+}
+
+export function tsdbVariants(): SqlVariant[] {
+  return [
+    { name: 'lastpoint (QUALIFY row_number)', of: 'lastpoint', sql: 'SELECT * FROM cpu QUALIFY row_number() OVER (PARTITION BY hostname ORDER BY ts DESC) = 1' },
+    { name: 'lastpoint (join on max(ts))', of: 'lastpoint', sql: 'SELECT c.* FROM cpu c JOIN (SELECT hostname, max(ts) AS last_ts FROM cpu GROUP BY hostname) m ON c.hostname = m.hostname AND c.ts = m.last_ts' },
+  ];
+}

@@ -16,8 +16,8 @@ export interface Server {
   readonly system: SystemName;
   readonly pid: number;
   readonly baseUrl: string;
-  /** Directories holding the stored data (summed for the on-disk size). */
-  readonly dataDirs: readonly string[];
+  /** Directories holding the stored data, by label (e.g. data, wal), for the on-disk size. */
+  readonly dataDirs: Readonly<Record<string, string>>;
   readonly logFile: string;
   readonly version: string;
   stop(): Promise<void>;
@@ -146,7 +146,7 @@ export async function startTsdb(repoRoot: string, dataDir: string): Promise<Serv
   ], logFile);
   const baseUrl = `http://127.0.0.1:${http}`;
   await waitReady(`${baseUrl}/health`, child, logFile, (s) => s === 200);
-  return { system: 'tsdb', pid: child.pid ?? 0, baseUrl, dataDirs: [join(dataDir, 'home')], logFile, version, stop: stopper(child) };
+  return { system: 'tsdb', pid: child.pid ?? 0, baseUrl, dataDirs: { data: join(dataDir, 'home', 'data'), wal: join(dataDir, 'home', 'wal'), metadata: join(dataDir, 'home', 'metadata') }, logFile, version, stop: stopper(child) };
 }
 
 export async function startInfluxdb(dataDir: string): Promise<Server> {
@@ -186,11 +186,11 @@ export async function startInfluxdb(dataDir: string): Promise<Server> {
     '',
   ].join('\n'));
   const out = spawnSync('influxd', ['version'], { encoding: 'utf8' });
-  const version = `${out.stdout.trim()} (deb ${dpkgVersion('influxdb')})`;
+  const version = `${out.stdout.trim().replace(/^InfluxDB /, '').replace(/ \(git: unknown unknown\)$/, '')} (deb ${dpkgVersion('influxdb')})`;
   const child = launch('influxd', ['-config', configFile], logFile);
   const baseUrl = `http://127.0.0.1:${http}`;
   await waitReady(`${baseUrl}/ping`, child, logFile, (s) => s === 204);
-  return { system: 'influxdb', pid: child.pid ?? 0, baseUrl, dataDirs: ['meta', 'data', 'wal'].map((d) => join(dataDir, d)), logFile, version, stop: stopper(child) };
+  return { system: 'influxdb', pid: child.pid ?? 0, baseUrl, dataDirs: { data: join(dataDir, 'data'), wal: join(dataDir, 'wal'), meta: join(dataDir, 'meta') }, logFile, version, stop: stopper(child) };
 }
 
 export async function startVictoriaMetrics(dataDir: string): Promise<Server> {
@@ -213,14 +213,14 @@ export async function startVictoriaMetrics(dataDir: string): Promise<Server> {
   } catch {
     // keep the flag's answer
   }
-  version = `${version} (deb ${dpkgVersion('victoria-metrics')})`;
-  return { system: 'victoriametrics', pid: child.pid ?? 0, baseUrl, dataDirs: [storage], logFile, version, stop: stopper(child) };
+  version = version === '' ? `${dpkgVersion('victoria-metrics')} (Debian package; the binary reports no version)` : `${version} (deb ${dpkgVersion('victoria-metrics')})`;
+  return { system: 'victoriametrics', pid: child.pid ?? 0, baseUrl, dataDirs: { storage }, logFile, version, stop: stopper(child) };
 }
 
 function victoriaFlagVersion(): string {
   const out = spawnSync('victoria-metrics', ['-version'], { encoding: 'utf8' });
   const v = `${out.stdout}${out.stderr}`.trim();
-  return v === '' ? '(no version string in this build)' : v;
+  return v;
 }
 
 /** User + system CPU seconds of a process, from /proc/<pid>/stat (clock ticks at 100 Hz). */

@@ -59,3 +59,28 @@ test('tables: create, find, list, rename, drop; a name is claimed once', async (
   await c.dropTable((await c.table('public', 'c'))!);
   assert.deepEqual((await c.allTables()).map((t) => t.name), ['b']);
 });
+
+test('table reads are cached; a change is seen at once, also by reads that raced with it', async () => {
+  const kv = new MemoryKvBackend();
+  const c = await CatalogManager.open(kv);
+  const racing = c.table('public', 'x'); // read while the table is being created
+  const created = c.createTable(table(1024, 'public', 'x'));
+  assert.equal(await racing, undefined);
+  await created;
+  assert.equal((await c.table('public', 'x'))?.table_id, 1024, 'the read before the creation is not kept');
+  // Served from the cache: the store is not read again.
+  let reads = 0;
+  const get = kv.get.bind(kv);
+  kv.get = (k: string) => {
+    reads++;
+    return get(k);
+  };
+  await c.table('public', 'x');
+  await c.table('public', 'x');
+  assert.equal(reads, 0);
+  const x = (await c.table('public', 'x'))!;
+  await c.updateTable(x, { ...x, options: { ttl: '1day' } });
+  assert.deepEqual((await c.table('public', 'x'))?.options, { ttl: '1day' });
+  await c.dropTable(x);
+  assert.equal(await c.table('public', 'x'), undefined);
+});

@@ -29,8 +29,23 @@ function decode<T>(bytes: Uint8Array): T {
 
 export class CatalogManager {
   readonly catalog = DEFAULT_CATALOG;
+  /**
+   * Tables by `db/name`, as last read. This process is the only writer of its catalog (standalone),
+   * so every change goes through here and clears the cache.
+   */
+  private readonly tableCache = new Map<string, Promise<TableInfo | undefined>>();
 
   private constructor(private readonly kv: KvBackend) {}
+
+  /** Runs a change of the catalog with the cache cleared before and after (reads during it are not kept). */
+  private async change<T>(fn: () => Promise<T>): Promise<T> {
+    this.tableCache.clear();
+    try {
+      return await fn();
+    } finally {
+      this.tableCache.clear();
+    }
+  }
 
   /** Opens the catalog in `kv`, creating the catalog and its `public` database on first use. */
   static async open(kv: KvBackend): Promise<CatalogManager> {
@@ -78,8 +93,10 @@ export class CatalogManager {
 
   /** Removes a database record (its tables must be dropped first by the caller). */
   async dropDatabase(name: string): Promise<void> {
-    if (name === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Cannot drop the system database ${name}`);
-    await this.kv.delete(this.dbKey(name));
+    return this.change(async () => {
+      if (name === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Cannot drop the system database ${name}`);
+      await this.kv.delete(this.dbKey(name));
+    });
   }
 
   async requireDatabase(name: string): Promise<DatabaseInfo> {
@@ -88,7 +105,18 @@ export class CatalogManager {
     return db;
   }
 
-  async table(db: string, name: string): Promise<TableInfo | undefined> {
+  table(db: string, name: string): Promise<TableInfo | undefined> {
+    const key = `${db}/${name}`;
+    let cached = this.tableCache.get(key);
+    if (cached === undefined) {
+      cached = this.readTable(db, name);
+      this.tableCache.set(key, cached);
+      cached.catch(() => this.tableCache.delete(key));
+    }
+    return cached;
+  }
+
+  private async readTable(db: string, name: string): Promise<TableInfo | undefined> {
     const ref = await this.kv.get(this.nameKey(db, name));
     if (ref === undefined) return undefined;
     return this.tableById(decode<{ table_id: number }>(ref).table_id);
@@ -135,34 +163,40 @@ export class CatalogManager {
    * caller has created the table's regions and removes them then.
    */
   async createTable(info: TableInfo): Promise<void> {
-    await this.kv.put(`__table_info/${info.table_id}`, encode(info));
-    const claimed = await this.kv.compareAndPut(this.nameKey(info.database, info.name), undefined, encode({ table_id: info.table_id }));
-    if (!claimed) {
-      await this.kv.delete(`__table_info/${info.table_id}`);
-      throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(info)}\``);
-    }
+    return this.change(async () => {
+      await this.kv.put(`__table_info/${info.table_id}`, encode(info));
+      const claimed = await this.kv.compareAndPut(this.nameKey(info.database, info.name), undefined, encode({ table_id: info.table_id }));
+      if (!claimed) {
+        await this.kv.delete(`__table_info/${info.table_id}`);
+        throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(info)}\``);
+      }
+    });
   }
 
   /** Replaces a table's info (alter); a rename moves its name key in the same batch. */
   async updateTable(before: TableInfo, after: TableInfo): Promise<void> {
-    if (before.name === after.name) {
-      await this.kv.put(`__table_info/${after.table_id}`, encode(after));
-      return;
-    }
-    if (!(await this.kv.compareAndPut(this.nameKey(after.database, after.name), undefined, encode({ table_id: after.table_id })))) {
-      throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(after)}\``);
-    }
-    await this.kv.batch([
-      { type: 'put', key: `__table_info/${after.table_id}`, value: encode(after) },
-      { type: 'delete', key: this.nameKey(before.database, before.name) },
-    ]);
+    return this.change(async () => {
+      if (before.name === after.name) {
+        await this.kv.put(`__table_info/${after.table_id}`, encode(after));
+        return;
+      }
+      if (!(await this.kv.compareAndPut(this.nameKey(after.database, after.name), undefined, encode({ table_id: after.table_id })))) {
+        throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(after)}\``);
+      }
+      await this.kv.batch([
+        { type: 'put', key: `__table_info/${after.table_id}`, value: encode(after) },
+        { type: 'delete', key: this.nameKey(before.database, before.name) },
+      ]);
+    });
   }
 
   /** Removes a table's name and info. */
   async dropTable(info: TableInfo): Promise<void> {
-    await this.kv.batch([
-      { type: 'delete', key: this.nameKey(info.database, info.name) },
-      { type: 'delete', key: `__table_info/${info.table_id}` },
-    ]);
+    return this.change(async () => {
+      await this.kv.batch([
+        { type: 'delete', key: this.nameKey(info.database, info.name) },
+        { type: 'delete', key: `__table_info/${info.table_id}` },
+      ]);
+    });
   }
 }
