@@ -263,8 +263,8 @@ export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone:
   // Slots T with T <= ts < T + maxRange: from the first aligned T above ts - maxRange to the one at or below ts.
   const slots =
     `SELECT *, unnest(range(` +
-    `CAST(${origin} + (floor((${e} - ${maxRange} - ${origin}) / ${A}) + 1) * ${A} AS BIGINT), ` +
-    `CAST(${origin} + floor((${e} - ${origin}) / ${A}) * ${A} + 1 AS BIGINT), ${A})) AS __slot FROM __src`;
+    `CAST(${origin} + (floor((${e} - ${maxRange} - ${origin}) / CAST(${A} AS DOUBLE)) + 1) * ${A} AS BIGINT), ` +
+    `CAST(${origin} + floor((${e} - ${origin}) / CAST(${A} AS DOUBLE)) * ${A} + 1 AS BIGINT), ${A})) AS __slot FROM __src`;
   const aggs = ranges.map((r, i) => `${r.expr} FILTER (WHERE ${e} < __slot + ${r.rangeMs}) AS __r${i}`);
   const group = [...by.map((_, i) => `__by${i}`), '__slot'].join(', ');
   const agg = `SELECT ${[...by.map((b, i) => `${b} AS __by${i}`), '__slot', ...aggs].join(', ')} FROM (${slots}) GROUP BY ${group}`;
@@ -283,7 +283,7 @@ export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone:
     const ps = `last_value(CASE WHEN ${v} IS NOT NULL THEN __slot END IGNORE NULLS) ${before}`;
     const nv = `first_value(${v} IGNORE NULLS) ${after}`;
     const ns = `first_value(CASE WHEN ${v} IS NOT NULL THEN __slot END IGNORE NULLS) ${after}`;
-    return `CAST(coalesce(${v}, ${pv} + (${nv} - ${pv}) * (__slot - ${ps}) / nullif(${ns} - ${ps}, 0)) AS DOUBLE)`;
+    return `coalesce(CAST(${v} AS DOUBLE), ${pv} + CAST(${nv} - ${pv} AS DOUBLE) * (__slot - ${ps}) / CAST(nullif(${ns} - ${ps}, 0) AS DOUBLE))`;
   };
   let rows = `(${agg})`;
   if (needGrid) {

@@ -37,9 +37,10 @@ export function duckdbTimeZone(zone: string): string {
   return offset % 60 === 0 ? `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset) / 60}` : 'UTC';
 }
 
-/** Prepares a query connection for a session: its time zone. */
+/** Prepares a query connection for a session: its time zone, and `/` of integers giving integers (7 / 2 = 3). */
 export async function prepareSession(conn: DuckDBConnection, session: { readonly timezone: string }): Promise<void> {
   await conn.run(`SET TimeZone = ${quoteLiteral(duckdbTimeZone(session.timezone))}`);
+  await conn.run('SET integer_division = true');
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -27,3 +27,5 @@ SELECT * FROM missing;
 SELECT * FROM other_db.cpu;
 
 DROP TABLE cpu;
+
+SELECT 7 / 2 AS int_div, 7.0 / 2 AS float_div, 7 % 2 AS rem, -7 / 2 AS neg;
