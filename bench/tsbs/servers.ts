@@ -138,7 +138,9 @@ export async function startTsdb(repoRoot: string, dataDir: string): Promise<Serv
   const [http, rpc, mysql, pg] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const logFile = join(dataDir, 'server.log');
   const bin = join(repoRoot, 'bin', 'tsdb');
-  const version = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? 'unknown';
+  const name = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? 'tsdb';
+  const head = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  const version = head.status === 0 ? `${name} (work tree at ${head.stdout.trim()})` : name;
   const child = launch(process.execPath, [
     bin, 'standalone', 'start',
     '--http-addr', `127.0.0.1:${http}`, '--rpc-addr', `127.0.0.1:${rpc}`, '--mysql-addr', `127.0.0.1:${mysql}`, '--postgres-addr', `127.0.0.1:${pg}`,
