@@ -66,6 +66,14 @@ async function expandRangeQuery(sql: string, ctx: QueryContext): Promise<string>
   return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, Date.now(), ctx.timezone);
 }
 
+/** DuckDB's name of an expression: its SQL text, as `json_deserialize_sql` writes it. */
+async function expressionName(conn: DuckDBConnection, tree: unknown, expr: unknown): Promise<string> {
+  const statements = (tree as { statements: Array<{ node: Record<string, unknown> }> }).statements;
+  const probe = { error: false, statements: [{ ...statements[0], node: { ...statements[0]!.node, select_list: [expr], from_table: { type: 'EMPTY', alias: '', sample: null, query_location: 0 }, where_clause: null, group_expressions: [], group_sets: [], having: null, qualify: null, modifiers: [], cte_map: { map: [] } } }] };
+  const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(probe))})`)).getRows()[0]![0] as string;
+  return text.replace(/^SELECT\s+/i, '');
+}
+
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
   const sql = await expandRangeQuery(bridgeQueryText(text), ctx);
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
@@ -84,7 +92,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     for (const ref of refs) sources.push(await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name));
     const timeColumns = new Map<string, TimeUnit>();
     for (const s of sources) if (s.timeIndex !== undefined && !timeColumns.has(s.timeIndex.name)) timeColumns.set(s.timeIndex.name, s.timeIndex.unit);
-    rewriteTimeLiterals(tree, timeColumns);
+    const unnamed = rewriteTimeLiterals(tree, timeColumns);
+    for (const u of unnamed) u.node['alias'] = await expressionName(conn, tree, u.original);
     // One table: unaliased functions of its columns are named as GreptimeDB names them.
     if (refs.length === 1) nameSelectItems(tree, refs[0]!.alias !== '' ? refs[0]!.alias : refs[0]!.table_name);
     const uses = new Map<string, number>();

@@ -77,11 +77,20 @@ function timestampOf(constant: Node, unit: TimeUnit): Node {
   }
 }
 
+const TIME_TYPES: Record<TimeUnit, string> = { s: 'TIMESTAMP_S', ms: 'TIMESTAMP_MS', us: 'TIMESTAMP', ns: 'TIMESTAMP_NS' };
+
+/** Functions whose result keeps the unit of their timestamp argument in GreptimeDB (DuckDB gives microseconds). */
+const UNIT_KEEPING = new Set(['date_bin', 'date_trunc', 'time_bucket']);
+
 /**
  * Rewrites integer literals compared with timestamp columns (`columns`: column name → unit of
- * the tables the query reads) into timestamps, in place.
+ * the tables the query reads) into timestamps, and casts `date_bin` / `date_trunc` of them back to
+ * their unit, in place. Returns the casts that are unaliased select items: the caller names them
+ * as DuckDB named the expression before the cast.
  */
-export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, TimeUnit>): void {
+export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, TimeUnit>): Array<{ node: { [k: string]: unknown }; original: unknown }> {
+  const unnamed: Array<{ node: Node; original: Node }> = [];
+  const wrappedFunctions = new WeakSet<Node>();
   const unitOf = (n: Json | undefined) => {
     const names = columnName(n);
     return names === undefined ? undefined : columns.get(names[names.length - 1]!);
@@ -112,9 +121,30 @@ export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, 
       const u = unitOf(children[0]);
       if (u !== undefined) for (let i = 1; i < children.length; i++) if (integerConstant(children[i]) !== undefined) children[i] = timestampOf(children[i] as Node, u);
     }
-    for (const v of Object.values(n)) walk(v);
+    for (const [k, v] of Object.entries(n)) {
+      if (Array.isArray(v)) {
+        v.forEach((x, i) => (v[i] = keepUnit(x, k === 'select_list')));
+        v.forEach(walk);
+      } else {
+        n[k] = keepUnit(v, false);
+        walk(n[k]!);
+      }
+    }
+  };
+  /** date_bin(…, ts) / date_trunc(…, ts) keep ts's unit, as in GreptimeDB: wrapped in a cast to it. */
+  const keepUnit = (x: Json, selectItem: boolean): Json => {
+    if (!isNode(x) || x['class'] !== 'FUNCTION' || !UNIT_KEEPING.has(String(x['function_name']).toLowerCase()) || wrappedFunctions.has(x)) return x;
+    const u = (x['children'] as Json[]).map((a) => unitOf(a)).find((y) => y !== undefined);
+    if (u === undefined || u === 'us') return x;
+    wrappedFunctions.add(x);
+    const wrapped = cast(x, TIME_TYPES[u]);
+    wrapped['alias'] = x['alias'] as string;
+    x['alias'] = '';
+    if (wrapped['alias'] === '' && selectItem) unnamed.push({ node: wrapped, original: x });
+    return wrapped;
   };
   walk(tree as Json);
+  return unnamed;
 }
 
 /** An inclusive range on a time index, in its unit. */

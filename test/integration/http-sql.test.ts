@@ -216,3 +216,14 @@ test('form bodies: +, percent-encoded UTF-8, and bad encodings', async (t) => {
   assert.equal(bad.status, 400);
   assert.equal(((await bad.json()) as Record<string, unknown>)['code'], 1004);
 });
+
+test('date_bin and date_trunc keep the unit of the time index', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, "CREATE TABLE u (ts TIMESTAMP(3) TIME INDEX, v DOUBLE); INSERT INTO u VALUES ('2024-01-01 00:00:30', 1)");
+  const body = (await (await sql(baseUrl, "SELECT date_bin(INTERVAL '1 minute', ts) AS m, date_trunc('hour', ts) AS h FROM u")).json()) as {
+    output: Array<{ records: { schema: { column_schemas: Array<{ name: string; data_type: string }> }; rows: unknown[][] } }>;
+  };
+  const rec = body.output[0]!.records;
+  assert.deepEqual(rec.schema.column_schemas, [{ name: 'm', data_type: 'TimestampMillisecond' }, { name: 'h', data_type: 'TimestampMillisecond' }]);
+  assert.deepEqual(rec.rows, [[Date.UTC(2024, 0, 1), Date.UTC(2024, 0, 1)]]);
+});

@@ -21,3 +21,13 @@ SELECT ts FROM f WHERE ts > 1704067440000 ORDER BY ts;
 SELECT count(*) AS n FROM f WHERE ts BETWEEN '2024-01-01 00:04:59' AND '2024-01-01 00:05:00';
 
 DROP TABLE f;
+
+CREATE TABLE units (ts TIMESTAMP(9) TIME INDEX, v DOUBLE);
+
+INSERT INTO units VALUES ('2024-01-01 00:00:30.123456789', 1), ('2024-01-01 00:01:30', 2);
+
+SELECT date_bin(INTERVAL '1 minute', ts) AS m, sum(v) FROM units GROUP BY m ORDER BY m;
+
+SELECT date_trunc('minute', ts), count(*) FROM units GROUP BY date_trunc('minute', ts) ORDER BY 1;
+
+DROP TABLE units;
