@@ -9,7 +9,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
-import { convertResult } from './result-conversion.js';
+import { convertResult, readResult } from './result-conversion.js';
 import { bridgeQueryText } from '../sql/query-text.js';
 import { nameSelectItems } from './column-names.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
@@ -123,8 +123,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));
       return records([{ name: 'plan_type', data_type: 'String' }, { name: 'plan', data_type: 'String' }], plan.rows.map((r) => [r[0]!, r[1]!]));
     }
-    const result = await conn.runAndReadAll(rewritten);
-    const { columns, rows } = convertResult(result);
+    const { columns, rows } = await readResult(conn, rewritten);
     return records(columns, rows);
   } catch (err) {
     throw duckdbError(err, names);

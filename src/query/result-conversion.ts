@@ -17,6 +17,7 @@ import {
   DuckDBTimestampValue,
   DuckDBTypeId,
   DuckDBArrayValue,
+  type DuckDBConnection,
   type DuckDBResultReader,
   type DuckDBType,
   type DuckDBValue,
@@ -103,6 +104,66 @@ export function cellOf(v: DuckDBValue): Cell {
   if (v instanceof DuckDBListValue || v instanceof DuckDBArrayValue) return v.items.map(cellOf);
   if (v instanceof DuckDBStructValue) return Object.fromEntries(Object.entries(v.entries).map(([k, x]) => [k, cellOf(x)]));
   return String(v);
+}
+
+function safeInteger(v: bigint): number | bigint {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** A converter of one column's values, chosen once per column from its type (the hot path of results). */
+function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
+  switch (t.typeId) {
+    case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.FLOAT:
+      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+    case DuckDBTypeId.VARCHAR:
+    case DuckDBTypeId.BOOLEAN:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UTINYINT:
+      return (v) => v as Cell;
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.HUGEINT:
+      return (v) => (typeof v === 'bigint' ? safeInteger(v) : (v as Cell));
+    case DuckDBTypeId.TIMESTAMP_MS:
+      return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampMillisecondsValue).millis));
+    case DuckDBTypeId.TIMESTAMP_S:
+      return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampSecondsValue).seconds));
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampNanosecondsValue).nanos));
+    default:
+      return cellOf;
+  }
+}
+
+/**
+ * Runs `sql` and converts its result chunk by chunk, column by column (a converter per column):
+ * several times faster than converting DuckDB's row values one by one.
+ */
+export async function readResult(conn: DuckDBConnection, sql: string): Promise<{ columns: OutputColumn[]; rows: Cell[][] }> {
+  const result = await conn.run(sql);
+  const names = result.columnNames();
+  const types = result.columnTypes();
+  const columns = names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
+  const converters = types.map(converterFor);
+  const rows: Cell[][] = [];
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (chunk === null || chunk.rowCount === 0) break;
+    const n = chunk.rowCount;
+    const base = rows.length;
+    for (let r = 0; r < n; r++) rows.push(new Array<Cell>(names.length));
+    for (let c = 0; c < names.length; c++) {
+      const items = chunk.getColumnVector(c).toArray();
+      const convert = converters[c]!;
+      for (let r = 0; r < n; r++) rows[base + r]![c] = convert(items[r]!);
+    }
+  }
+  return { columns, rows };
 }
 
 /** The columns and rows of a materialized result. */
