@@ -12,6 +12,7 @@ import { records, type Output } from './output.js';
 import { convertResult, readResult } from './result-conversion.js';
 import { bridgeQueryText } from '../sql/query-text.js';
 import { nameSelectItems } from './column-names.js';
+import { rewriteDistinctOn } from './distinct-on.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { tableRefs } from './table-refs.js';
@@ -117,6 +118,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       ref.table_name = view;
     }
     const sessionChanged = rewriteSessionFunctions(tree, ctx);
+    if (views.size > 0) rewriteDistinctOn(tree);
     const rewritten = views.size === 0 && !sessionChanged ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.

@@ -29,3 +29,17 @@ SELECT * FROM other_db.cpu;
 DROP TABLE cpu;
 
 SELECT 7 / 2 AS int_div, 7.0 / 2 AS float_div, 7 % 2 AS rem, -7 / 2 AS neg;
+
+CREATE TABLE lp (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE);
+
+INSERT INTO lp VALUES ('a', 0, 1), ('a', 2000, 3), ('a', 1000, 2), ('b', 500, 9), ('c', 100, NULL), ('c', 50, 7);
+
+SELECT DISTINCT ON (host) host, ts, v FROM lp ORDER BY host, ts DESC;
+
+SELECT DISTINCT ON (host) * FROM lp ORDER BY host, v DESC NULLS LAST;
+
+SELECT DISTINCT ON (1) host, v FROM lp ORDER BY 1, 2;
+
+SELECT DISTINCT host FROM lp ORDER BY host;
+
+DROP TABLE lp;
