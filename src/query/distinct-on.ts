@@ -14,6 +14,12 @@ function isNode(v: Json | undefined): v is Node {
 
 const isConstant = (n: Json | undefined) => isNode(n) && n['class'] === 'CONSTANT';
 
+/** Whether two expressions are the same, wherever they were written. */
+function sameExpression(a: Json | undefined, b: Json | undefined): boolean {
+  const plain = (x: Json | undefined) => JSON.stringify(x, (k, v: unknown) => (k === 'query_location' ? undefined : v));
+  return plain(a) === plain(b);
+}
+
 /** Rewrites every eligible DISTINCT ON in the serialized tree, in place; returns whether any was. */
 export function rewriteDistinctOn(tree: unknown): boolean {
   let changed = false;
@@ -47,7 +53,8 @@ export function rewriteDistinctOn(tree: unknown): boolean {
             catalog: '',
             children: [],
             partitions: targets,
-            orders,
+            // Ordering by a partition key is redundant inside the partition (and makes DuckDB sort more).
+            orders: orders.filter((o) => !targets.some((t) => sameExpression(t, o['expression']))),
             start: 'UNBOUNDED_PRECEDING',
             end: 'CURRENT_ROW_RANGE',
             start_expr: null,
