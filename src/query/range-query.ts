@@ -249,7 +249,8 @@ export interface RangeTable {
 export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone: string): string {
   const ts = quoteIdent(t.timeIndex);
   const A = q.alignMs;
-  let origin = 0;
+  // The default origin is the epoch in the session's time zone: ALIGN '1d' slots start at local midnight.
+  let origin = Number(parseTimestamp('1970-01-01 00:00:00', 'ms', zone) ?? 0n);
   if (q.to?.kind === 'now') origin = nowMs;
   else if (q.to?.kind === 'time') {
     const o = parseTimestamp(q.to.text, 'ms', zone);

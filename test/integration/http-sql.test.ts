@@ -227,3 +227,15 @@ test('date_bin and date_trunc keep the unit of the time index', async (t) => {
   assert.deepEqual(rec.schema.column_schemas, [{ name: 'm', data_type: 'TimestampMillisecond' }, { name: 'h', data_type: 'TimestampMillisecond' }]);
   assert.deepEqual(rec.rows, [[Date.UTC(2024, 0, 1), Date.UTC(2024, 0, 1)]]);
 });
+
+test('range queries align their slots in the session time zone by default', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, "CREATE TABLE d (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO d VALUES ('a', '2024-01-01 17:00:00Z', 1), ('a', '2024-01-02 15:00:00Z', 2)");
+  const q = "SELECT ts, sum(v) RANGE '1d' AS s FROM d ALIGN '1d' ORDER BY ts";
+  const rows = async (zone?: string) =>
+    ((await (await sql(baseUrl, q, zone ? { headers: { 'x-tsdb-timezone': zone } } : {})).json()) as { output: Array<{ records: { rows: number[][] } }> }).output[0]!.records.rows;
+  // UTC days: both rows on different days.
+  assert.deepEqual(await rows(), [[Date.UTC(2024, 0, 1), 1], [Date.UTC(2024, 0, 2), 2]]);
+  // Shanghai days (UTC+8) start at 16:00 UTC: both rows fall on 2024-01-02 local.
+  assert.deepEqual(await rows('Asia/Shanghai'), [[Date.UTC(2024, 0, 1, 16), 3]]);
+});
