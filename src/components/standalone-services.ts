@@ -22,6 +22,7 @@ import type { ComponentServices } from './component.js';
 export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
+  private frontend: FrontendInstance | undefined;
   private users: UserProvider | undefined;
   readonly authEnabled: boolean;
 
@@ -43,7 +44,7 @@ export class StandaloneServices implements ComponentServices {
     const catalog = await CatalogManager.open(this.kv);
     this.engine = await RegionEngine.open(engineOptions(c, store, this.logger));
     // Tables are stored in the default provider for now; the `storage` option must still name a configured one.
-    const frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine), [...storageProviders(c.storage).keys()]);
+    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine), [...storageProviders(c.storage).keys()]));
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
@@ -61,6 +62,8 @@ export class StandaloneServices implements ComponentServices {
   async stop(): Promise<void> {
     this.users?.close();
     this.users = undefined;
+    this.frontend?.close();
+    this.frontend = undefined;
     try {
       await this.engine?.close();
     } finally {

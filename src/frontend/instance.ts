@@ -3,6 +3,7 @@
  * writes to regions, queries to DuckDB over region scans) and returns one output per statement.
  * Servers reach it through `servers/handlers.ts`.
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkOptions } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
@@ -47,6 +48,9 @@ function accessOf(stmt: Statement): AccessKind | undefined {
       return 'write';
   }
 }
+
+/** Query connections kept open between queries. */
+const MAX_IDLE_CONNECTIONS = 8;
 
 const TIME_UNITS: Partial<Record<ColumnType, TimeUnit>> = { TimestampSecond: 's', TimestampMillisecond: 'ms', TimestampMicrosecond: 'us', TimestampNanosecond: 'ns' };
 
@@ -187,9 +191,25 @@ export class FrontendInstance {
   }
 
   private functionsInstalled: Promise<void> | undefined;
+  /** Idle query connections: a query takes one and gives it back clean (its temporary views dropped). */
+  private readonly idle: DuckDBConnection[] = [];
+
+  private async takeConnection(): Promise<DuckDBConnection> {
+    return this.idle.pop() ?? (await this.regions.connect());
+  }
+
+  private giveBack(conn: DuckDBConnection): void {
+    if (this.idle.length < MAX_IDLE_CONNECTIONS) this.idle.push(conn);
+    else conn.closeSync();
+  }
+
+  /** Closes the idle query connections (at shutdown, before the engine closes). */
+  close(): void {
+    for (const c of this.idle.splice(0)) c.closeSync();
+  }
 
   private async query(sql: string, session: Session, explain?: 'explain' | 'analyze'): Promise<Output> {
-    const conn = await this.regions.connect();
+    const conn = await this.takeConnection();
     try {
       this.functionsInstalled ??= installFunctions(conn);
       await this.functionsInstalled;
@@ -223,7 +243,7 @@ export class FrontendInstance {
     try {
       return await runQuery(conn, sql, ctx, explain);
     } finally {
-      conn.closeSync();
+      this.giveBack(conn);
     }
   }
 

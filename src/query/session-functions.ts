@@ -39,8 +39,7 @@ export function duckdbTimeZone(zone: string): string {
 
 /** Prepares a query connection for a session: its time zone, and `/` of integers giving integers (7 / 2 = 3). */
 export async function prepareSession(conn: DuckDBConnection, session: { readonly timezone: string }): Promise<void> {
-  await conn.run(`SET TimeZone = ${quoteLiteral(duckdbTimeZone(session.timezone))}`);
-  await conn.run('SET integer_division = true');
+  await conn.run(`SET TimeZone = ${quoteLiteral(duckdbTimeZone(session.timezone))}; SET integer_division = true`);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
