@@ -46,12 +46,16 @@ test('the time range of a simple query reaches its table: AND-ed literal bounds,
   assert.deepEqual(await range("SELECT * FROM t c WHERE c.ts BETWEEN 5 AND 10 AND host = 'a'"), { start: 5n, end: 10n });
   assert.deepEqual(await range('SELECT * FROM t WHERE 100 <= ts AND ts = 150'), { start: 150n, end: 150n });
   assert.deepEqual(await range("SELECT * FROM t WHERE ts < '1970-01-01 00:00:01.5'", 's'), { end: 1n }, 'a floored string bound keeps its instant');
-  // Nothing usable: OR, other columns, subqueries, joins, expressions.
+  // The SELECT reading the table may be a subquery or a CTE (range queries are one).
+  assert.deepEqual(await range('WITH s AS (SELECT * FROM t WHERE ts >= 10) SELECT max(v) FROM s'), { start: 10n });
+  assert.deepEqual(await range('SELECT count(*) FROM (SELECT v FROM t WHERE ts < 10) x'), { end: 9n });
+  // Nothing usable: OR, other columns, a WHERE above the SELECT that reads the table, joins, expressions.
   for (const sql of [
     'SELECT * FROM t WHERE ts >= 1000 OR ts < 0',
     'SELECT * FROM t WHERE v >= 1000',
     "SELECT * FROM t WHERE ts >= now() - INTERVAL '1 hour'",
     'SELECT * FROM (SELECT * FROM t) WHERE ts >= 1000',
+    'SELECT * FROM t JOIN u ON true WHERE ts >= 1000',
     'SELECT * FROM t',
   ]) {
     assert.equal(await range(sql), undefined, sql);

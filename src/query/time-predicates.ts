@@ -154,16 +154,26 @@ export interface TimeRange {
 }
 
 /**
- * The time range the WHERE clause of a simple query (`SELECT … FROM table WHERE …`, the statement's
- * own SELECT over one table) puts on that table's time index `column` (unit `unit`): the terms
- * joined by AND that compare the column with a literal. Undefined when the query is not of that
- * shape or says nothing usable. Only bounds that can only narrow correctly are taken.
+ * The time range that the WHERE clause of the SELECT reading `table` directly (`SELECT … FROM
+ * table WHERE …`, as the query, a subquery or a CTE) puts on the table's time index `column` (unit
+ * `unit`): the terms joined by AND that compare the column with a literal. Undefined when the
+ * table is read some other way (a join) or nothing usable is said. Only bounds that can only
+ * narrow correctly are taken; the caller pushes them only for a table read once.
  */
 export function timeRangeOf(tree: unknown, table: BaseTableNode, column: string, unit: TimeUnit): TimeRange | undefined {
-  const statements = (tree as Node)['statements'] as Json[];
-  if (statements.length !== 1) return undefined;
-  const node = (statements[0] as Node)['node'] as Node;
-  if (node['type'] !== 'SELECT_NODE' || node['from_table'] !== (table as unknown as Json)) return undefined;
+  // The SELECT that reads the table directly (the query itself, a subquery or a CTE): its WHERE
+  // filters every row the table gives, so its time bounds may prune the table's scan.
+  let node: Node | undefined;
+  const find = (n: Json): void => {
+    if (node !== undefined) return;
+    if (Array.isArray(n)) n.forEach(find);
+    else if (isNode(n)) {
+      if (n['type'] === 'SELECT_NODE' && n['from_table'] === (table as unknown as Json)) node = n;
+      else Object.values(n).forEach(find);
+    }
+  };
+  find(tree as Json);
+  if (node === undefined) return undefined;
   const where = node['where_clause'];
   if (!isNode(where)) return undefined;
   const names = new Set([table.alias, table.table_name].filter((x) => x !== ''));
