@@ -10,7 +10,7 @@ import { defaultLiteral, timeLiteral } from '../read/region-scan.js';
 import type { RegionMetadata, TimestampType } from '../region/metadata.js';
 import { widenRange } from '../region/time-unit.js';
 import type { FileMeta } from '../sst/file-meta.js';
-import { METADATA_KEY, OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, ROW_GROUP_ROWS, SEQUENCE_COLUMN, sstColumns } from '../sst/sst-format.js';
+import { METADATA_KEY, OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, ROW_GROUP_ROWS, SEQUENCE_COLUMN, SQL_TYPES, sstColumns } from '../sst/sst-format.js';
 
 export interface CompactInput {
   readonly path: string;
@@ -45,7 +45,11 @@ export async function compactFiles(conn: DuckDBConnection, req: CompactRequest):
   const union = req.inputs
     .map((input) => {
       const have = new Set(input.columnIds ?? md.columns.map((c) => c.column_id));
-      const cols = md.columns.map((c) => (have.has(c.column_id) ? quoteIdent(physicalName(c.column_id)) : `${defaultLiteral(c)} AS ${quoteIdent(physicalName(c.column_id))}`));
+      // Every column in its current type (fields may have changed type since a file was written).
+      const cols = md.columns.map((c) => {
+        const name = quoteIdent(physicalName(c.column_id));
+        return have.has(c.column_id) ? `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}` : `${defaultLiteral(c)} AS ${name}`;
+      });
       return `SELECT ${cols.join(', ')}, ${SEQUENCE_COLUMN}, ${OP_TYPE_COLUMN} FROM read_parquet(${quoteLiteral(input.path)})${ttl}`;
     })
     .join(' UNION ALL ');

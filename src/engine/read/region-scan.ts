@@ -134,10 +134,13 @@ export class RegionScan {
     const ts = md.columns.find((c) => c.column_id === md.time_index)!;
     const unit = ts.type as TimestampType;
     // Parquet has no second or millisecond timestamps of DuckDB's kinds: DuckDB reads them back as
-    // microseconds, so file columns are cast back to the region's types.
+    // microseconds, so file time columns are cast back to the region's types.
     const col = (c: ColumnMetadata) => {
       const name = quoteIdent(physicalName(c.column_id));
       if (!s.columnIds.has(c.column_id)) return `${defaultLiteral(c)} AS ${name}`;
+      // Fields are cast to the column's current type: older files and memtables keep the type a
+      // column had before ALTER … MODIFY COLUMN (a cast to the same type costs nothing).
+      if (c.semantic_type === 'field') return `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}`;
       return s.fromFile && (c.type === 'TimestampSecond' || c.type === 'TimestampMillisecond') ? `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}` : name;
     };
     const cols = md.columns.map(col);

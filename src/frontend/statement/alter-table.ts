@@ -55,6 +55,25 @@ function newColumn(def: ColumnDef, id: number, table: TableInfo): ColumnSchema {
   };
 }
 
+/** Types a column can change to without losing values that exist (widening, or to a string). */
+const WIDER: Partial<Record<ColumnType, readonly ColumnType[]>> = {
+  Int8: ['Int16', 'Int32', 'Int64', 'Float32', 'Float64'],
+  Int16: ['Int32', 'Int64', 'Float32', 'Float64'],
+  Int32: ['Int64', 'Float64'],
+  Int64: ['Float64'],
+  UInt8: ['UInt16', 'UInt32', 'UInt64', 'Int16', 'Int32', 'Int64', 'Float32', 'Float64'],
+  UInt16: ['UInt32', 'UInt64', 'Int32', 'Int64', 'Float32', 'Float64'],
+  UInt32: ['UInt64', 'Int64', 'Float64'],
+  UInt64: ['Float64'],
+  Float32: ['Float64'],
+  Boolean: ['Int8', 'Int16', 'Int32', 'Int64', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Float32', 'Float64'],
+};
+
+function canConvert(from: ColumnType, to: ColumnType): boolean {
+  if (to === 'String') return from !== 'Binary';
+  return WIDER[from]?.includes(to) ?? false;
+}
+
 /** Refuses a key that is not a table option. */
 function checkKey(key: string): void {
   try {
@@ -135,8 +154,21 @@ export function altered(table: TableInfo, action: AlterTable['action']): TableIn
     }
     case 'rename':
       return { ...next, name: action.newName };
-    case 'modify_column_type':
-      throw new TsdbError(StatusCode.Unsupported, `Changing the type of column ${action.name} is not supported yet`);
+    case 'modify_column_type': {
+      const c = find(action.name);
+      if (c === undefined) throw notFound(action.name, table);
+      const to = columnTypeOf(action.type);
+      if (c.semantic_type !== 'field') {
+        throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to change the type of ${c.semantic_type === 'tag' ? 'tag' : 'time index'} column ${c.name} of table ${table.name}`);
+      }
+      if (to !== c.data_type && !canConvert(c.data_type, to)) {
+        throw new TsdbError(StatusCode.InvalidArguments, `Cannot change the type of column ${c.name} from ${c.data_type} to ${to}`);
+      }
+      // Rows already written keep their type in their files; reads cast them to the new one.
+      const updated: ColumnSchema = { ...c, data_type: to };
+      delete (updated as { default?: ColumnDefault }).default;
+      return { ...next, columns: table.columns.map((x) => (x.name === c.name ? updated : x)) };
+    }
   }
 }
 

@@ -44,6 +44,24 @@ ALTER TABLE test SET 'nope' = '1';
 
 ALTER TABLE test MODIFY COLUMN v BIGINT;
 
+ALTER TABLE test MODIFY COLUMN w BIGINT;
+
+INSERT INTO test (host, ts, v, w) VALUES ('c', 3000, 4, 9007199254740993);
+
+SELECT host, w FROM test ORDER BY ts;
+
+ALTER TABLE test MODIFY COLUMN w STRING;
+
+SELECT host, w FROM test ORDER BY ts;
+
+ALTER TABLE test MODIFY COLUMN host INT;
+
+ADMIN COMPACT_TABLE('test');
+
+SELECT host, w FROM test ORDER BY ts;
+
+DESC test;
+
 ALTER TABLE test RENAME test2;
 
 SELECT count(*) FROM test2;
