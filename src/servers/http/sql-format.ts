@@ -14,17 +14,28 @@ export function formatOf(name: string | undefined): SqlFormat {
   return (FORMATS as readonly string[]).includes(f) ? (f as SqlFormat) : 'greptimedb_v1';
 }
 
-/** JSON text of a value; bigints are written as plain integers. */
+/**
+ * JSON text of a value; bigints are written as plain integers. The native JSON.stringify serves
+ * values without bigints (it refuses them), which is most results and several times faster.
+ */
 export function toJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return toJsonSlow(v);
+  }
+}
+
+function toJsonSlow(v: unknown): string {
   if (typeof v === 'bigint') return v.toString();
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
   if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(toJson).join(',')}]`;
+  if (Array.isArray(v)) return `[${v.map(toJsonSlow).join(',')}]`;
   if (typeof v === 'object') {
     return `{${Object.entries(v as Record<string, unknown>)
       .filter(([, x]) => x !== undefined)
-      .map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`)
+      .map(([k, x]) => `${JSON.stringify(k)}:${toJsonSlow(x)}`)
       .join(',')}}`;
   }
   return JSON.stringify(String(v));

@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatOf, render, toJson } from './sql-format.js';
+
+test('toJson writes 64-bit integers exactly, and what JSON.stringify writes otherwise', () => {
+  assert.equal(toJson([1, 'a"b', null, true, { k: 2.5 }]), JSON.stringify([1, 'a"b', null, true, { k: 2.5 }]));
+  assert.equal(toJson([9007199254740993n, -1n, [2n, 'x'], { big: 18446744073709551615n, skip: undefined }]), '[9007199254740993,-1,[2,"x"],{"big":18446744073709551615}]');
+  assert.equal(toJson([Number.NaN, Number.POSITIVE_INFINITY, -0]), '[null,null,0]');
+  assert.equal(toJson(undefined), 'null');
+});
+
+test('formats: unknown names mean greptimedb_v1; records and affected rows render per format', () => {
+  assert.equal(formatOf('CSVWithNames'), 'csvwithnames');
+  assert.equal(formatOf('nope'), 'greptimedb_v1');
+  const records = { kind: 'records' as const, columns: [{ name: 'n', data_type: 'UInt64' }], rows: [[18446744073709551615n]] };
+  assert.equal(render('greptimedb_v1', [records, { kind: 'affected', rows: 3 }], 7).body, '{"code":0,"output":[{"records":{"schema":{"column_schemas":[{"name":"n","data_type":"UInt64"}]},"rows":[[18446744073709551615]],"total_rows":1}},{"affectedrows":3}],"execution_time_ms":7}');
+  assert.equal(render('json', [records], 1).body, '{"data":[{"n":18446744073709551615}],"execution_time_ms":1}');
+  assert.equal(render('csv', [{ kind: 'affected', rows: 2 }], 1).body, '2\n');
+});
