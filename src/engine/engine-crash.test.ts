@@ -6,9 +6,8 @@
  * (default 8 in CI; raise it for a longer local run).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { runAndKill } from '../../test/support/acked-child.js';
 import { tempDir } from '../../test/support/temp.js';
 import { crashEngineOptions, CRASH_DIR, CRASH_REGION } from '../../test/support/engine-crash-setup.js';
 import { RegionEngine } from './region-engine.js';
@@ -19,31 +18,8 @@ const ROWS = 50;
 type MemtableKind = 'time_series' | 'partition_tree';
 
 /** Runs the writer from batch `first`, kills it after `killAfterMs`; returns the acknowledged batches. */
-async function runAndKill(dir: string, first: number, killAfterMs: number, memtable: MemtableKind): Promise<number[]> {
-  const child = spawn(process.execPath, [CHILD, dir, String(first), String(ROWS), memtable], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const acked: number[] = [];
-  let out = '';
-  let err = '';
-  let ready!: () => void;
-  const isReady = new Promise<void>((resolve) => (ready = resolve));
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-    let nl: number;
-    while ((nl = out.indexOf('\n')) >= 0) {
-      const line = out.slice(0, nl);
-      out = out.slice(nl + 1);
-      if (line === 'ready') ready();
-      else if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
-    }
-  });
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  await Promise.race([isReady, exited]);
-  assert.equal(child.exitCode, null, `the writer exited early: ${err}`);
-  await sleep(killAfterMs);
-  child.kill('SIGKILL');
-  await exited;
-  return acked;
+function runWriter(dir: string, first: number, killAfterMs: number, memtable: MemtableKind): Promise<number[]> {
+  return runAndKill(CHILD, [dir, String(first), String(ROWS), memtable], killAfterMs);
 }
 
 /** Counts of rows per batch in the region now. */
@@ -79,7 +55,7 @@ test(`acknowledged writes survive SIGKILL at ${ITERATIONS} random moments, exact
   for (let i = 0; i < ITERATIONS; i++) {
     // The memtable kind alternates between runs (it is not part of the stored state).
     const memtable: MemtableKind = i % 2 === 0 ? 'time_series' : 'partition_tree';
-    const acked = await runAndKill(dir, next, 150 + Math.floor(Math.random() * 600), memtable);
+    const acked = await runWriter(dir, next, 150 + Math.floor(Math.random() * 600), memtable);
     for (const b of acked) acknowledged.add(b);
     const present = await batches(dir, i % 3 === 0 ? 'partition_tree' : memtable);
     for (const b of acknowledged) assert.equal(present.get(b), ROWS, `iteration ${i}: acknowledged batch ${b} has ${present.get(b) ?? 0} of ${ROWS} rows`);

@@ -3,12 +3,11 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { MemoryObjectStore } from '../../test/support/memory-object-store.js';
+import { testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { silentLogger } from '../common/logging.js';
 import { MIB } from '../common/size/size.js';
-import { OpendalObjectStore } from '../storage/opendal-object-store.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { regionId } from './region/region-id.js';
@@ -56,18 +55,7 @@ function deletes(host: string, ts: number[]): WriteBatch {
 }
 
 async function openEngine(t: TestContext, dir: string, over: Partial<RegionEngineOptions> = {}): Promise<RegionEngine> {
-  const engine = await RegionEngine.open({
-    wal: { dir: join(dir, 'wal'), fileSize: 64 * MIB, syncWrite: false, readBatchSize: 128, purgeInterval: 0, purgeThreshold: 4 * 2 ** 30 },
-    globalWriteBufferSize: 64 * MIB,
-    globalWriteBufferRejectSize: 128 * MIB,
-    manifestCheckpointDistance: 10,
-    maxBackgroundJobs: 2,
-    autoFlushInterval: 0,
-    scanParallelism: 1,
-    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
-    logger: silentLogger(),
-    ...over,
-  });
+  const engine = await RegionEngine.open(testEngineOptions(dir, over));
   t.after(() => engine.close());
   return engine;
 }

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { CatalogManager } from '../catalog/catalog-manager.js';
-import { silentLogger } from '../common/logging.js';
-import { MIB } from '../common/size/size.js';
 import type { RegionId } from '../engine/region/region-id.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
-import { OpendalObjectStore } from '../storage/opendal-object-store.js';
 import { FrontendInstance } from './instance.js';
 import { LocalRegionAccess } from './region-access.js';
 import { newSession } from './session.js';
@@ -28,18 +25,7 @@ class RecordingAccess extends LocalRegionAccess {
 
 async function frontend(t: TestContext): Promise<{ fe: FrontendInstance; access: RecordingAccess }> {
   const dir = tempDir(t);
-  const engine = await RegionEngine.open({
-    wal: { dir: join(dir, 'wal'), fileSize: 64 * MIB, syncWrite: false, readBatchSize: 128, purgeInterval: 0, purgeThreshold: 2 ** 32 },
-    globalWriteBufferSize: 64 * MIB,
-    globalWriteBufferRejectSize: 128 * MIB,
-    manifestCheckpointDistance: 10,
-    maxBackgroundJobs: 2,
-    autoFlushInterval: 0,
-    scanParallelism: 1,
-    compactAfterFlush: false,
-    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
-    logger: silentLogger(),
-  });
+  const engine = await RegionEngine.open(testEngineOptions(dir, { compactAfterFlush: false }));
   t.after(() => engine.close());
   const access = new RecordingAccess(engine);
   return { fe: new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), access), access };

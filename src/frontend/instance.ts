@@ -12,8 +12,8 @@ import { attachValues } from '../query/values-view.js';
 import { installFunctions, prepareSession } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { isValidTimeZone, type TimeUnit } from '../common/time/timestamp.js';
-import type { ColumnType } from '../engine/region/metadata.js';
+import { isValidTimeZone } from '../common/time/timestamp.js';
+import { timeUnitOf } from '../engine/region/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
@@ -51,8 +51,6 @@ function accessOf(stmt: Statement): AccessKind | undefined {
 
 /** Query connections kept open between queries. */
 const MAX_IDLE_CONNECTIONS = 8;
-
-const TIME_UNITS: Partial<Record<ColumnType, TimeUnit>> = { TimestampSecond: 's', TimestampMillisecond: 'ms', TimestampMicrosecond: 'us', TimestampNanosecond: 'ns' };
 
 export class FrontendInstance {
   constructor(
@@ -234,7 +232,7 @@ export class FrontendInstance {
         const ts = info.columns.find((c) => c.name === info.time_index)!;
         return {
           key: fullTableName(info),
-          timeIndex: { name: ts.name, unit: TIME_UNITS[ts.data_type]! },
+          timeIndex: { name: ts.name, unit: timeUnitOf(ts.data_type)! },
           primaryKey: info.primary_key,
           attach: (c, view, range) => this.regions.attachScan(c, view, region!, range ?? {}),
         };

@@ -16,7 +16,7 @@ import { rewriteDistinctOn } from './distinct-on.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { tableRefs } from './table-refs.js';
-import { rewriteTimeLiterals, timeRangeOf, type TimeRange } from './time-predicates.js';
+import { rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import type { TimeUnit } from '../common/time/timestamp.js';
 
 /** A table a query can read: attached as a view for the query's life. */
@@ -55,8 +55,6 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
 }
 
 /** Runs one query in `conn`; returns its rows. */
-const TIME_TYPES: Record<TimeUnit, string> = { s: 'TIMESTAMP_S', ms: 'TIMESTAMP_MS', us: 'TIMESTAMP', ns: 'TIMESTAMP_NS' };
-
 /** A range query as plain SQL (unchanged when the query is not one). */
 async function expandRangeQuery(sql: string, ctx: QueryContext): Promise<string> {
   const rq = parseRangeQuery(sql);

@@ -92,7 +92,7 @@ export function dataTypeName(t: DuckDBType): string {
 export function cellOf(v: DuckDBValue): Cell {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  if (typeof v === 'bigint') return safeInteger(v);
   if (v instanceof DuckDBTimestampMillisecondsValue) return cellOf(v.millis);
   if (v instanceof DuckDBTimestampSecondsValue) return cellOf(v.seconds);
   if (v instanceof DuckDBTimestampNanosecondsValue) return cellOf(v.nanos);
@@ -104,6 +104,11 @@ export function cellOf(v: DuckDBValue): Cell {
   if (v instanceof DuckDBListValue || v instanceof DuckDBArrayValue) return v.items.map(cellOf);
   if (v instanceof DuckDBStructValue) return Object.fromEntries(Object.entries(v.entries).map(([k, x]) => [k, cellOf(x)]));
   return String(v);
+}
+
+/** A result's columns as clients see them (DuckDB's `count_star()` is GreptimeDB's `count(*)`). */
+function outputColumns(names: readonly string[], types: readonly DuckDBType[]): OutputColumn[] {
+  return names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
 }
 
 function safeInteger(v: bigint): number | bigint {
@@ -148,7 +153,7 @@ export async function readResult(conn: DuckDBConnection, sql: string): Promise<{
   const result = await conn.run(sql);
   const names = result.columnNames();
   const types = result.columnTypes();
-  const columns = names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
+  const columns = outputColumns(names, types);
   const converters = types.map(converterFor);
   const rows: Cell[][] = [];
   for (;;) {
@@ -168,10 +173,7 @@ export async function readResult(conn: DuckDBConnection, sql: string): Promise<{
 
 /** The columns and rows of a materialized result. */
 export function convertResult(result: DuckDBResultReader): { columns: OutputColumn[]; rows: Cell[][] } {
-  const names = result.columnNames();
-  const types = result.columnTypes();
-  // DuckDB names count(*) `count_star()`; clients of GreptimeDB expect `count(*)`.
-  const columns = names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
+  const columns = outputColumns(result.columnNames(), result.columnTypes());
   const rows = result.getRows().map((row) => row.map(cellOf));
   return { columns, rows };
 }

@@ -77,7 +77,8 @@ function timestampOf(constant: Node, unit: TimeUnit): Node {
   }
 }
 
-const TIME_TYPES: Record<TimeUnit, string> = { s: 'TIMESTAMP_S', ms: 'TIMESTAMP_MS', us: 'TIMESTAMP', ns: 'TIMESTAMP_NS' };
+/** DuckDB's timestamp type of each unit. */
+export const TIME_TYPES: Record<TimeUnit, string> = { s: 'TIMESTAMP_S', ms: 'TIMESTAMP_MS', us: 'TIMESTAMP', ns: 'TIMESTAMP_NS' };
 
 /** Functions whose result keeps the unit of their timestamp argument in GreptimeDB (DuckDB gives microseconds). */
 const UNIT_KEEPING = new Set(['date_bin', 'date_trunc', 'time_bucket']);

@@ -3,24 +3,10 @@
  * so that queries join and filter them like any table.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent, quoteLiteral } from '../engine/sst/sst-format.js';
+import type { ColumnType } from '../engine/region/metadata.js';
+import { quoteIdent, quoteLiteral, SQL_TYPES } from '../engine/sst/sst-format.js';
 import type { Cell, OutputColumn } from './output.js';
 
-const SQL_TYPES: Record<string, string> = {
-  Boolean: 'BOOLEAN',
-  Int8: 'TINYINT',
-  Int16: 'SMALLINT',
-  Int32: 'INTEGER',
-  Int64: 'BIGINT',
-  UInt8: 'UTINYINT',
-  UInt16: 'USMALLINT',
-  UInt32: 'UINTEGER',
-  UInt64: 'UBIGINT',
-  Float32: 'FLOAT',
-  Float64: 'DOUBLE',
-  String: 'VARCHAR',
-  TimestampMillisecond: 'TIMESTAMP_MS',
-};
 
 function literal(v: Cell, type: string): string {
   if (v === null) return 'NULL';
@@ -32,7 +18,7 @@ function literal(v: Cell, type: string): string {
 
 /** Creates view `view` in `conn` over `rows`; returns what drops it. */
 export async function attachValues(conn: DuckDBConnection, view: string, columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>): Promise<() => Promise<void>> {
-  const typeOf = (c: OutputColumn) => SQL_TYPES[c.data_type] ?? 'VARCHAR';
+  const typeOf = (c: OutputColumn) => SQL_TYPES[c.data_type as ColumnType] ?? 'VARCHAR';
   const select =
     rows.length === 0
       ? `SELECT ${columns.map((c) => `CAST(NULL AS ${typeOf(c)}) AS ${quoteIdent(c.name)}`).join(', ')} WHERE false`

@@ -6,7 +6,16 @@
 
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
 
-const NS_PER: Record<TimeUnit, bigint> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
+/** Nanoseconds in one tick of each unit. */
+export const NS_PER_UNIT: Record<TimeUnit, bigint> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
+
+/** A time of unit `from` in unit `to`, floored (toward minus infinity, for times before 1970). */
+export function convertTime(value: bigint, from: TimeUnit, to: TimeUnit): bigint {
+  const ns = value * NS_PER_UNIT[from];
+  const per = NS_PER_UNIT[to];
+  const q = ns / per;
+  return ns % per !== 0n && ns < 0n ? q - 1n : q;
+}
 
 const PATTERN =
   /^\s*([+-]?\d{4,})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|UTC|[+-]\d{1,2}(?::?\d{2})?)?\s*$/i;
@@ -86,8 +95,5 @@ export function parseTimestamp(text: string, unit: TimeUnit, zone = 'UTC'): bigi
     offset = sessionOffset(zone, localMs);
   }
   const ns = BigInt(localMs - offset * 60_000) * 1_000_000n + BigInt(frac.padEnd(9, '0') || '0');
-  const per = NS_PER[unit];
-  // Floor division (toward minus infinity) for times before 1970.
-  const q = ns / per;
-  return ns % per !== 0n && ns < 0n ? q - 1n : q;
+  return convertTime(ns, 'ns', unit);
 }

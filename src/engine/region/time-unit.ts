@@ -1,5 +1,6 @@
 /** The time index column's unit: how many of its ticks make a millisecond, and conversions. */
-import type { TimestampType } from './metadata.js';
+import type { TimeUnit } from '../../common/time/timestamp.js';
+import type { ColumnType, TimestampType } from './metadata.js';
 
 /** Ticks of the unit per millisecond (a second is 1/1000 of a tick per millisecond). */
 export const TICKS_PER_MS: Record<TimestampType, number> = {
@@ -8,6 +9,13 @@ export const TICKS_PER_MS: Record<TimestampType, number> = {
   TimestampMicrosecond: 1000,
   TimestampNanosecond: 1_000_000,
 };
+
+const UNITS: Record<TimestampType, TimeUnit> = { TimestampSecond: 's', TimestampMillisecond: 'ms', TimestampMicrosecond: 'us', TimestampNanosecond: 'ns' };
+
+/** The unit of a timestamp column type (s, ms, us, ns); undefined for other types. */
+export function timeUnitOf(type: ColumnType): TimeUnit | undefined {
+  return UNITS[type as TimestampType];
+}
 
 /** Milliseconds (floored) of a time index value in its unit. */
 export function toMillis(value: number | bigint, unit: TimestampType): number {

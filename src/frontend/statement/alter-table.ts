@@ -14,7 +14,7 @@ import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
 import type { RegionAccess } from '../region-access.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
-import { constantOf } from './values.js';
+import { columnDefault } from './values.js';
 
 type AlterTable = Extract<Statement, { kind: 'alter_table' }>;
 
@@ -24,16 +24,9 @@ function notFound(column: string, table: TableInfo): TsdbError {
 
 function defaultOf(column: string, type: ColumnType, v: ValueExpr): ColumnDefault | undefined {
   if (v.kind === 'null') return undefined;
-  if (v.kind === 'sql') {
-    const fn = v.text.replace(/\s+/g, '').toLowerCase();
-    if (type.startsWith('Timestamp') && ['current_timestamp', 'current_timestamp()', 'now()'].includes(fn)) return { kind: 'current_timestamp' };
-    throw new TsdbError(StatusCode.InvalidArguments, `Invalid default value of column ${column}: ${v.text}`);
-  }
-  try {
-    return { kind: 'value', value: constantOf(v, type) };
-  } catch (err) {
-    throw new TsdbError(StatusCode.InvalidArguments, `Invalid default value of column ${column}: ${(err as Error).message}`);
-  }
+  const d = columnDefault(type, v);
+  if ('reason' in d) throw new TsdbError(StatusCode.InvalidArguments, `Invalid default value of column ${column}: ${d.detail}`);
+  return d;
 }
 
 function newColumn(def: ColumnDef, id: number, table: TableInfo): ColumnSchema {

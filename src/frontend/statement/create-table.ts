@@ -14,7 +14,7 @@ import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
 import type { RegionAccess } from '../region-access.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
-import { constantOf } from './values.js';
+import { columnDefault } from './values.js';
 
 type CreateTable = Extract<Statement, { kind: 'create_table' }>;
 
@@ -28,16 +28,9 @@ function isTimestamp(t: ColumnType): t is TimestampType {
 
 /** A column's DEFAULT as stored: a constant of the column's type, or the time of the write. */
 function defaultOf(def: ColumnDef, type: ColumnType, v: ValueExpr): ColumnDefault {
-  if (v.kind === 'sql') {
-    const fn = v.text.replace(/\s+/g, '').toLowerCase();
-    if (isTimestamp(type) && ['current_timestamp', 'current_timestamp()', 'now()', 'localtimestamp', 'localtimestamp()'].includes(fn)) return { kind: 'current_timestamp' };
-    throw invalidColumn(def.name, `unsupported default expression ${v.text}`);
-  }
-  try {
-    return { kind: 'value', value: constantOf(v, type) };
-  } catch (err) {
-    throw invalidColumn(def.name, `invalid default value: ${(err as Error).message}`);
-  }
+  const d = columnDefault(type, v);
+  if (!('reason' in d)) return d;
+  throw invalidColumn(def.name, d.reason === 'expression' ? `unsupported default expression ${d.detail}` : `invalid default value: ${d.detail}`);
 }
 
 /** Checks the statement and builds the table's info (id allocated by the caller). */

@@ -11,7 +11,8 @@ import { fullTableName, INFORMATION_SCHEMA, tableRegionIds, type ColumnSchema, t
 import type { Cell, Output } from '../../query/output.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
+import { convertTime, parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
+import { timeUnitOf } from '../../engine/region/time-unit.js';
 import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
 import type { ColumnType } from '../../engine/region/metadata.js';
 import { quoteIdent, quoteLiteral, SQL_TYPES } from '../../engine/sst/sst-format.js';
@@ -25,14 +26,6 @@ import { constantOf } from './values.js';
 
 type Insert = Extract<Statement, { kind: 'insert' }>;
 
-const UNITS: Partial<Record<ColumnType, TimeUnit>> = {
-  TimestampSecond: 's',
-  TimestampMillisecond: 'ms',
-  TimestampMicrosecond: 'us',
-  TimestampNanosecond: 'ns',
-};
-
-const NS_PER_UNIT: Record<TimeUnit, bigint> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
 
 /** A converted cell: what the column's vector holds (number, bigint, string, boolean, bytes) or null. */
 type Value = number | bigint | string | boolean | Uint8Array | null;
@@ -43,12 +36,12 @@ function parseFailure(text: string, what: string): TsdbError {
 
 /** The time of the write in a timestamp unit. */
 function nowIn(unit: TimeUnit): bigint {
-  return (BigInt(Date.now()) * 1_000_000n) / NS_PER_UNIT[unit];
+  return convertTime(BigInt(Date.now()), 'ms', unit);
 }
 
 /** A literal (not DEFAULT, not an expression) as a value of column `c`. */
 function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
-  const unit = UNITS[c.data_type];
+  const unit = timeUnitOf(c.data_type);
   if (v.kind === 'null') return null;
   if (unit !== undefined) {
     if (v.kind === 'number') return BigInt(constantOf(v, c.data_type) as number | string);
@@ -72,7 +65,7 @@ function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
 /** The value a row gets for a column it does not give (its default, the write time, or NULL). */
 function defaultValue(c: ColumnSchema, table: TableInfo): Value {
   const d = c.default;
-  const unit = UNITS[c.data_type];
+  const unit = timeUnitOf(c.data_type);
   if (d?.kind === 'current_timestamp' && unit !== undefined) return nowIn(unit);
   if (d?.kind === 'value' && d.value !== null) {
     if (unit !== undefined || c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(d.value as number | string);
@@ -86,7 +79,7 @@ function defaultValue(c: ColumnSchema, table: TableInfo): Value {
 
 /** Evaluates expressions with DuckDB, converted to each column's type: one query per distinct expression. */
 async function evaluate(conn: DuckDBConnection, text: string, c: ColumnSchema): Promise<Value> {
-  const unit = UNITS[c.data_type];
+  const unit = timeUnitOf(c.data_type);
   const sql = unit !== undefined ? `SELECT epoch_ns(CAST((${text}) AS TIMESTAMPTZ))` : `SELECT CAST((${text}) AS ${SQL_TYPES[c.data_type]})`;
   let cell;
   try {
@@ -95,11 +88,7 @@ async function evaluate(conn: DuckDBConnection, text: string, c: ColumnSchema): 
     throw duckdbError(err);
   }
   if (cell === null) return null;
-  if (unit !== undefined) {
-    const ns = BigInt(cell as number | bigint);
-    const per = NS_PER_UNIT[unit];
-    return ns % per !== 0n && ns < 0n ? ns / per - 1n : ns / per;
-  }
+  if (unit !== undefined) return convertTime(BigInt(cell as number | bigint), 'ns', unit);
   if (c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(cell as number | bigint | string);
   if (c.data_type === 'Binary') return Uint8Array.from(cell as number[]);
   return cell as Value;
@@ -212,9 +201,9 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
 /** A query result cell (of result type `from`) as a value of column `c`. */
 function cellValue(v: Cell, from: string, c: ColumnSchema): Value {
   if (v === null) return null;
-  const unit = UNITS[c.data_type];
+  const unit = timeUnitOf(c.data_type);
   if (unit !== undefined) {
-    const fromUnit = UNITS[from as ColumnType];
+    const fromUnit = timeUnitOf(from as ColumnType);
     if (fromUnit === undefined) {
       if (typeof v === 'string') {
         const t = parseTimestamp(v, unit);
@@ -223,9 +212,7 @@ function cellValue(v: Cell, from: string, c: ColumnSchema): Value {
       }
       return BigInt(v as number | bigint);
     }
-    const ns = BigInt(v as number | bigint) * NS_PER_UNIT[fromUnit];
-    const per = NS_PER_UNIT[unit];
-    return ns % per !== 0n && ns < 0n ? ns / per - 1n : ns / per;
+    return convertTime(BigInt(v as number | bigint), fromUnit, unit);
   }
   switch (vectorTypeOf(c.data_type)) {
     case 'int64':

@@ -6,6 +6,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { ColumnType, DefaultValue } from '../../engine/region/metadata.js';
 import type { ValueExpr } from '../../sql/ast.js';
+import type { ColumnDefault } from '../../catalog/table-info.js';
 
 const INT_RANGE: Partial<Record<ColumnType, [bigint, bigint]>> = {
   Int8: [-128n, 127n],
@@ -70,5 +71,25 @@ export function constantOf(v: ValueExpr, type: ColumnType): DefaultValue {
     case 'default':
     case 'sql':
       throw new TsdbError(StatusCode.InvalidArguments, `a ${v.kind === 'default' ? 'DEFAULT' : 'expression'} is not a constant`);
+  }
+}
+
+/** Expressions of a timestamp column's DEFAULT that mean the time of the write. */
+const WRITE_TIME = new Set(['current_timestamp', 'current_timestamp()', 'now()', 'localtimestamp', 'localtimestamp()']);
+
+/**
+ * A (non-NULL) DEFAULT clause as stored: the time of the write, or a constant of the column's
+ * type. What cannot be stored comes back as the reason: an expression other than the write time,
+ * or a value that does not fit the type.
+ */
+export function columnDefault(type: ColumnType, v: ValueExpr): ColumnDefault | { readonly reason: 'expression' | 'value'; readonly detail: string } {
+  if (v.kind === 'sql') {
+    if (type.startsWith('Timestamp') && WRITE_TIME.has(v.text.replace(/\s+/g, '').toLowerCase())) return { kind: 'current_timestamp' };
+    return { reason: 'expression', detail: v.text };
+  }
+  try {
+    return { kind: 'value', value: constantOf(v, type) };
+  } catch (err) {
+    return { reason: 'value', detail: (err as Error).message };
   }
 }

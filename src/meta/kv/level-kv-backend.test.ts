@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
+import { runAndKill } from '../../../test/support/acked-child.js';
 import { tempDir } from '../../../test/support/temp.js';
 import { runKvBackendSuite } from './kv-backend.suite.js';
 import { LevelKvBackend } from './level-kv-backend.js';
@@ -91,7 +90,7 @@ describe('LevelDB key-value store specifics', () => {
     const acknowledged = new Set<number>();
     let next = 1;
     for (let i = 0; i < CRASH_ITERATIONS; i++) {
-      const acked = await runAndKill(dir, next, 100 + Math.floor(Math.random() * 300), i === 0);
+      const acked = await runWriter(dir, next, 100 + Math.floor(Math.random() * 300), i === 0);
       assert.ok(acked.length > 0, `iteration ${i}: the writer acknowledged nothing`);
       for (const n of acked) acknowledged.add(n);
       const kv = await LevelKvBackend.open(dir);
@@ -117,33 +116,6 @@ describe('LevelDB key-value store specifics', () => {
  * Runs the writer from `first`, kills it after `killAfterMs`; returns the acknowledged numbers.
  * With `checkLock`, also checks that this process cannot open the directory the writer holds.
  */
-async function runAndKill(dir: string, first: number, killAfterMs: number, checkLock: boolean): Promise<number[]> {
-  const child = spawn(process.execPath, [CHILD, dir, String(first)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const acked: number[] = [];
-  let out = '';
-  let err = '';
-  let ready!: () => void;
-  const isReady = new Promise<void>((resolve) => (ready = resolve));
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-    let nl: number;
-    while ((nl = out.indexOf('\n')) >= 0) {
-      const line = out.slice(0, nl);
-      out = out.slice(nl + 1);
-      if (line === 'ready') ready();
-      else if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
-    }
-  });
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  try {
-    await Promise.race([isReady, exited]);
-    assert.equal(child.exitCode, null, `the writer exited early: ${err}`);
-    if (checkLock) await rejectsInUse(LevelKvBackend.open(dir), dir);
-    await sleep(killAfterMs);
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  return acked;
+function runWriter(dir: string, first: number, killAfterMs: number, checkLock: boolean): Promise<number[]> {
+  return runAndKill(CHILD, [dir, String(first)], killAfterMs, checkLock ? () => rejectsInUse(LevelKvBackend.open(dir), dir) : undefined);
 }
