@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { CatalogManager } from '../catalog/catalog-manager.js';
@@ -17,9 +16,9 @@ class RecordingAccess extends LocalRegionAccess {
   get regionEngine(): RegionEngine {
     return this.engine;
   }
-  override attachScan(conn: DuckDBConnection, view: string, id: RegionId, range: { start?: bigint; end?: bigint } = {}) {
+  override scanRelation(id: RegionId, range: { start?: bigint; end?: bigint } = {}) {
     this.ranges.push(range);
-    return super.attachScan(conn, view, id, range);
+    return super.scanRelation(id, range);
   }
 }
 

@@ -8,7 +8,7 @@ import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkOptions } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
 import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
-import { attachValues } from '../query/values-view.js';
+import { valuesRelation } from '../query/values-relation.js';
 import { installFunctions, prepareSession } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -189,7 +189,7 @@ export class FrontendInstance {
   }
 
   private functionsInstalled: Promise<void> | undefined;
-  /** Idle query connections: a query takes one and gives it back clean (its temporary views dropped). */
+  /** Idle query connections, taken by one query at a time. */
   private readonly idle: DuckDBConnection[] = [];
 
   private async takeConnection(): Promise<DuckDBConnection> {
@@ -224,7 +224,7 @@ export class FrontendInstance {
         if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
           const table = await informationSchemaTable(name, this.informationSchemaSource());
           if (table === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
-          return { key: shown, attach: (c, view) => attachValues(c, view, table.columns, table.rows) };
+          return { key: shown, relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
         }
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
@@ -234,7 +234,7 @@ export class FrontendInstance {
           key: fullTableName(info),
           timeIndex: { name: ts.name, unit: timeUnitOf(ts.data_type)! },
           primaryKey: info.primary_key,
-          attach: (c, view, range) => this.regions.attachScan(c, view, region!, range ?? {}),
+          relation: async (range) => this.regions.scanRelation(region!, range ?? {}),
         };
       },
     };

@@ -8,6 +8,12 @@ import type { RegionMetadata } from '../engine/region/metadata.js';
 import { formatRegionId, type RegionId } from '../engine/region/region-id.js';
 import type { RegionEngine } from '../engine/region-engine.js';
 
+/** A scan as SQL text, valid until released. */
+export interface ScanRelation {
+  readonly sql: string;
+  release(): void;
+}
+
 export interface RegionAccess {
   createRegion(metadata: RegionMetadata, dir: string): Promise<void>;
   openRegion(id: RegionId, dir: string): Promise<void>;
@@ -17,8 +23,11 @@ export interface RegionAccess {
   write(id: RegionId, batch: WriteBatch): Promise<void>;
   flush(id: RegionId): Promise<void>;
   compact(id: RegionId): Promise<void>;
-  /** Makes view `view` over a consistent scan of region `id` in `conn`; returns what undoes it. */
-  attachScan(conn: DuckDBConnection, view: string, id: RegionId, range?: { start?: bigint; end?: bigint }): Promise<() => Promise<void>>;
+  /**
+   * A consistent scan of region `id` (rows of the inclusive time range) as an SQL relation to run
+   * in a connection of `connect`; `release` once the query that reads it is done.
+   */
+  scanRelation(id: RegionId, range?: { start?: bigint; end?: bigint }): ScanRelation;
   /** A connection of the DuckDB that queries run in. */
   connect(): Promise<DuckDBConnection>;
   /** Rows held and bytes used per region (information_schema.region_statistics). */
@@ -62,21 +71,14 @@ export class LocalRegionAccess implements RegionAccess {
     await this.engine.compactRegion(id);
   }
 
-  async attachScan(conn: DuckDBConnection, view: string, id: RegionId, range: { start?: bigint; end?: bigint } = {}): Promise<() => Promise<void>> {
+  scanRelation(id: RegionId, range: { start?: bigint; end?: bigint } = {}): ScanRelation {
     const scan = this.engine.scan(id, range);
     try {
-      await scan.attach(conn, view);
+      return { sql: scan.relation(), release: () => scan.release() };
     } catch (err) {
       scan.release();
       throw err;
     }
-    return async () => {
-      try {
-        await scan.detach(conn);
-      } finally {
-        scan.release();
-      }
-    };
   }
 
   connect(): Promise<DuckDBConnection> {

@@ -39,8 +39,15 @@ export function duckdbTimeZone(zone: string): string {
 
 /** Prepares a query connection for a session: its time zone, and `/` of integers giving integers (7 / 2 = 3). */
 export async function prepareSession(conn: DuckDBConnection, session: { readonly timezone: string }): Promise<void> {
-  await conn.run(`SET TimeZone = ${quoteLiteral(duckdbTimeZone(session.timezone))}; SET integer_division = true`);
+  const zone = duckdbTimeZone(session.timezone);
+  // Queries cannot change a connection's settings, so one set for the same zone still holds.
+  if (preparedZones.get(conn) === zone) return;
+  await conn.run(`SET TimeZone = ${quoteLiteral(zone)}; SET integer_division = true`);
+  preparedZones.set(conn, zone);
 }
+
+/** The zone each pooled connection was last prepared for. */
+const preparedZones = new WeakMap<DuckDBConnection, string>();
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

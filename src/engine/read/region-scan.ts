@@ -1,6 +1,6 @@
 /**
  * A scan of one region: a consistent snapshot of its SST files (those overlapping the time range)
- * and memtables, exposed in a DuckDB connection as a view with one column per region column.
+ * and memtables, as one SQL relation (or a DuckDB view) with one column per region column.
  *
  * Sources whose time ranges cannot overlap are unioned as they are (each is sorted and merged
  * within itself); only groups of overlapping sources are merged across (last_row: newest row per
@@ -94,11 +94,11 @@ export class RegionScan {
   }
 
   /**
-   * Creates, in `conn` (a connection of the engine's DuckDB instance, where the memtable scan
-   * function is registered), the temporary view `name` over the snapshot: one column per region
-   * column, named as the column.
+   * The scan as one SQL relation (a SELECT with one column per region column, named as the
+   * column), to run in a connection of the engine's DuckDB instance, where the memtable scan
+   * function is registered. Memtables are published for the table function until `release`.
    */
-  async attach(conn: DuckDBConnection, name: string): Promise<void> {
+  relation(): string {
     if (this.released) throw new TsdbError(StatusCode.IllegalState, 'the scan was released');
     const md = this.snapshot.metadata;
     const sources: Source[] = [];
@@ -119,7 +119,12 @@ export class RegionScan {
     }
     const body = sources.length === 0 ? this.emptyRelation() : this.merged(sources);
     const visible = md.columns.map((c) => `${quoteIdent(physicalName(c.column_id))} AS ${quoteIdent(c.name)}`).join(', ');
-    await conn.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(name)} AS SELECT ${visible} FROM (${body})`);
+    return `SELECT ${visible} FROM (${body})`;
+  }
+
+  /** Creates the temporary view `name` over the scan (`relation`) in `conn`; `detach` drops it. */
+  async attach(conn: DuckDBConnection, name: string): Promise<void> {
+    await conn.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(name)} AS ${this.relation()}`);
     this.objects.unshift(`DROP VIEW IF EXISTS ${quoteIdent(name)}`);
   }
 
