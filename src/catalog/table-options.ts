@@ -4,6 +4,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
+import { parseSize } from '../common/size/size.js';
 import { parseDuration } from '../common/time/duration.js';
 import type { MergeMode, RegionOptions } from '../engine/region/metadata.js';
 
@@ -22,6 +23,9 @@ const TABLE_KEYS = new Set([
   'compaction.type',
   'compaction.override',
   'memtable.type',
+  'memtable.partition_tree.index_max_keys_per_shard',
+  'memtable.partition_tree.data_freeze_threshold',
+  'memtable.partition_tree.fork_dictionary_bytes',
   'wal_options',
   'repartition.column.hint',
   'timeout',
@@ -29,11 +33,14 @@ const TABLE_KEYS = new Set([
 ]);
 
 /** Key families a table accepts: any key under these prefixes. */
-const TABLE_PREFIXES = ['compaction.twcs.', 'memtable.', 'index.', 'tsdb.semantic.'];
+const TABLE_PREFIXES = ['compaction.twcs.', 'index.', 'tsdb.semantic.'];
 
 /** Keys a database accepts (tables created in it inherit them). */
-const DATABASE_KEYS = new Set(['ttl', 'storage', 'append_mode', 'merge_mode', 'skip_wal', 'compaction.type', 'sst_format', 'memtable.type']);
-const DATABASE_PREFIXES = ['compaction.twcs.', 'memtable.'];
+const DATABASE_KEYS = new Set([
+  'ttl', 'storage', 'append_mode', 'merge_mode', 'skip_wal', 'compaction.type', 'sst_format', 'memtable.type',
+  'memtable.partition_tree.index_max_keys_per_shard', 'memtable.partition_tree.data_freeze_threshold', 'memtable.partition_tree.fork_dictionary_bytes',
+]);
+const DATABASE_PREFIXES = ['compaction.twcs.'];
 
 function invalid(message: string): TsdbError {
   return new TsdbError(StatusCode.InvalidArguments, message);
@@ -104,6 +111,17 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
       case 'memtable.type':
         if (value !== 'time_series' && value !== 'partition_tree') throw invalid(`Invalid memtable type: ${rawValue}`);
         break;
+      case 'memtable.partition_tree.index_max_keys_per_shard':
+      case 'memtable.partition_tree.data_freeze_threshold':
+        if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(`Invalid ${key}: ${rawValue}`);
+        break;
+      case 'memtable.partition_tree.fork_dictionary_bytes':
+        try {
+          parseSize(value);
+        } catch {
+          throw invalid(`Invalid ${key}: ${rawValue}`);
+        }
+        break;
       case 'compaction.twcs.time_window':
         try {
           parseDuration(value);
@@ -128,11 +146,25 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
   const ttl = options['ttl'] === undefined ? undefined : parseTtl(options['ttl']);
   const window = options['compaction.twcs.time_window'];
   const trigger = options['compaction.twcs.trigger_file_num'];
+  const shardKeys = options['memtable.partition_tree.index_max_keys_per_shard'];
+  const freeze = options['memtable.partition_tree.data_freeze_threshold'];
+  const fork = options['memtable.partition_tree.fork_dictionary_bytes'];
+  const type = options['memtable.type'] as 'time_series' | 'partition_tree' | undefined;
+  const memtable =
+    type === undefined && shardKeys === undefined && freeze === undefined && fork === undefined
+      ? undefined
+      : {
+          ...(type !== undefined && { type }),
+          ...(shardKeys !== undefined && { index_max_keys_per_shard: Number(shardKeys) }),
+          ...(freeze !== undefined && { data_freeze_threshold: Number(freeze) }),
+          ...(fork !== undefined && { fork_dictionary_bytes: parseSize(fork) }),
+        };
   return {
     append_mode: options['append_mode'] === 'true',
     merge_mode: (options['merge_mode'] as MergeMode | undefined) ?? 'last_row',
     ...(ttl !== undefined && { ttl }),
     ...(window !== undefined && { compaction_time_window: parseDuration(window) }),
+    ...(memtable !== undefined && { memtable }),
     ...(trigger !== undefined && { compaction_trigger_file_num: Number(trigger) }),
   };
 }

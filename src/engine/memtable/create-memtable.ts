@@ -1,5 +1,6 @@
 /**
- * A region's next memtable, of the kind `[region_engine.mito.memtable] type` names.
+ * A region's next memtable, of the kind its table's `memtable.type` option names, else
+ * `[region_engine.mito.memtable] type`.
  */
 import type { RegionMetadata } from '../region/metadata.js';
 import type { Memtable, MemtableOptions } from './memtable.js';
@@ -11,8 +12,21 @@ import { TimeSeriesMemtable } from './time-series-memtable.js';
  * frozen) goes on with its key dictionary when that is at most `fork_dictionary_bytes` and the
  * primary key is unchanged.
  */
-export function createMemtable(metadata: RegionMetadata, opts: MemtableOptions, previous?: Memtable): Memtable {
+export function createMemtable(metadata: RegionMetadata, engine: MemtableOptions, previous?: Memtable): Memtable {
+  const opts = memtableOptionsOf(metadata, engine);
   if (opts.type === 'time_series') return new TimeSeriesMemtable(metadata);
   const forked = previous instanceof PartitionTreeMemtable && previous.canFork(metadata, opts.forkDictionaryBytes) ? previous.dictionary : undefined;
   return new PartitionTreeMemtable(metadata, opts, forked);
+}
+
+/** The engine's memtable options with the table's own `memtable.*` options over them. */
+export function memtableOptionsOf(metadata: RegionMetadata, engine: MemtableOptions): MemtableOptions {
+  const own = metadata.options.memtable;
+  if (own === undefined) return engine;
+  return {
+    type: own.type ?? engine.type,
+    indexMaxKeysPerShard: own.index_max_keys_per_shard ?? engine.indexMaxKeysPerShard,
+    dataFreezeThreshold: own.data_freeze_threshold ?? engine.dataFreezeThreshold,
+    forkDictionaryBytes: own.fork_dictionary_bytes ?? engine.forkDictionaryBytes,
+  };
 }

@@ -266,3 +266,17 @@ test('partition_tree holds many series in less memory than time_series', () => {
   pt.write(batch, 1);
   assert.ok(pt.stats().bytes < ts.stats().bytes, `partition_tree ${pt.stats().bytes} B < time_series ${ts.stats().bytes} B`);
 });
+
+test("a table's memtable.* options choose its memtable over the engine's", () => {
+  const own: RegionMetadata = { ...METADATA, options: { ...METADATA.options, memtable: { type: 'partition_tree', index_max_keys_per_shard: 4, data_freeze_threshold: 10 } } };
+  const mt = createMemtable(own, DEFAULT_MEMTABLE_OPTIONS);
+  assert.ok(mt instanceof PartitionTreeMemtable, 'partition_tree although the engine default is time_series');
+  mt.write(hostBatch(10, 5), 1);
+  assert.equal(mt.shardCount(), 3, 'index_max_keys_per_shard = 4 from the table');
+  assert.equal(mt.partCount(), 5, 'data_freeze_threshold = 10 from the table');
+  const engineWide = createMemtable({ ...METADATA, options: { ...METADATA.options, memtable: { index_max_keys_per_shard: 4 } } }, { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' });
+  assert.ok(engineWide instanceof PartitionTreeMemtable, 'an unset type follows the engine');
+  engineWide.write(hostBatch(10, 5), 1);
+  assert.equal(engineWide.shardCount(), 3);
+  assert.ok(!(createMemtable({ ...METADATA, options: { ...METADATA.options, memtable: { type: 'time_series' } } }, { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' }) instanceof PartitionTreeMemtable));
+});

@@ -60,6 +60,13 @@ export interface RegionOptions {
   readonly compaction_time_window?: number;
   /** TWCS: a window with at least this many files is compacted. */
   readonly compaction_trigger_file_num?: number;
+  /** The table's `memtable.*` options; unset ones follow `[region_engine.mito.memtable]`. */
+  readonly memtable?: {
+    readonly type?: 'time_series' | 'partition_tree';
+    readonly index_max_keys_per_shard?: number;
+    readonly data_freeze_threshold?: number;
+    readonly fork_dictionary_bytes?: number;
+  };
 }
 
 export interface RegionMetadata {

@@ -66,4 +66,19 @@ CREATE TABLE week (ts TIMESTAMP TIME INDEX) WITH (ttl = '7d', 'compaction.twcs.t
 
 SHOW CREATE TABLE week;
 
-DROP TABLE stored, week;
+-- The memtable options of a table take effect on its regions (partition_tree with 2 keys per shard).
+CREATE TABLE tree (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE) WITH ('memtable.type' = 'partition_tree', 'memtable.partition_tree.index_max_keys_per_shard' = '2', 'memtable.partition_tree.data_freeze_threshold' = '3', 'memtable.partition_tree.fork_dictionary_bytes' = '1MiB');
+
+INSERT INTO tree VALUES ('c', 1, 1), ('a', 2, 2), ('b', 3, 3), ('a', 1, 4), ('c', 2, 5), ('b', 1, 6), ('a', 2, 7);
+
+SELECT * FROM tree ORDER BY host, ts;
+
+SHOW CREATE TABLE tree;
+
+CREATE TABLE bad_tree (ts TIMESTAMP TIME INDEX) WITH ('memtable.partition_tree.index_max_keys_per_shard' = 'many');
+
+CREATE TABLE bad_tree (ts TIMESTAMP TIME INDEX) WITH ('memtable.partition_tree.fork_dictionary_bytes' = '1 apple');
+
+CREATE TABLE bad_tree (ts TIMESTAMP TIME INDEX) WITH ('memtable.partition_tree.no_such_key' = '1');
+
+DROP TABLE stored, week, tree;
