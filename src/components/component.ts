@@ -12,7 +12,7 @@ import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { AuthHandler, HttpHandlers, SqlHandler, StatusInfo } from '../servers/handlers.js';
+import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import type { Server } from '../servers/server.js';
 
@@ -40,11 +40,13 @@ export interface ServingComponentOptions {
   readonly notServedYet?: readonly string[];
   /** What answers SQL (storage, catalog, engine, frontend), started before the servers. */
   readonly services?: ComponentServices;
+  /** The ingestion protocols served over HTTP (with `services`). */
+  readonly protocols?: IngestProtocols;
 }
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
 export interface ComponentServices {
-  start(): Promise<{ readonly sql: SqlHandler; readonly auth?: AuthHandler }>;
+  start(): Promise<{ readonly sql: SqlHandler; readonly ingest: IngestHandler; readonly auth?: AuthHandler }>;
   stop(): Promise<void>;
   /** Whether requests must authenticate (a user provider is configured). */
   readonly authEnabled: boolean;
@@ -58,6 +60,7 @@ export class ServingComponent implements Component {
   private lock: DirLock | undefined;
   private readonly http: HttpServer;
   private sql: SqlHandler | undefined;
+  private ingest: IngestHandler | undefined;
   private auth: AuthHandler | undefined;
   private servicesStarted = false;
 
@@ -72,6 +75,17 @@ export class ServingComponent implements Component {
           executeSql: (sql, ctx) => this.sqlHandler().executeSql(sql, ctx),
           databaseExists: (db) => this.sqlHandler().databaseExists(db),
         },
+        ...(opts.protocols !== undefined && {
+          ingest: {
+            handler: {
+              ingest: (tables, ctx, o) => {
+                if (this.ingest === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
+                return this.ingest.ingest(tables, ctx, o);
+              },
+            },
+            protocols: opts.protocols,
+          },
+        }),
         ...(opts.services.authEnabled && {
           auth: {
             authenticate: (username: string, password: string) => {
@@ -103,6 +117,7 @@ export class ServingComponent implements Component {
       this.servicesStarted = true;
       const started = await this.opts.services.start();
       this.sql = started.sql;
+      this.ingest = started.ingest;
       this.auth = started.auth;
     }
     await this.http.start(this.opts.http.addr);

@@ -13,7 +13,7 @@ import { FrontendInstance } from '../frontend/instance.js';
 import { LocalRegionAccess } from '../frontend/region-access.js';
 import { newSession } from '../frontend/session.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
-import type { AuthHandler, SqlHandler } from '../servers/handlers.js';
+import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
 import { createObjectStore, storageProviders } from '../storage/create-object-store.js';
 import { OpendalObjectStore } from '../storage/opendal-object-store.js';
@@ -33,7 +33,7 @@ export class StandaloneServices implements ComponentServices {
     this.authEnabled = config.user_provider !== undefined && config.user_provider !== '';
   }
 
-  async start(): Promise<{ sql: SqlHandler; auth?: AuthHandler }> {
+  async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; auth?: AuthHandler }> {
     const c = this.config;
     const store = createObjectStore(storageProviders(c.storage).get(c.storage.type)!);
     if (store instanceof OpendalObjectStore) {
@@ -54,6 +54,9 @@ export class StandaloneServices implements ComponentServices {
       sql: {
         executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user)),
         databaseExists: async (db) => (await catalog.database(db)) !== undefined,
+      },
+      ingest: {
+        ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),
       },
       ...(users !== undefined && { auth: { authenticate: (u: string, p: string) => users.authenticate(u, p) } }),
     };

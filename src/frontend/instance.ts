@@ -18,7 +18,10 @@ import { affected, records, type Output } from '../query/output.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
 import { parseSql } from '../sql/parser.js';
+import { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { checkPermission, type AccessKind } from './auth/permission.js';
+import { Ingester, schemaLockKey } from './ingest.js';
+import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
 import type { Session } from './session.js';
 import { alterTable } from './statement/alter-table.js';
@@ -58,7 +61,22 @@ export class FrontendInstance {
     readonly regions: RegionAccess,
     /** Names of the configured storage providers (`storage` table option); default: File. */
     private readonly storageProviders: readonly string[] = ['File'],
-  ) {}
+  ) {
+    this.ingester = new Ingester(catalog, regions, this.schemaLocks);
+  }
+
+  /** Serializes schema changes per table (ALTER TABLE, columns added by ingestion). */
+  private readonly schemaLocks = new KeyedMutex();
+  private readonly ingester: Ingester;
+
+  /**
+   * Writes rows decoded by an ingestion protocol into `session.database` (tables and columns
+   * created as needed); returns the number of rows written.
+   */
+  async ingest(tables: readonly IngestTable[], session: Session, opts?: IngestOptions): Promise<number> {
+    checkPermission(session.user, 'write');
+    return this.ingester.ingest(session.database, tables, opts);
+  }
 
   /** Opens the regions of every table in the catalog (at startup). */
   async openTables(): Promise<number> {
@@ -137,9 +155,12 @@ export class FrontendInstance {
         }
         return affected(0);
       }
-      case 'alter_table':
-        await alterTable(stmt, session, this.catalog, this.regions);
+      case 'alter_table': {
+        const { database, table } = resolveName(stmt.name, session);
+        // Serialized with the schema changes of ingestion (new columns) on the same table.
+        await this.schemaLocks.run(schemaLockKey(database, table), () => alterTable(stmt, session, this.catalog, this.regions));
         return affected(0);
+      }
       case 'truncate_table': {
         const info = await this.requireTable(stmt.name, session);
         for (const id of tableRegionIds(info)) await this.regions.truncateRegion(id);

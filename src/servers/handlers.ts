@@ -4,6 +4,7 @@
  * (GreptimeDB `src/servers/src/query_handler.rs`).
  */
 import type { UserInfo } from '../frontend/auth/user-provider.js';
+import type { IngestOptions, IngestTable } from '../frontend/ingest-request.js';
 import type { Output } from '../query/output.js';
 
 /** `GET /status`: what is running. */
@@ -52,10 +53,28 @@ export interface SqlHandler {
   databaseExists(database: string): Promise<boolean>;
 }
 
+/** The ingestion protocols (InfluxDB, OpenTSDB, Prometheus remote write): rows decoded into tables. */
+export interface IngestHandler {
+  /**
+   * Writes the tables into `ctx.database`, creating tables and adding columns as needed; checked
+   * whole before anything is written. Returns the number of rows written.
+   */
+  ingest(tables: readonly IngestTable[], ctx: SqlContext, opts?: IngestOptions): Promise<number>;
+}
+
+/** Which ingestion protocols the HTTP server serves (`influxdb.enable`, `opentsdb.enable`, `prom_store.enable`). */
+export interface IngestProtocols {
+  readonly influxdb: boolean;
+  readonly opentsdb: boolean;
+  readonly promStore: boolean;
+}
+
 export interface HttpHandlers {
   readonly status: StatusHandler;
   readonly config: ConfigHandler;
   /** Present on components that answer SQL (standalone, frontend). */
   readonly sql?: SqlHandler;
   readonly auth?: AuthHandler;
+  /** Present on components that store rows (standalone, frontend), with the protocols switched on. */
+  readonly ingest?: { readonly handler: IngestHandler; readonly protocols: IngestProtocols };
 }

@@ -33,6 +33,14 @@ function defaultOf(def: ColumnDef, type: ColumnType, v: ValueExpr): ColumnDefaul
   throw invalidColumn(def.name, d.reason === 'expression' ? `unsupported default expression ${d.detail}` : `invalid default value: ${d.detail}`);
 }
 
+/** A table's options: its own, over those of its database it does not set (checked for the engine). */
+export function withDatabaseOptions(own: Readonly<Record<string, string>>, databaseOptions: Readonly<Record<string, string>>): Record<string, string> {
+  const inherited = Object.fromEntries(Object.entries(databaseOptions).filter(([k]) => own[k] === undefined && !(k === 'merge_mode' && own['append_mode'] === 'true')));
+  const options = { ...inherited, ...own };
+  regionOptionsOf(options);
+  return options;
+}
+
 /** Checks the statement and builds the table's info (id allocated by the caller). */
 export function tableInfoOf(stmt: CreateTable, database: string, tableId: number, databaseOptions: Readonly<Record<string, string>>): TableInfo {
   const name = stmt.name.parts.at(-1)!;
@@ -70,11 +78,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
   const engine = (stmt.engine ?? 'mito').toLowerCase();
   if (engine !== 'mito') throw new TsdbError(StatusCode.Unsupported, `Unsupported table engine: ${stmt.engine}`);
   if (stmt.partition !== undefined) throw new TsdbError(StatusCode.Unsupported, 'PARTITION ON COLUMNS is not supported yet: a table has one region');
-  const own = checkOptions(stmt.options, 'table');
-  // Tables inherit their database's options unless they set them.
-  const inherited = Object.fromEntries(Object.entries(databaseOptions).filter(([k]) => own[k] === undefined && !(k === 'merge_mode' && own['append_mode'] === 'true')));
-  const options = { ...inherited, ...own };
-  regionOptionsOf(options);
+  const options = withDatabaseOptions(checkOptions(stmt.options, 'table'), databaseOptions);
   return {
     table_id: tableId,
     catalog: DEFAULT_CATALOG,
@@ -120,7 +124,7 @@ async function createLike(stmt: CreateTable, src: TableInfo, database: string, c
 }
 
 /** Creates the regions, then claims the name; a lost race removes the regions again. */
-async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
+export async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
   const options = regionOptionsOf(info.options);
   for (const n of info.region_numbers) await regions.createRegion(regionMetadataOf(info, n, options), regionDir(info, n));
   try {

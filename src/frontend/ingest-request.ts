@@ -1,0 +1,38 @@
+/**
+ * Rows that arrive through an ingestion protocol (InfluxDB line protocol, OpenTSDB, Prometheus
+ * remote write), already decoded by the protocol server into columns per table. The frontend
+ * resolves each table, creates it or adds the columns it lacks (schema on write), checks the types
+ * against the table's, and writes the rows (DESIGN.md "Write path").
+ */
+import type { Vector } from '../engine/batch/write-batch.js';
+import type { ColumnType } from '../engine/region/metadata.js';
+
+/** What a column is in the table a protocol creates: a tag (primary key), a field, the time index. */
+export type IngestSemantic = 'tag' | 'field' | 'timestamp';
+
+/**
+ * One column of an ingested table: `vector` holds `rowCount` values of the kind `vectorTypeOf(type)`
+ * names (`string` for String tags, `float64` for Float64, `int64` for Int64 and timestamps, `uint64`,
+ * `bool`), NULL where a row has no value. A table has exactly one `timestamp` column, with no NULLs.
+ */
+export interface IngestColumn {
+  readonly name: string;
+  readonly semantic: IngestSemantic;
+  readonly type: ColumnType;
+  readonly vector: Vector;
+}
+
+/** The rows for one table, as columns (tags, fields and the time index, in the order a new table gets them). */
+export interface IngestTable {
+  readonly name: string;
+  readonly rowCount: number;
+  readonly columns: readonly IngestColumn[];
+}
+
+/** How tables that do not exist yet are created, per protocol (reference api.md §1.4–1.6). */
+export interface IngestOptions {
+  /** `merge_mode` of a created table (InfluxDB: `[influxdb] default_merge_mode`, `last_non_null`). */
+  readonly mergeMode?: 'last_row' | 'last_non_null';
+  /** `append_mode` of a created table. */
+  readonly appendMode?: boolean;
+}
