@@ -27,6 +27,8 @@ const TABLE_KEYS = new Set([
   'memtable.partition_tree.data_freeze_threshold',
   'memtable.partition_tree.fork_dictionary_bytes',
   'wal_options',
+  'physical_metric_table',
+  'on_physical_table',
   'repartition.column.hint',
   'timeout',
   'wait',

@@ -35,4 +35,15 @@ export interface IngestOptions {
   readonly mergeMode?: 'last_row' | 'last_non_null';
   /** `append_mode` of a created table. */
   readonly appendMode?: boolean;
+  /**
+   * Create missing tables as logical tables of the metric engine on this physical table (created
+   * too when missing, from the request's time index and fields): Prometheus remote write with
+   * `prom_store.with_metric_engine`.
+   */
+  readonly physicalTable?: string;
+  /**
+   * Column order of a created table: tags, fields, time index (`'tags_first'`, InfluxDB's, the
+   * default) or as the decoded table lists them (`'as_given'`: Prometheus's time index, value, labels).
+   */
+  readonly columnOrder?: 'tags_first' | 'as_given';
 }

@@ -20,6 +20,9 @@ import { OP_PUT, type Vector, type WriteBatch } from '../engine/batch/write-batc
 import { timeUnitOf } from '../engine/region/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
+import type { TableRouter } from './table-router.js';
+import { isLogicalTable, LOGICAL_TABLE_OPTION, METRIC_ENGINE, PHYSICAL_TABLE_OPTION } from './metric-engine.js';
+import type { MetricTables } from './metric-tables.js';
 import { createWithRegions, withDatabaseOptions } from './statement/create-table.js';
 
 /** The comment of tables the protocols create (reference api.md §1.4–1.6). */
@@ -120,6 +123,8 @@ export class Ingester {
   constructor(
     private readonly catalog: CatalogManager,
     private readonly regions: RegionAccess,
+    private readonly tables: TableRouter,
+    private readonly metricTables: MetricTables,
     private readonly schemaLocks: KeyedMutex,
   ) {}
 
@@ -149,7 +154,7 @@ export class Ingester {
       const info = existing.has(t.name) ? await this.addColumns(database, t) : await this.create(database, t, db.options, opts);
       ready.push({ info, table: t });
     }
-    await Promise.all(ready.map(({ info, table }) => this.regions.write(tableRegionIds(info)[0]!, batchOf(info, table))));
+    await Promise.all(ready.map(({ info, table }) => this.tables.write(info, batchOf(info, table))));
     return ready.reduce((n, r) => n + r.table.rowCount, 0);
   }
 
@@ -157,32 +162,49 @@ export class Ingester {
   private async create(database: string, t: IngestTable, databaseOptions: Readonly<Record<string, string>>, opts: IngestOptions): Promise<TableInfo> {
     return this.schemaLocks.run(schemaLockKey(database, t.name), async () => {
       if ((await this.catalog.table(database, t.name)) !== undefined) return this.extend(database, t);
+      if (opts.physicalTable !== undefined) return this.createLogical(database, t, opts.physicalTable, databaseOptions, opts.columnOrder);
       const own: Record<string, string> = { comment: CREATED_ON_INSERTION };
       if (opts.appendMode === true) own['append_mode'] = 'true';
       else if (opts.mergeMode !== undefined && databaseOptions['append_mode'] !== 'true') own['merge_mode'] = opts.mergeMode;
-      const options = withDatabaseOptions(own, databaseOptions);
-      // Tags, then fields, then the time index: the order GreptimeDB gives created tables.
-      const ordered = [...t.columns.filter((c) => c.semantic === 'tag'), ...t.columns.filter((c) => c.semantic === 'field'), ...t.columns.filter((c) => c.semantic === 'timestamp')];
-      const columns = ordered.map((c, i) => schemaOf(c, i));
-      const info: TableInfo = {
-        table_id: await this.catalog.allocateTableId(),
-        catalog: DEFAULT_CATALOG,
-        database,
-        name: t.name,
-        columns,
-        primary_key: columns.filter((c) => c.semantic_type === 'tag').map((c) => c.name),
-        time_index: columns.find((c) => c.semantic_type === 'timestamp')!.name,
-        engine: 'mito',
-        options,
-        region_numbers: [0],
-        next_column_id: columns.length,
-        schema_version: 0,
-        created_at: Date.now(),
-        comment: CREATED_ON_INSERTION,
-      };
+      const info = this.tableInfo(database, t, t.columns, withDatabaseOptions(own, databaseOptions), 'mito', await this.catalog.allocateTableId(), opts.columnOrder);
       await createWithRegions(info, this.catalog, this.regions, false);
       return info;
     });
+  }
+
+  /** A table made of decoded columns: tags, then fields, then the time index (GreptimeDB's order). */
+  private tableInfo(database: string, t: IngestTable, cols: readonly IngestColumn[], options: Record<string, string>, engine: string, id: number, order: IngestOptions['columnOrder']): TableInfo {
+    const ordered = order === 'as_given' ? cols : [...cols.filter((c) => c.semantic === 'tag'), ...cols.filter((c) => c.semantic === 'field'), ...cols.filter((c) => c.semantic === 'timestamp')];
+    const columns = ordered.map((c, i) => schemaOf(c, i));
+    return {
+      table_id: id,
+      catalog: DEFAULT_CATALOG,
+      database,
+      name: t.name,
+      columns,
+      primary_key: columns.filter((c) => c.semantic_type === 'tag').map((c) => c.name),
+      time_index: columns.find((c) => c.semantic_type === 'timestamp')!.name,
+      engine,
+      options,
+      region_numbers: [0],
+      next_column_id: columns.length,
+      schema_version: 0,
+      created_at: Date.now(),
+      ...(options['comment'] !== undefined && { comment: options['comment'] }),
+    };
+  }
+
+  /** Creates `t` as a logical metric table on `physicalName`, creating that from `t`'s time index and fields when missing. */
+  private async createLogical(database: string, t: IngestTable, physicalName: string, databaseOptions: Readonly<Record<string, string>>, order: IngestOptions['columnOrder']): Promise<TableInfo> {
+    if ((await this.catalog.table(database, physicalName)) === undefined) {
+      const own = t.columns.filter((c) => c.semantic !== 'tag');
+      const physical = this.tableInfo(database, { ...t, name: physicalName }, own, withDatabaseOptions({ [PHYSICAL_TABLE_OPTION]: '' }, databaseOptions), METRIC_ENGINE, await this.catalog.allocateTableId(), order);
+      await this.metricTables.create(physical, true);
+    }
+    const options = { [LOGICAL_TABLE_OPTION]: physicalName, comment: CREATED_ON_INSERTION };
+    const info = this.tableInfo(database, t, t.columns, options, METRIC_ENGINE, await this.catalog.allocateTableId(), order);
+    await this.metricTables.create(info, true);
+    return (await this.catalog.table(database, t.name))!;
   }
 
   private async addColumns(database: string, t: IngestTable): Promise<TableInfo> {
@@ -198,6 +220,11 @@ export class Ingester {
     if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${database}.${t.name}`);
     const missing = missingColumns(info, t);
     if (missing.length === 0) return info;
+    if (isLogicalTable(info)) {
+      const field = missing.find((c) => c.semantic !== 'tag');
+      if (field !== undefined) throw invalid(`Invalid request to table ${fullTableName(info)}, reason: field ${field.name} is not a field of its physical metric table`);
+      return this.metricTables.addLogicalTags(info, missing.map((c, i) => schemaOf(c, i)));
+    }
     let nextId = info.next_column_id;
     const added = missing.map((c) => schemaOf(c, nextId++));
     const next: TableInfo = {

@@ -5,9 +5,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
-import { checkOptions } from '../catalog/table-options.js';
+import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
-import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
+import { fullTableName, INFORMATION_SCHEMA, regionDir, regionMetadataOf, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { valuesRelation } from '../query/values-relation.js';
 import { installFunctions, prepareSession } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -21,10 +21,13 @@ import { parseSql } from '../sql/parser.js';
 import { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { checkPermission, type AccessKind } from './auth/permission.js';
 import { Ingester, schemaLockKey } from './ingest.js';
+import { isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION } from './metric-engine.js';
+import { MetricTables } from './metric-tables.js';
+import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
 import type { Session } from './session.js';
-import { alterTable } from './statement/alter-table.js';
+import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
@@ -62,12 +65,17 @@ export class FrontendInstance {
     /** Names of the configured storage providers (`storage` table option); default: File. */
     private readonly storageProviders: readonly string[] = ['File'],
   ) {
-    this.ingester = new Ingester(catalog, regions, this.schemaLocks);
+    this.tables = new TableRouter(catalog, regions);
+    this.metricTables = new MetricTables(catalog, regions, this.schemaLocks);
+    this.ingester = new Ingester(catalog, regions, this.tables, this.metricTables, this.schemaLocks);
   }
 
   /** Serializes schema changes per table (ALTER TABLE, columns added by ingestion). */
   private readonly schemaLocks = new KeyedMutex();
   private readonly ingester: Ingester;
+  private readonly metricTables: MetricTables;
+  /** Where each table's rows are (its regions, or its physical metric table's). */
+  private readonly tables: TableRouter;
 
   /**
    * Writes rows decoded by an ingestion protocol into `session.database` (tables and columns
@@ -82,7 +90,8 @@ export class FrontendInstance {
   async openTables(): Promise<number> {
     let n = 0;
     for (const t of await this.catalog.allTables()) {
-      for (const [i, id] of tableRegionIds(t).entries()) await this.regions.openRegion(id, regionDir(t, t.region_numbers[i]!));
+      // Logical metric tables have no regions: their rows are in their physical table's.
+      if (!isLogicalTable(t)) for (const [i, id] of tableRegionIds(t).entries()) await this.regions.openRegion(id, regionDir(t, t.region_numbers[i]!));
       n++;
     }
     return n;
@@ -106,16 +115,16 @@ export class FrontendInstance {
       case 'explain':
         return this.query(stmt.statement, session, stmt.analyze ? 'analyze' : 'explain');
       case 'insert':
-        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.regions, (q) => this.query(q, session)));
-        return affected(await insertValues(stmt, session, this.catalog, this.regions));
+        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
+        return affected(await insertValues(stmt, session, this.catalog, this.tables));
       case 'delete':
-        return affected(await deleteRows(stmt, session, this.catalog, this.regions, (q) => this.query(q, session)));
+        return affected(await deleteRows(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
       case 'create_table': {
         const storage = Object.entries(stmt.options).find(([k]) => k.toLowerCase() === 'storage')?.[1];
         if (storage !== undefined && !this.storageProviders.includes(storage)) {
           throw new TsdbError(StatusCode.InvalidArguments, `Object store not found: ${storage} (configured: ${this.storageProviders.join(', ')})`);
         }
-        await createTable(stmt, session, this.catalog, this.regions);
+        await createTable(stmt, session, this.catalog, this.regions, (info, ifNotExists) => this.metricTables.create(info, ifNotExists));
         return affected(0);
       }
       case 'create_database':
@@ -158,12 +167,18 @@ export class FrontendInstance {
       case 'alter_table': {
         const { database, table } = resolveName(stmt.name, session);
         // Serialized with the schema changes of ingestion (new columns) on the same table.
-        await this.schemaLocks.run(schemaLockKey(database, table), () => alterTable(stmt, session, this.catalog, this.regions));
+        await this.schemaLocks.run(schemaLockKey(database, table), async () => {
+          const info = await this.catalog.table(database, table);
+          if (info !== undefined && info.engine === 'metric') return this.alterMetricTable(info, stmt.action);
+          return alterTable(stmt, session, this.catalog, this.regions);
+        });
         return affected(0);
       }
       case 'truncate_table': {
         const info = await this.requireTable(stmt.name, session);
-        for (const id of tableRegionIds(info)) await this.regions.truncateRegion(id);
+        // A logical metric table shares its region: its rows are deleted instead.
+        if (isLogicalTable(info)) await deleteRows({ kind: 'delete', name: stmt.name, text: stmt.text }, session, this.catalog, this.tables, (q) => this.query(q, session));
+        else await this.tables.truncate(info);
         return affected(0);
       }
       case 'admin':
@@ -177,6 +192,34 @@ export class FrontendInstance {
         throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);
       }
     }
+  }
+
+  /**
+   * ALTER of a metric-engine table: a logical table may add tags (added to its physical table too)
+   * and be renamed; a physical table may change options. Anything else would break the tables
+   * sharing the region.
+   */
+  private async alterMetricTable(info: TableInfo, action: Extract<Statement, { kind: 'alter_table' }>['action']): Promise<void> {
+    const logical = isLogicalTable(info);
+    if (logical && action.kind === 'add_columns') {
+      const next = altered(info, action);
+      const added = next.columns.filter((c) => !info.columns.some((x) => x.name === c.name));
+      const notTag = added.find((c) => c.semantic_type !== 'tag' || c.data_type !== 'String');
+      if (notTag !== undefined) throw new TsdbError(StatusCode.Unsupported, `A logical metric table can only add STRING tags (PRIMARY KEY), not ${notTag.name}`);
+      if (added.length > 0) await this.metricTables.addLogicalTags(info, added);
+      return;
+    }
+    const allowed = logical ? action.kind === 'rename' : action.kind === 'set_options' || action.kind === 'unset_options';
+    if (!allowed) throw new TsdbError(StatusCode.Unsupported, `ALTER TABLE … ${action.kind.toUpperCase().replaceAll('_', ' ')} is not supported on ${logical ? 'logical' : 'physical'} metric table ${info.name}`);
+    if (action.kind === 'rename' && (await this.catalog.table(info.database, action.newName)) !== undefined) {
+      throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${info.catalog}.${info.database}.${action.newName}\``);
+    }
+    const next = altered(info, action);
+    if (!logical) {
+      const options = regionOptionsOf(next.options);
+      for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
+    }
+    await this.catalog.updateTable(info, next);
   }
 
   private async lookup(name: { parts: readonly string[] }, session: Session): Promise<TableInfo | undefined> {
@@ -193,9 +236,16 @@ export class FrontendInstance {
     return info;
   }
 
-  private async dropTable(info: TableInfo): Promise<void> {
+  private async dropTable(info: TableInfo, droppingDatabase = false): Promise<void> {
+    if (isPhysicalTable(info) && !droppingDatabase) {
+      const users = (await this.catalog.tables(info.database)).filter((t) => isLogicalTable(t) && t.options[LOGICAL_TABLE_OPTION] === info.name);
+      if (users.length > 0) {
+        throw new TsdbError(StatusCode.InvalidArguments, `Physical table ${info.name} is used by logical tables: ${users.map((t) => t.name).sort().join(', ')}; drop them first`);
+      }
+    }
     await this.catalog.dropTable(info);
-    for (const id of tableRegionIds(info)) await this.regions.dropRegion(id);
+    // A logical metric table's rows stay in the physical region, unreachable (its id is not reused).
+    if (!isLogicalTable(info)) for (const id of tableRegionIds(info)) await this.regions.dropRegion(id);
   }
 
   private async dropDatabase(name: string, ifExists: boolean): Promise<Output> {
@@ -204,7 +254,7 @@ export class FrontendInstance {
       if (ifExists) return affected(0);
       throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${name}`);
     }
-    for (const t of await this.catalog.tables(name)) await this.dropTable(t);
+    for (const t of await this.catalog.tables(name)) await this.dropTable(t, true);
     await this.catalog.dropDatabase(name);
     return affected(0);
   }
@@ -249,13 +299,12 @@ export class FrontendInstance {
         }
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
-        const [region] = tableRegionIds(info);
         const ts = info.columns.find((c) => c.name === info.time_index)!;
         return {
           key: fullTableName(info),
           timeIndex: { name: ts.name, unit: timeUnitOf(ts.data_type)! },
           primaryKey: info.primary_key,
-          relation: async (range) => this.regions.scanRelation(region!, range ?? {}),
+          relation: (range) => this.tables.relation(info, range),
         };
       },
     };
@@ -272,7 +321,7 @@ export class FrontendInstance {
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
       regionStatistics: (t) =>
-        t.region_numbers.map((n, i) => {
+        isLogicalTable(t) ? [] : t.region_numbers.map((n, i) => {
           const st = this.regions.statistics(tableRegionIds(t)[i]!);
           return { region_number: n, memtable_rows: st.memtable_rows, memtable_bytes: st.memtable_bytes, sst_rows: st.sst_rows, sst_files: st.sst_files, sst_bytes: st.sst_bytes };
         }),
@@ -286,7 +335,7 @@ export class FrontendInstance {
       const arg = args[0];
       if (arg?.kind !== 'string') throw new TsdbError(StatusCode.InvalidArguments, `${name} expects a table name, e.g. ${name}('cpu')`);
       const info = await this.requireTable({ parts: arg.value.split('.') }, session);
-      for (const id of tableRegionIds(info)) await (name === 'flush_table' ? this.regions.flush(id) : this.regions.compact(id));
+      await (name === 'flush_table' ? this.tables.flush(info) : this.tables.compact(info));
       return records([{ name: text, data_type: 'UInt64' }], [[0]]);
     }
     throw new TsdbError(StatusCode.Unsupported, `Unsupported admin function: ${func}`);

@@ -76,7 +76,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
     };
   });
   const engine = (stmt.engine ?? 'mito').toLowerCase();
-  if (engine !== 'mito') throw new TsdbError(StatusCode.Unsupported, `Unsupported table engine: ${stmt.engine}`);
+  if (engine !== 'mito' && engine !== 'metric') throw new TsdbError(StatusCode.Unsupported, `Unsupported table engine: ${stmt.engine}`);
   if (stmt.partition !== undefined) throw new TsdbError(StatusCode.Unsupported, 'PARTITION ON COLUMNS is not supported yet: a table has one region');
   const options = withDatabaseOptions(checkOptions(stmt.options, 'table'), databaseOptions);
   return {
@@ -98,7 +98,14 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
 }
 
 /** Executes CREATE TABLE; returns whether a table was created (false: it existed, IF NOT EXISTS). */
-export async function createTable(stmt: CreateTable, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<boolean> {
+export async function createTable(
+  stmt: CreateTable,
+  session: Session,
+  catalog: CatalogManager,
+  regions: RegionAccess,
+  /** Creates tables of the metric engine (`frontend/metric-tables.ts`). */
+  metric: (info: TableInfo, ifNotExists: boolean) => Promise<boolean>,
+): Promise<boolean> {
   const { database, table } = resolveName(stmt.name, session);
   const db = await catalog.requireDatabase(database);
   const existing = await catalog.table(database, table);
@@ -114,6 +121,7 @@ export async function createTable(stmt: CreateTable, session: Session, catalog: 
   }
   const id = await catalog.allocateTableId();
   const info = tableInfoOf(stmt, database, id, db.options);
+  if (info.engine === 'metric') return metric(info, stmt.ifNotExists);
   return createWithRegions(info, catalog, regions, stmt.ifNotExists);
 }
 

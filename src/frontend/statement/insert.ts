@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
-import { fullTableName, INFORMATION_SCHEMA, tableRegionIds, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { fullTableName, INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import type { Cell, Output } from '../../query/output.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -19,7 +19,7 @@ import { quoteIdent, quoteLiteral, SQL_TYPES } from '../../engine/sst/sst-format
 import { cellOf } from '../../query/result-conversion.js';
 import { duckdbError } from '../../query/query-executor.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
-import type { RegionAccess } from '../region-access.js';
+import type { TableRouter } from '../table-router.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
 import { constantOf } from './values.js';
@@ -139,7 +139,7 @@ async function target(stmt: Insert, session: Session, catalog: CatalogManager): 
 }
 
 /** Fills the columns an INSERT does not give, checks NOT NULL, and writes one batch per region. */
-async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], values: Map<string, Value[]>, rowCount: number, regions: RegionAccess): Promise<number> {
+async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], values: Map<string, Value[]>, rowCount: number, tables: TableRouter): Promise<number> {
   if (rowCount === 0) return 0;
   const given = new Set(targets.map((c) => c.name));
   for (const c of info.columns) if (!given.has(c.name)) values.get(c.name)!.fill(defaultValue(c, info));
@@ -150,8 +150,7 @@ async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], valu
   }
   const columns = new Map<number, Vector>(info.columns.map((c) => [c.column_id, vectorOf(c.data_type, values.get(c.name)!, c.name)]));
   const batch: WriteBatch = { op: OP_PUT, rowCount, columns };
-  const [region] = tableRegionIds(info);
-  await regions.write(region!, batch);
+  await tables.write(info, batch);
   return rowCount;
 }
 
@@ -160,7 +159,7 @@ function emptyValues(info: TableInfo, rows: number): Map<string, Value[]> {
 }
 
 /** Executes INSERT … VALUES; returns the number of rows written. */
-export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<number> {
+export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, tables: TableRouter): Promise<number> {
   if (stmt.source.kind !== 'values') throw new TsdbError(StatusCode.Unexpected, 'insertValues of an INSERT … SELECT');
   const rows = stmt.source.rows;
   const { info, targets } = await target(stmt, session, catalog);
@@ -181,7 +180,7 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
     });
   });
   if (expressions.length > 0) {
-    const conn = await regions.connect();
+    const conn = await tables.connect();
     try {
       const zone = session.timezone;
       await conn.run(`SET TimeZone = ${quoteLiteral(/^[+-]/.test(zone) ? `UTC${zone}` : zone)}`).catch(() => undefined);
@@ -195,7 +194,7 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
       conn.closeSync();
     }
   }
-  return writeRows(info, targets, values, rows.length, regions);
+  return writeRows(info, targets, values, rows.length, tables);
 }
 
 /** A query result cell (of result type `from`) as a value of column `c`. */
@@ -230,7 +229,7 @@ function cellValue(v: Cell, from: string, c: ColumnSchema): Value {
 }
 
 /** Executes INSERT … SELECT: the query's columns go to the target columns by position. */
-export async function insertSelect(stmt: Insert, session: Session, catalog: CatalogManager, regions: RegionAccess, query: (sql: string) => Promise<Output>): Promise<number> {
+export async function insertSelect(stmt: Insert, session: Session, catalog: CatalogManager, tables: TableRouter, query: (sql: string) => Promise<Output>): Promise<number> {
   if (stmt.source.kind !== 'query') throw new TsdbError(StatusCode.Unexpected, 'insertSelect of an INSERT … VALUES');
   const { info, targets } = await target(stmt, session, catalog);
   const out = await query(stmt.source.sql);
@@ -240,7 +239,7 @@ export async function insertSelect(stmt: Insert, session: Session, catalog: Cata
   }
   const values = emptyValues(info, out.rows.length);
   out.rows.forEach((row, r) => targets.forEach((c, i) => (values.get(c.name)![r] = cellValue(row[i]!, out.columns[i]!.data_type, c))));
-  return writeRows(info, targets, values, out.rows.length, regions);
+  return writeRows(info, targets, values, out.rows.length, tables);
 }
 
 type Delete = Extract<Statement, { kind: 'delete' }>;
@@ -249,7 +248,7 @@ type Delete = Extract<Statement, { kind: 'delete' }>;
  * Executes DELETE FROM t [WHERE …]: DuckDB finds the (primary key, time index) of the rows the
  * condition matches; they are written as tombstones, which hide those rows from then on.
  */
-export async function deleteRows(stmt: Delete, session: Session, catalog: CatalogManager, regions: RegionAccess, query: (sql: string) => Promise<Output>): Promise<number> {
+export async function deleteRows(stmt: Delete, session: Session, catalog: CatalogManager, tables: TableRouter, query: (sql: string) => Promise<Output>): Promise<number> {
   const { database, table } = resolveName(stmt.name, session);
   checkWritable(database, table);
   const info = await catalog.table(database, table);
@@ -261,7 +260,6 @@ export async function deleteRows(stmt: Delete, session: Session, catalog: Catalo
   const columns = new Map<number, Vector>(
     keyColumns.map((c, i) => [c.column_id, vectorOf(c.data_type, out.rows.map((row) => cellValue(row[i]!, out.columns[i]!.data_type, c)), c.name)]),
   );
-  const [region] = tableRegionIds(info);
-  await regions.write(region!, { op: OP_DELETE, rowCount: out.rows.length, columns });
+  await tables.write(info, { op: OP_DELETE, rowCount: out.rows.length, columns });
   return out.rows.length;
 }

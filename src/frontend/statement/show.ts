@@ -16,6 +16,7 @@ import { duckdbError } from '../../query/query-executor.js';
 import { convertResult } from '../../query/result-conversion.js';
 import type { ShowFilter, Statement } from '../../sql/ast.js';
 import type { Session } from '../session.js';
+import { isInternalColumn } from '../metric-engine.js';
 import { resolveName } from './names.js';
 
 /** `LIKE` pattern matching (`%` any run, `_` one character; case-sensitive, as MySQL's binary collation). */
@@ -104,13 +105,16 @@ function sqlDefault(c: ColumnSchema): string {
 
 /** The CREATE TABLE statement that re-creates a table (GreptimeDB's layout). */
 export function createTableSql(info: TableInfo): string {
-  const lines = info.columns.map((c) => {
+  // The metric engine's own key columns are not part of the statement that re-creates the table.
+  const own = info.engine === 'metric' ? info.columns.filter((c) => !isInternalColumn(c.name)) : info.columns;
+  const primaryKey = info.engine === 'metric' ? info.primary_key.filter((n) => !isInternalColumn(n)) : info.primary_key;
+  const lines = own.map((c) => {
     const nullText = c.nullable ? 'NULL' : 'NOT NULL';
     const comment = c.comment !== undefined ? ` COMMENT ${quoteLiteral(c.comment)}` : '';
     return `  ${quoteIdent(c.name)} ${SHOW_TYPES[c.data_type]} ${nullText}${sqlDefault(c)}${comment},`;
   });
-  lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${info.primary_key.length > 0 ? ',' : ''}`);
-  if (info.primary_key.length > 0) lines.push(`  PRIMARY KEY (${info.primary_key.map(quoteIdent).join(', ')})`);
+  lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${primaryKey.length > 0 ? ',' : ''}`);
+  if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);
   const keys = Object.keys(info.options).sort();
   const withClause = keys.length === 0 ? '' : `WITH(\n${keys.map((k) => `  ${k.includes('.') ? quoteLiteral(k) : k} = ${quoteLiteral(info.options[k]!)}`).join(',\n')}\n)`;
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(info.name)} (\n${lines.join('\n')}\n)\n\nENGINE=${info.engine}\n${withClause}`;

@@ -1,0 +1,96 @@
+/**
+ * Creating and extending metric-engine tables (`metric-engine.ts`): physical tables get their
+ * internal key columns and a region; logical tables get a catalog entry only, after their tags have
+ * been added to the physical table (under the physical table's schema lock, so concurrent creators
+ * of logical tables do not lose one another's tags).
+ */
+import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { DEFAULT_CATALOG, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
+import { regionOptionsOf } from '../catalog/table-options.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
+import { schemaLockKey } from './ingest.js';
+import { checkLogical, isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION, PHYSICAL_TABLE_OPTION, physicalTableInfo, withTags } from './metric-engine.js';
+import type { RegionAccess } from './region-access.js';
+import { createWithRegions } from './statement/create-table.js';
+
+export class MetricTables {
+  constructor(
+    private readonly catalog: CatalogManager,
+    private readonly regions: RegionAccess,
+    private readonly schemaLocks: KeyedMutex,
+  ) {}
+
+  /**
+   * Creates a metric table from its checked info (engine `metric`, one of the two options); returns
+   * whether it was created (false: it exists and `ifNotExists`).
+   */
+  async create(info: TableInfo, ifNotExists: boolean): Promise<boolean> {
+    const physicalOpt = info.options[PHYSICAL_TABLE_OPTION];
+    const logicalOpt = info.options[LOGICAL_TABLE_OPTION];
+    if ((physicalOpt === undefined) === (logicalOpt === undefined)) {
+      throw new TsdbError(StatusCode.InvalidArguments, `A metric table needs exactly one of the options ${PHYSICAL_TABLE_OPTION} (a physical table) or ${LOGICAL_TABLE_OPTION} (a logical table on one)`);
+    }
+    if (physicalOpt !== undefined) return createWithRegions(physicalTableInfo(info), this.catalog, this.regions, ifNotExists);
+    return this.createLogical(info, ifNotExists);
+  }
+
+  private async createLogical(info: TableInfo, ifNotExists: boolean): Promise<boolean> {
+    const physicalName = info.options[LOGICAL_TABLE_OPTION]!;
+    return this.schemaLocks.run(schemaLockKey(info.database, physicalName), async () => {
+      const physical = await this.requirePhysical(info.database, physicalName);
+      // The logical table's time index and fields are the physical table's; its own options are
+      // only the link (region options are the physical region's).
+      await this.addTags(physical, checkLogical(info, physical));
+      try {
+        await this.catalog.createTable(info);
+        return true;
+      } catch (err) {
+        if (ifNotExists && err instanceof TsdbError && err.code === StatusCode.TableAlreadyExists) return false;
+        throw err;
+      }
+    });
+  }
+
+  private async requirePhysical(database: string, name: string): Promise<TableInfo> {
+    const physical = await this.catalog.table(database, name);
+    if (physical === undefined) throw new TsdbError(StatusCode.TableNotFound, `Physical table not found: ${DEFAULT_CATALOG}.${database}.${name}`);
+    if (!isPhysicalTable(physical)) throw new TsdbError(StatusCode.InvalidArguments, `Table ${name} is not a physical metric table (${PHYSICAL_TABLE_OPTION})`);
+    return physical;
+  }
+
+  /** Adds tags to a physical table and its region (caller holds its schema lock); returns it. */
+  private async addTags(physical: TableInfo, tags: readonly ColumnSchema[]): Promise<TableInfo> {
+    if (tags.length === 0) return physical;
+    const next = withTags(physical, tags);
+    const options = regionOptionsOf(next.options);
+    for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
+    await this.catalog.updateTable(physical, next);
+    return next;
+  }
+
+  /**
+   * Adds tags to a logical table (and to its physical table first). The caller holds the logical
+   * table's schema lock; the physical table's is taken here.
+   */
+  async addLogicalTags(logical: TableInfo, tags: readonly ColumnSchema[]): Promise<TableInfo> {
+    if (!isLogicalTable(logical)) throw new TsdbError(StatusCode.Unexpected, `${logical.name} is not a logical table`);
+    const physicalName = logical.options[LOGICAL_TABLE_OPTION]!;
+    let nextId = logical.next_column_id;
+    const added = tags.map((c) => ({ ...c, column_id: nextId++, semantic_type: 'tag' as const, nullable: true }));
+    const next: TableInfo = {
+      ...logical,
+      columns: [...logical.columns, ...added],
+      primary_key: [...logical.primary_key, ...added.map((c) => c.name)],
+      next_column_id: nextId,
+      schema_version: logical.schema_version + 1,
+    };
+    await this.schemaLocks.run(schemaLockKey(logical.database, physicalName), async () => {
+      const physical = await this.requirePhysical(logical.database, physicalName);
+      await this.addTags(physical, checkLogical(next, physical));
+    });
+    await this.catalog.updateTable(logical, next);
+    return next;
+  }
+}
