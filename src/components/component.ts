@@ -74,6 +74,7 @@ export class ServingComponent implements Component {
         sql: {
           executeSql: (sql, ctx) => this.sqlHandler().executeSql(sql, ctx),
           databaseExists: (db) => this.sqlHandler().databaseExists(db),
+          tables: (ctx, names) => this.sqlHandler().tables(ctx, names),
         },
         ...(opts.protocols !== undefined && {
           ingest: {

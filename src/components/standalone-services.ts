@@ -54,6 +54,7 @@ export class StandaloneServices implements ComponentServices {
       sql: {
         executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user)),
         databaseExists: async (db) => (await catalog.database(db)) !== undefined,
+        tables: (ctx, names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names),
       },
       ingest: {
         ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),

@@ -16,7 +16,10 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
-    notServedYet: frontendNotServedYet(c).filter((s) => s !== 'SQL and PromQL over HTTP').concat('PromQL over HTTP'),
+    notServedYet: frontendNotServedYet(c)
+      .filter((s) => !['SQL and PromQL over HTTP', 'InfluxDB line protocol', 'OpenTSDB', 'Prometheus remote write/read'].includes(s))
+      .concat('PromQL over HTTP'),
     services: new StandaloneServices(c, logger),
+    protocols: { influxdb: c.influxdb.enable, opentsdb: c.opentsdb.enable, promStore: c.prom_store.enable, promWithMetricEngine: c.prom_store.with_metric_engine },
   });
 }

@@ -27,6 +27,7 @@ import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
 import type { Session } from './session.js';
+import type { TableSummary } from './table-summary.js';
 import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
@@ -84,6 +85,18 @@ export class FrontendInstance {
   async ingest(tables: readonly IngestTable[], session: Session, opts?: IngestOptions): Promise<number> {
     checkPermission(session.user, 'write');
     return this.ingester.ingest(session.database, tables, opts);
+  }
+
+  /** The tables of the session's database (or those of `names` that exist), for protocol servers. */
+  async tableSummaries(session: Session, names?: readonly string[]): Promise<TableSummary[]> {
+    checkPermission(session.user, 'read');
+    const infos = names === undefined ? await this.catalog.tables(session.database) : (await Promise.all(names.map((n) => this.catalog.table(session.database, n)))).filter((t): t is TableInfo => t !== undefined);
+    return infos.map((t) => ({
+      name: t.name,
+      engine: t.engine,
+      physical: isPhysicalTable(t),
+      columns: t.columns.map((c) => ({ name: c.name, semantic: c.semantic_type, type: c.data_type })),
+    }));
   }
 
   /** Opens the regions of every table in the catalog (at startup). */

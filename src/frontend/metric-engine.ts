@@ -109,28 +109,42 @@ export function withTags(physical: TableInfo, tags: readonly ColumnSchema[]): Ta
   };
 }
 
-// 64-bit FNV-1a, as two 32-bit halves (no BigInt per character).
-function hashTags(names: readonly string[], columns: ReadonlyArray<ReadonlyArray<string | null>>, row: number): bigint {
-  let lo = 0x84222325;
-  let hi = 0xcbf29ce4;
-  const mix = (code: number) => {
-    lo ^= code;
-    // Multiply (hi, lo) by the FNV prime 0x100000001b3 modulo 2^64.
-    const l = lo * 0x1b3;
-    const carry = Math.floor(l / 0x100000000);
-    hi = (hi * 0x1b3 + lo * 0x100 + carry) >>> 0;
-    lo = l >>> 0;
-  };
+/**
+ * Writes the 64-bit `__tsid` of row `row` into `out[2 * row]` (low word) and `out[2 * row + 1]`
+ * (high word): FNV-1a over the tag names and values (NULL tags left out), as two 32-bit lanes with
+ * different offsets, in integer arithmetic. Stored in files: it must never change, or rows written
+ * before and after would not be the same series.
+ */
+function hashTags(names: readonly string[], columns: ReadonlyArray<ReadonlyArray<string | null>>, row: number, out: Uint32Array): void {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
   for (let i = 0; i < names.length; i++) {
     const v = columns[i]![row];
     if (v === null || v === undefined) continue;
     const name = names[i]!;
-    for (let k = 0; k < name.length; k++) mix(name.charCodeAt(k));
-    mix(0xff);
-    for (let k = 0; k < v.length; k++) mix(v.charCodeAt(k));
-    mix(0xfe);
+    for (let k = 0; k < name.length; k++) {
+      const c = name.charCodeAt(k);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193);
+    }
+    a = Math.imul(a ^ 0xff, 0x01000193);
+    b = Math.imul(b ^ 0xfe, 0x01000193);
+    for (let k = 0; k < v.length; k++) {
+      const c = v.charCodeAt(k);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193);
+    }
+    a = Math.imul(a ^ 0xfe, 0x01000193);
+    b = Math.imul(b ^ 0xff, 0x01000193);
   }
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  out[2 * row] = a >>> 0;
+  out[2 * row + 1] = b >>> 0;
+}
+
+/** Whether row `row` has the same tag values as the row before it. */
+function sameTagsAsPrevious(columns: ReadonlyArray<ReadonlyArray<string | null>>, row: number): boolean {
+  for (const c of columns) if (c[row] !== c[row - 1]) return false;
+  return true;
 }
 
 /**
@@ -159,7 +173,14 @@ export function physicalBatch(logical: TableInfo, physical: TableInfo, batch: Wr
   const values = order.map((i) => tagValues[i]!);
   const n = batch.rowCount;
   const tsid = new BigUint64Array(n);
-  for (let r = 0; r < n; r++) tsid[r] = hashTags(names, values, r);
+  // Little-endian words of the u64s; rows of one series usually come together: hashed once.
+  const words = new Uint32Array(tsid.buffer);
+  for (let r = 0; r < n; r++) {
+    if (r > 0 && sameTagsAsPrevious(values, r)) {
+      words[2 * r] = words[2 * r - 2]!;
+      words[2 * r + 1] = words[2 * r - 1]!;
+    } else hashTags(names, values, r, words);
+  }
   columns.set(physicalByName.get(TABLE_ID_COLUMN)!.column_id, { type: 'float64', data: new Float64Array(n).fill(logical.table_id) });
   columns.set(physicalByName.get(TSID_COLUMN)!.column_id, { type: 'uint64', data: tsid });
   // A delete names every key column of the physical table: the logical table's other tags are NULL.

@@ -5,6 +5,7 @@
  */
 import type { UserInfo } from '../frontend/auth/user-provider.js';
 import type { IngestOptions, IngestTable } from '../frontend/ingest-request.js';
+import type { TableSummary } from '../frontend/table-summary.js';
 import type { Output } from '../query/output.js';
 
 /** `GET /status`: what is running. */
@@ -51,6 +52,8 @@ export interface SqlHandler {
   executeSql(sql: string, ctx: SqlContext): Promise<Output[]>;
   /** Whether the database exists (requests name it before anything runs). */
   databaseExists(database: string): Promise<boolean>;
+  /** The tables of `ctx.database` (only `names` when given) with their columns, for protocols that look them up (remote read). */
+  tables(ctx: SqlContext, names?: readonly string[]): Promise<TableSummary[]>;
 }
 
 /** The ingestion protocols (InfluxDB, OpenTSDB, Prometheus remote write): rows decoded into tables. */
@@ -67,6 +70,8 @@ export interface IngestProtocols {
   readonly influxdb: boolean;
   readonly opentsdb: boolean;
   readonly promStore: boolean;
+  /** `prom_store.with_metric_engine`: remote write makes logical tables of the metric engine. */
+  readonly promWithMetricEngine: boolean;
 }
 
 export interface HttpHandlers {

@@ -84,13 +84,18 @@ test('body_limit 0 disables the limit', async (t) => {
   assert.equal(res.statusCode, 200);
 });
 
-test('a request past http.timeout is answered 408 and its signal aborts', async (t) => {
+test('a request past http.timeout is answered 408 (remote write 504) and its signal aborts', async (t) => {
   const s = server(t, { timeout: 100 });
   let aborted = false;
   s.app.get('/slow', async (req) => {
     await new Promise<void>((resolve) => req.signal.addEventListener('abort', () => resolve()));
     aborted = true;
     return { late: true };
+  });
+  // Remote write times out with 504, which Prometheus retries.
+  s.app.post('/v1/prometheus/write', async (req) => {
+    await new Promise<void>((resolve) => req.signal.addEventListener('abort', () => resolve()));
+    return {};
   });
   const started = Date.now();
   const res = await s.app.inject('/slow');
@@ -100,6 +105,7 @@ test('a request past http.timeout is answered 408 and its signal aborts', async 
   assert.ok(Date.now() - started < 5000);
   await sleep(10);
   assert.ok(aborted, 'the handler saw the abort');
+  assert.equal((await s.app.inject({ method: 'POST', url: '/v1/prometheus/write' })).statusCode, 504);
 });
 
 test('errors map to the status code table; internal errors are masked', async (t) => {

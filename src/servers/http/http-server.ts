@@ -14,6 +14,10 @@ import type { HttpHandlers } from '../handlers.js';
 import { listenError, type Server } from '../server.js';
 import { configRoutes } from './config-routes.js';
 import { sqlRoutes } from './sql-routes.js';
+import { influxdbRoutes } from './influxdb-routes.js';
+import { opentsdbRoutes } from './opentsdb-routes.js';
+import { prometheusRoutes } from './prometheus-routes.js';
+import { setDecompressedLimit } from './write-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { statusRoutes } from './status-routes.js';
 
@@ -98,6 +102,16 @@ export class HttpServer implements Server {
     statusRoutes(this.app, handlers.status);
     configRoutes(this.app, handlers.config);
     if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql, handlers.auth);
+    setDecompressedLimit(opts.bodyLimit);
+    const ingest = handlers.ingest;
+    if (ingest !== undefined) {
+      // A protocol switched off is not routed: its paths answer 404.
+      if (ingest.protocols.influxdb) influxdbRoutes(this.app, ingest.handler, handlers.auth, this.log);
+      if (ingest.protocols.opentsdb) opentsdbRoutes(this.app, ingest.handler, handlers.auth, this.log);
+      if (ingest.protocols.promStore && handlers.sql !== undefined) {
+        prometheusRoutes(this.app, ingest.handler, handlers.sql, handlers.auth, { withMetricEngine: ingest.protocols.promWithMetricEngine }, this.log);
+      }
+    }
   }
 
   private installHooks(): void {
@@ -127,7 +141,9 @@ export class HttpServer implements Server {
     if (err.code === 'FST_ERR_HANDLER_TIMEOUT') {
       // The client may still be sending: close the connection rather than read the rest.
       reply.header('connection', 'close');
-      sendError(req, reply, StatusCode.DeadlineExceeded, `Request timed out after ${formatDuration(this.opts.timeout)}`, 408);
+      // Remote write answers 504 (reference api.md §0), so that Prometheus retries the batch.
+      const status = req.url.startsWith('/v1/prometheus/write') ? 504 : 408;
+      sendError(req, reply, StatusCode.DeadlineExceeded, `Request timed out after ${formatDuration(this.opts.timeout)}`, status);
       return;
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

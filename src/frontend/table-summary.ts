@@ -1,0 +1,8 @@
+/** A table as the protocol servers see it (remote read looks tables up by their columns). */
+export interface TableSummary {
+  readonly name: string;
+  readonly engine: string;
+  /** Whether it is a physical table of the metric engine (its rows are read through its logical tables). */
+  readonly physical: boolean;
+  readonly columns: ReadonlyArray<{ readonly name: string; readonly semantic: 'tag' | 'field' | 'timestamp'; readonly type: string }>;
+}
