@@ -59,8 +59,12 @@ export function physicalTableInfo(info: TableInfo): TableInfo {
   // Time index and fields, the internal key, then the tags (GreptimeDB's column order).
   const own = info.columns.filter((c) => c.semantic_type !== 'tag');
   const tags = info.columns.filter((c) => c.semantic_type === 'tag');
+  // Many small series of many tables in one region: the partition_tree memtable (key dictionary,
+  // sorted parts) writes them faster and keeps them smaller, as GreptimeDB forces its bulk memtable here.
+  const options = info.options['memtable.type'] === undefined ? { ...info.options, 'memtable.type': 'partition_tree' } : info.options;
   return {
     ...info,
+    options,
     columns: [...own, ...internal, ...tags],
     primary_key: [TABLE_ID_COLUMN, TSID_COLUMN, ...info.primary_key],
     next_column_id: next + 2,
