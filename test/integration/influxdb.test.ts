@@ -120,6 +120,15 @@ test('a bad line or a type conflict refuses the whole request with 400 naming th
   assert.deepEqual(await sql(baseUrl, 'SELECT host, v FROM cpu'), [['a', 1]]);
   await assert.rejects(sql(baseUrl, 'SELECT * FROM other2'), /Table not found/);
 
+  // Bodies above 64 KiB are parsed in a worker thread: the same answers.
+  const lines = Array.from({ length: 3000 }, (_, i) => `big,host=h${i % 10} v=${i} ${i + 1}`);
+  const bigBad = await curl(write, tempFile(t, 'big-bad.lp', [...lines, 'big,host=x v=oops 1'].join('\n')));
+  assert.equal(bigBad.status, 400);
+  assert.match(JSON.parse(bigBad.body).error, /^Failed to parse InfluxDB line protocol, line 3001: invalid field value "oops"/);
+  await assert.rejects(sql(baseUrl, 'SELECT * FROM big'), /Table not found/);
+  assert.equal((await curl(write, tempFile(t, 'big.lp', lines.join('\n')))).status, 204);
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*), sum(v) FROM big'), [[3000, 4498500]]);
+
   const precision = await curl(`${write}?precision=weeks`, tempFile(t, 'p.lp', 'cpu,host=a v=1 1\n'));
   assert.equal(precision.status, 400);
   assert.equal(JSON.parse(precision.body).error, 'Failed to convert time precision, name: weeks');

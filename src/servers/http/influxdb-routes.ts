@@ -11,9 +11,10 @@ import type { Logger } from '../../common/logging.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
 import type { AuthHandler, IngestHandler } from '../handlers.js';
-import { parseLineProtocol, parsePrecision } from '../influxdb/line-protocol.js';
+import { parsePrecision } from '../influxdb/line-protocol.js';
+import { ParsePool } from '../influxdb/parse-pool.js';
 import { credentialsFromHeaders, type Credentials } from './basic-auth.js';
-import { requestBody, requestDatabase, sendWriteError } from './write-routes.js';
+import { requestBytes, requestDatabase, sendWriteError } from './write-routes.js';
 
 /** Credentials of an InfluxDB request: `Token user:password`, Basic, or the `u` and `p` parameters. */
 export function influxCredentials(req: FastifyRequest, query: Record<string, string | undefined>): Credentials {
@@ -38,6 +39,9 @@ async function influxUser(req: FastifyRequest, query: Record<string, string | un
 }
 
 export function influxdbRoutes(app: FastifyInstance, handler: IngestHandler, auth: AuthHandler | undefined, log: Logger): void {
+  // Large bodies are parsed in worker threads while the main thread writes.
+  const pool = new ParsePool();
+  app.addHook('onClose', () => pool.close());
   const write = (v2: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const query = req.query as Record<string, string | undefined>;
     let user: UserInfo;
@@ -50,8 +54,7 @@ export function influxdbRoutes(app: FastifyInstance, handler: IngestHandler, aut
     try {
       const precision = parsePrecision(query['precision']);
       const database = requestDatabase(req, v2 ? query['bucket'] : undefined);
-      const body = await requestBody(req);
-      const tables = parseLineProtocol(body, { precision, now: BigInt(Date.now()) * 1_000_000n });
+      const tables = await pool.parse(await requestBytes(req), precision, BigInt(Date.now()) * 1_000_000n);
       await handler.ingest(tables, { database, timezone: 'UTC', user }, { mergeMode: 'last_non_null' });
       return reply.code(204).send();
     } catch (err) {

@@ -4,7 +4,6 @@
  * `http.body_limit`), and their error shape — a plain `{"error":"<msg>"}` with the status of the
  * error's code (reference api.md §1.4, §2), plus the `x-tsdb-err-*` headers.
  */
-import { isAscii, isUtf8 } from 'node:buffer';
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -14,6 +13,7 @@ import type { Logger } from '../../common/logging.js';
 import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
 import type { AuthHandler } from '../handlers.js';
 import { credentialsFromHeaders } from './basic-auth.js';
+import { decodeBody } from '../influxdb/parse-protocol.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -54,12 +54,9 @@ export async function requestBytes(req: FastifyRequest, keep: readonly string[] 
   throw new TsdbError(StatusCode.Unsupported, `Unsupported Content-Encoding: ${encoding}`);
 }
 
-/** The request body as UTF-8 text (decompressed first); ASCII bodies, the usual case, take the fast path. */
+/** The request body as UTF-8 text (decompressed first). */
 export async function requestBody(req: FastifyRequest): Promise<string> {
-  const bytes = await requestBytes(req);
-  if (isAscii(bytes)) return bytes.toString('latin1');
-  if (!isUtf8(bytes)) throw new TsdbError(StatusCode.InvalidArguments, 'The request body is not valid UTF-8');
-  return bytes.toString('utf8');
+  return decodeBody(await requestBytes(req));
 }
 
 /** Codes whose messages are not shown to clients (reference api.md §2). */
