@@ -7,6 +7,7 @@ import { OP_DELETE, OP_PUT, type Vector } from '../batch/write-batch.js';
 import { TimeSeriesMemtable } from '../memtable/time-series-memtable.js';
 import type { RegionMetadata } from '../region/metadata.js';
 import { METADATA_KEY, quoteLiteral } from './sst-format.js';
+import { registerMemtableScan } from '../read/memtable-scan-function.js';
 import { writeSst } from './sst-writer.js';
 
 const METADATA: RegionMetadata = {
@@ -51,6 +52,7 @@ test('memtable runs become a sorted, merged Parquet file with footer statistics 
 
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
+  registerMemtableScan(conn);
   t.after(() => {
     conn.closeSync();
     db.closeSync();

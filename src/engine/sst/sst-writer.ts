@@ -1,15 +1,15 @@
 /**
- * Writes sorted series runs to one Parquet SST through DuckDB: the rows go into a temporary table
- * by data chunks (ChunkFiller), then `COPY … TO` writes the file — zstd, footer statistics, row
- * groups of ROW_GROUP_ROWS, the region metadata in the key-value metadata. DuckDB keeps the
- * insertion order, which is the sort order of the runs.
+ * Writes sorted series runs to one Parquet SST through DuckDB: `COPY (SELECT … FROM` the memtable
+ * scan table function, which fills data chunks from the runs (ChunkFiller)`) TO` the file — zstd,
+ * footer statistics, row groups of ROW_GROUP_ROWS, the region metadata in the key-value metadata.
+ * DuckDB keeps the order of the scan, which is the sort order of the runs.
  */
-import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SeriesRun } from '../memtable/memtable.js';
 import type { RegionMetadata } from '../region/metadata.js';
 import { widenRange } from '../region/time-unit.js';
+import { MEMTABLE_SCAN_FUNCTION, publishRuns } from '../read/memtable-scan-function.js';
 import { CHUNK_ROWS, ChunkFiller, type Piece } from './chunk-filler.js';
 import type { FileMeta } from './file-meta.js';
 import { METADATA_KEY, quoteIdent, quoteLiteral, ROW_GROUP_ROWS } from './sst-format.js';
@@ -85,28 +85,53 @@ export async function loadRuns(
   return { rows, minTs, maxTs, maxSequence };
 }
 
-/** Writes the file; undefined (and no file) when the runs hold no rows. */
+/** Rows, time range and newest sequence of sorted runs. */
+function statsOf(runs: readonly SeriesRun[]): LoadedRuns {
+  let rows = 0;
+  let minTs: bigint | undefined;
+  let maxTs: bigint | undefined;
+  let maxSequence = 0;
+  for (const run of runs) {
+    const n = run.ts.length;
+    if (n === 0) continue;
+    // Runs are sorted by time: the first and last rows bound the run.
+    if (minTs === undefined || run.ts[0]! < minTs) minTs = run.ts[0]!;
+    if (maxTs === undefined || run.ts[n - 1]! > maxTs) maxTs = run.ts[n - 1]!;
+    for (let i = 0; i < n; i++) if (run.seq[i]! > maxSequence) maxSequence = run.seq[i]!;
+    rows += n;
+  }
+  return { rows, minTs, maxTs, maxSequence };
+}
+
+/**
+ * Writes the file; undefined (and no file) when the runs hold no rows. The runs stream through the
+ * memtable scan table function straight into DuckDB's Parquet writer, chunk by chunk, in their
+ * order: no copy of the rows is held in DuckDB (a temporary table of a 1 GB memtable took several
+ * GB of memory during the flush).
+ */
 export async function writeSst(conn: DuckDBConnection, req: SstWriteRequest): Promise<FileMeta | undefined> {
-  const table = `sst_${randomUUID().replaceAll('-', '')}`;
+  const runs = [...req.runs];
+  const loaded = statsOf(runs);
+  if (loaded.rows === 0) return undefined;
+  const handle = publishRuns(req.metadata, req.fields, runs);
   try {
-    const loaded = await loadRuns(conn, table, req.metadata, req.fields, req.runs);
-    if (loaded.rows === 0) return undefined;
+    const columns = new ChunkFiller(req.metadata, req.fields).columns.map((c) => quoteIdent(c.name)).join(', ');
     const kv = `{${quoteLiteral(METADATA_KEY)}: ${quoteLiteral(JSON.stringify(req.metadata))}}`;
     await conn.run(
-      `COPY ${quoteIdent(table)} TO ${quoteLiteral(req.path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
+      `COPY (SELECT ${columns} FROM ${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})) TO ${quoteLiteral(req.path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, KV_METADATA ${kv})`,
     );
-    const groups = await conn.runAndReadAll(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata(${quoteLiteral(req.path)})`);
-    return {
-      file_id: req.fileId,
-      time_range: widenRange(loaded.minTs!, loaded.maxTs!),
-      level: req.level,
-      file_size: (await stat(req.path)).size,
-      num_rows: loaded.rows,
-      num_row_groups: Number(groups.getRows()[0]![0]),
-      max_sequence: loaded.maxSequence,
-      column_ids: req.metadata.columns.map((c) => c.column_id),
-    };
   } finally {
-    await conn.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
+    handle.dispose();
   }
+  const groups = await conn.runAndReadAll(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata(${quoteLiteral(req.path)})`);
+  return {
+    file_id: req.fileId,
+    time_range: widenRange(loaded.minTs!, loaded.maxTs!),
+    level: req.level,
+    file_size: (await stat(req.path)).size,
+    num_rows: loaded.rows,
+    num_row_groups: Number(groups.getRows()[0]![0]),
+    max_sequence: loaded.maxSequence,
+    column_ids: req.metadata.columns.map((c) => c.column_id),
+  };
 }
