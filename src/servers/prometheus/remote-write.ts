@@ -520,6 +520,8 @@ class TableBuilder {
     const current = this.current;
     for (let i = 0; i < count; i++) {
       const name = names[i]!;
+      // Prometheus: a label with an empty value is no label (the series is the one without it).
+      if (values[i] === '') continue;
       let j = this.tagIndex.get(name);
       if (j === undefined) {
         if (special > 0 && isSpecialLabel(name)) continue;
