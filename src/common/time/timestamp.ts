@@ -42,21 +42,53 @@ export function isValidTimeZone(zone: string): boolean {
   }
 }
 
-/** Offset in minutes of IANA zone `zone` at UTC instant `utcMs`. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(zone: string): Intl.DateTimeFormat | undefined {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        era: 'short',
+      });
+    } catch {
+      return undefined;
+    }
+    if (formatters.size > 256) formatters.clear();
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** Offset in minutes of `zone` (`UTC`, `SYSTEM` = UTC, `+08:00`, IANA name) at UTC second `utcSeconds`. */
+export function zoneOffsetMinutes(zone: string, utcSeconds: number): number {
+  const fixed = parseOffset(zone);
+  if (fixed !== undefined) return fixed;
+  if (/^system$/i.test(zone.trim()) || zone.trim() === '') return 0;
+  const f = formatterOf(zone.trim());
+  const ms = utcSeconds * 1000;
+  if (f === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return 0;
+  const parts = f.formatToParts(new Date(ms));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  let year = get('year');
+  if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
+  const d = new Date(0);
+  d.setUTCFullYear(year, get('month') - 1, get('day'));
+  d.setUTCHours(get('hour'), get('minute'), get('second'), 0);
+  return Math.round((d.getTime() - ms) / 60_000);
+}
+
+/** Offset in minutes of zone `zone` at UTC instant `utcMs`. */
 function zoneOffsetAt(zone: string, utcMs: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(utcMs));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
-  const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return Math.round((local - Math.floor(utcMs / 1000) * 1000) / 60_000);
+  return zoneOffsetMinutes(zone, Math.floor(utcMs / 1000));
 }
 
 /** Offset in minutes of the session zone for a local wall-clock time given as if it were UTC. */
