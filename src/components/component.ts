@@ -14,6 +14,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
+import { PostgresServer } from '../servers/postgres/postgres-server.js';
 import type { Server } from '../servers/server.js';
 
 export interface Component {
@@ -42,6 +43,8 @@ export interface ServingComponentOptions {
   readonly services?: ComponentServices;
   /** The ingestion protocols served over HTTP (with `services`). */
   readonly protocols?: IngestProtocols;
+  /** The PostgreSQL server's address, when it is enabled (with `services`). */
+  readonly postgres?: { readonly addr: string };
 }
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
@@ -59,6 +62,7 @@ export class ServingComponent implements Component {
   private readonly log: Logger;
   private lock: DirLock | undefined;
   private readonly http: HttpServer;
+  private readonly postgres: PostgresServer | undefined;
   private sql: SqlHandler | undefined;
   private ingest: IngestHandler | undefined;
   private auth: AuthHandler | undefined;
@@ -101,6 +105,9 @@ export class ServingComponent implements Component {
       { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger },
       handlers,
     );
+    if (opts.postgres !== undefined && handlers.sql !== undefined) {
+      this.postgres = new PostgresServer({ logger: opts.logger }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+    }
   }
 
   async start(): Promise<void> {
@@ -122,6 +129,7 @@ export class ServingComponent implements Component {
       this.auth = started.auth;
     }
     await this.http.start(this.opts.http.addr);
+    if (this.postgres !== undefined) await this.postgres.start(this.opts.postgres!.addr);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
   }
@@ -133,6 +141,7 @@ export class ServingComponent implements Component {
 
   async stop(): Promise<void> {
     try {
+      await this.postgres?.shutdown();
       await this.http.shutdown();
       if (this.servicesStarted) {
         this.servicesStarted = false;
@@ -147,7 +156,7 @@ export class ServingComponent implements Component {
   }
 
   servers(): readonly Server[] {
-    return [this.http];
+    return this.postgres !== undefined ? [this.http, this.postgres] : [this.http];
   }
 
   status(): StatusInfo {

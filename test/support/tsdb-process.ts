@@ -17,7 +17,7 @@ export interface RunResult {
 /** Runs tsdb to completion (help, version, rejected configuration…). */
 export function runTsdb(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSDB_BIN, ...args], {
+    const child = spawn(process.execPath, [TSDB_BIN, ...withFreePorts(args)], {
       env: { ...cleanEnv(), ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -35,6 +35,16 @@ export function runTsdb(args: string[], opts: { env?: NodeJS.ProcessEnv; timeout
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * `standalone start` without `--postgres-addr` gets a free port for PostgreSQL, so that tests
+ * running in parallel do not all bind the default 127.0.0.1:4003.
+ */
+export function withFreePorts(args: string[]): string[] {
+  const i = args.indexOf('standalone');
+  if (i < 0 || args[i + 1] !== 'start' || args.includes('--help') || args.includes('-h')) return args;
+  return args.includes('--postgres-addr') ? args : [...args, '--postgres-addr', '127.0.0.1:0'];
 }
 
 /** The environment without TSDB_* variables of whoever runs the tests. */
@@ -132,19 +142,23 @@ export interface Started {
   /** Bound HTTP address, `127.0.0.1:<port>`. */
   readonly http: string;
   readonly baseUrl: string;
+  /** Bound PostgreSQL address, `127.0.0.1:<port>`, when the component serves it. */
+  readonly postgres?: string;
 }
 
 /** Starts `tsdb <args>` and waits until it logs that it started; killed by PID when the test ends. */
 export async function startTsdb(t: TestContext, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
   const proc = spawnTsdb(t, args, opts);
   const started = await proc.waitForLog((l) => / started$/.test(l.msg));
-  const http = (started['addresses'] as Record<string, string>)['http']!;
-  return { proc, http, baseUrl: `http://${http}` };
+  const addresses = started['addresses'] as Record<string, string>;
+  const http = addresses['http']!;
+  const postgres = addresses['postgresql'];
+  return { proc, http, baseUrl: `http://${http}`, ...(postgres !== undefined && { postgres }) };
 }
 
 /** Spawns `tsdb <args>` without waiting; killed by PID when the test ends. */
 export function spawnTsdb(t: TestContext, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): TsdbProcess {
-  const child = spawn(process.execPath, [TSDB_BIN, ...args], {
+  const child = spawn(process.execPath, [TSDB_BIN, ...withFreePorts(args)], {
     env: { ...cleanEnv(), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,382 @@
+/**
+ * One PostgreSQL client connection: a state machine over the codec of `messages.ts`.
+ *
+ * ```
+ * startup ──SSLRequest──▶ 'N', startup
+ *    │ StartupMessage (user, database, TimeZone)
+ *    ▼
+ * password (with a user provider: AuthenticationCleartextPassword ◀─▶ PasswordMessage)
+ *    ▼
+ * ready: AuthenticationOk, ParameterStatus…, BackendKeyData, ReadyForQuery
+ *    Query → per statement: RowDescription, DataRow…, CommandComplete | ErrorResponse; ReadyForQuery
+ *    extended messages → ErrorResponse 0A000 once, skipped until Sync → ReadyForQuery
+ *    Terminate → close
+ * ```
+ * Messages are handled one at a time, in order: the socket is paused while one runs, and writes
+ * wait for `drain`, so a client that stops reading holds only its own connection.
+ */
+import type { Socket } from 'node:net';
+import { StatusCode } from '../../common/error/status-code.js';
+import { errorMessage, statusCodeOf, TsdbError } from '../../common/error/tsdb-error.js';
+import type { Logger } from '../../common/logging.js';
+import { isValidTimeZone, zoneOffsetMinutes } from '../../common/time/timestamp.js';
+import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
+import type { Output } from '../../query/output.js';
+import type { AuthHandler, SqlHandler } from '../handlers.js';
+import { intercept, showValue, splitStatements } from './intercept.js';
+import {
+  authenticationCleartextPassword,
+  authenticationOk,
+  backendKeyData,
+  commandComplete,
+  dataRow,
+  emptyQueryResponse,
+  errorResponse,
+  MessageReader,
+  noticeResponse,
+  parameterStatus,
+  readyForQuery,
+  rowDescription,
+  sslResponse,
+  type FrontendMessage,
+} from './messages.js';
+import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
+import { cellEncoder, commandTag, pgTypeOf } from './types.js';
+
+export interface PgConnectionOptions {
+  readonly sql: SqlHandler;
+  readonly auth?: AuthHandler;
+  readonly logger: Logger;
+  /** `server_version` ParameterStatus: `16.3-tsdb-<version>`. */
+  readonly serverVersion: string;
+  readonly processId: number;
+  readonly secretKey: number;
+}
+
+type State = 'startup' | 'password' | 'ready' | 'closed';
+
+/** `<catalog>-<schema>` or `<schema>`; only the `tsdb` catalog exists. */
+function databaseOf(db: string): { catalog: string; database: string } {
+  const dash = db.indexOf('-');
+  return dash < 0 ? { catalog: 'tsdb', database: db } : { catalog: db.slice(0, dash), database: db.slice(dash + 1) };
+}
+
+export class PgConnection {
+  private readonly reader = new MessageReader();
+  private state: State = 'startup';
+  /** Messages waiting their turn; a PgWireError stands for the malformed bytes that ended the stream. */
+  private readonly queue: Array<FrontendMessage | PgWireError> = [];
+  private running = false;
+  /** After an error in an extended-protocol sequence: messages are skipped until Sync. */
+  private skipUntilSync = false;
+  private username = '';
+  private user: UserInfo = DEFAULT_USER;
+  private database = 'public';
+  private timezone = 'UTC';
+  private applicationName = '';
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly opts: PgConnectionOptions,
+  ) {
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => {
+      opts.logger.debug({ err }, 'PostgreSQL connection error');
+      this.close();
+    });
+    socket.on('close', () => (this.state = 'closed'));
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.state === 'closed') return;
+    try {
+      this.reader.feed(chunk, (msg) => {
+        // How the next `p` message reads is decided here, before it is decoded.
+        if (msg.type === 'StartupMessage' && this.opts.auth !== undefined) this.reader.expectAuthResponse('password');
+        this.queue.push(msg);
+      });
+    } catch (err) {
+      // Answer what came before the malformed message, then the fatal error.
+      this.queue.push(err instanceof PgWireError ? err : new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, errorMessage(err), true));
+    }
+    void this.drainQueue();
+  }
+
+  private async drainQueue(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.socket.pause();
+    try {
+      while (this.queue.length > 0 && this.state !== 'closed') {
+        const msg = this.queue.shift()!;
+        if (msg instanceof PgWireError) {
+          await this.fatal(msg);
+          return;
+        }
+        try {
+          await this.handle(msg);
+        } catch (err) {
+          if (err instanceof PgWireError && err.fatal) {
+            await this.fatal(err);
+            return;
+          }
+          this.opts.logger.error({ err }, 'PostgreSQL connection: unexpected error');
+          await this.fatal(new PgWireError(SQLSTATE.INTERNAL_ERROR, errorMessage(err), true));
+          return;
+        }
+      }
+    } finally {
+      this.running = false;
+      if (this.state !== 'closed') this.socket.resume();
+    }
+  }
+
+  /** Writes a message; waits while the client does not read. */
+  private async send(buf: Buffer): Promise<void> {
+    if (this.state === 'closed') return;
+    if (this.socket.write(buf)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
+  }
+
+  private async fatal(err: PgWireError): Promise<void> {
+    this.opts.logger.debug({ sqlstate: err.sqlstate, reason: err.message }, 'PostgreSQL connection closed on a fatal error');
+    if (this.state !== 'closed') this.socket.end(errorResponse({ severity: 'FATAL', code: err.sqlstate, message: err.message }));
+    this.state = 'closed';
+  }
+
+  /** Ends the connection (server shutdown: a FATAL 57P01 first). */
+  close(reason?: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    if (reason !== undefined && !this.socket.destroyed) {
+      this.socket.end(errorResponse({ severity: 'FATAL', code: '57P01', message: reason }));
+    } else this.socket.destroy();
+  }
+
+  get destroyed(): boolean {
+    return this.socket.destroyed;
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private async handle(msg: FrontendMessage): Promise<void> {
+    switch (this.state) {
+      case 'startup':
+        return this.handleStartup(msg);
+      case 'password':
+        return this.handlePassword(msg);
+      case 'ready':
+        return this.handleReady(msg);
+      case 'closed':
+        return;
+    }
+  }
+
+  private async handleStartup(msg: FrontendMessage): Promise<void> {
+    switch (msg.type) {
+      case 'SSLRequest':
+      case 'GSSENCRequest':
+        return this.send(sslResponse(false));
+      case 'CancelRequest':
+        // Queries are not cancellable yet: the request is dropped, as PostgreSQL does for unknown keys.
+        this.close();
+        return;
+      case 'StartupMessage': {
+        // Parameter names are case-insensitive (libpq sends PGTZ as `timezone`).
+        const p = new Map([...msg.parameters].map(([k, v]) => [k.toLowerCase(), v]));
+        const user = p.get('user');
+        if (user === undefined || user === '') {
+          throw new PgWireError(SQLSTATE.INVALID_AUTHORIZATION, 'no PostgreSQL user name specified in startup packet', true);
+        }
+        this.username = user;
+        this.applicationName = p.get('application_name') ?? '';
+        const tz = p.get('timezone');
+        if (tz !== undefined) {
+          if (!isValidTimeZone(tz)) throw new PgWireError(SQLSTATE.INVALID_PARAMETER_VALUE, `Invalid TimeZone: ${tz}`, true);
+          this.timezone = tz;
+        }
+        const db = p.get('database') ?? 'public';
+        const { catalog, database } = databaseOf(db);
+        this.database = database;
+        this.startupDatabase = { given: db, catalog };
+        if (this.opts.auth !== undefined) {
+          this.state = 'password';
+          return this.send(authenticationCleartextPassword());
+        }
+        return this.finishStartup();
+      }
+      default:
+        throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `unexpected message ${msg.type} before startup`, true);
+    }
+  }
+
+  private startupDatabase: { given: string; catalog: string } = { given: 'public', catalog: 'tsdb' };
+
+  private async handlePassword(msg: FrontendMessage): Promise<void> {
+    if (msg.type !== 'PasswordMessage') {
+      throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `expected password response, got message type ${msg.type}`, true);
+    }
+    this.reader.expectAuthResponse(undefined);
+    try {
+      this.user = await this.opts.auth!.authenticate(this.username, msg.password);
+    } catch (err) {
+      this.opts.logger.debug({ user: this.username, reason: errorMessage(err) }, 'PostgreSQL authentication failed');
+      throw new PgWireError(SQLSTATE.INVALID_PASSWORD, `password authentication failed for user "${this.username}"`, true);
+    }
+    return this.finishStartup();
+  }
+
+  private async finishStartup(): Promise<void> {
+    const { given, catalog } = this.startupDatabase;
+    if (catalog !== 'tsdb' || !(await this.opts.sql.databaseExists(this.database))) {
+      throw new PgWireError(SQLSTATE.INVALID_CATALOG_NAME, `Database not found: ${given}`, true);
+    }
+    this.state = 'ready';
+    const params: Array<[string, string]> = [
+      ['server_version', this.opts.serverVersion],
+      ['server_encoding', 'UTF8'],
+      ['client_encoding', 'UTF8'],
+      ['DateStyle', 'ISO YMD'],
+      ['integer_datetimes', 'on'],
+      ['TimeZone', this.timezone],
+      ['standard_conforming_strings', 'on'],
+      ['application_name', this.applicationName],
+    ];
+    const out = [authenticationOk(), ...params.map(([k, v]) => parameterStatus(k, v)), backendKeyData(this.opts.processId, this.opts.secretKey), readyForQuery('I')];
+    await this.send(Buffer.concat(out));
+  }
+
+  private async handleReady(msg: FrontendMessage): Promise<void> {
+    switch (msg.type) {
+      case 'Query':
+        await this.simpleQuery(msg.query);
+        return this.send(readyForQuery('I'));
+      case 'Parse':
+      case 'Bind':
+      case 'Describe':
+      case 'Execute':
+      case 'Close':
+        if (this.skipUntilSync) return;
+        this.skipUntilSync = true;
+        return this.send(errorResponse({ severity: 'ERROR', code: SQLSTATE.FEATURE_NOT_SUPPORTED, message: 'the extended query protocol is not supported yet: use the simple query protocol' }));
+      case 'Sync':
+        this.skipUntilSync = false;
+        return this.send(readyForQuery('I'));
+      case 'Flush':
+        return;
+      case 'Terminate':
+        this.socket.end();
+        this.state = 'closed';
+        return;
+      case 'FunctionCall':
+        await this.send(errorResponse({ severity: 'ERROR', code: SQLSTATE.FEATURE_NOT_SUPPORTED, message: 'function calls are not supported' }));
+        return this.send(readyForQuery('I'));
+      case 'CopyData':
+      case 'CopyDone':
+      case 'CopyFail':
+        return; // no COPY is ever started; PostgreSQL ignores these outside COPY too
+      default:
+        throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `unexpected message ${msg.type}`, true);
+    }
+  }
+
+  /** Runs each statement of a simple Query; the first error ends the query. */
+  private async simpleQuery(sql: string): Promise<void> {
+    const statements = splitStatements(sql);
+    if (statements.length === 0) return this.send(emptyQueryResponse());
+    for (const stmt of statements) {
+      try {
+        await this.statement(stmt);
+      } catch (err) {
+        return this.send(errorResponse({ severity: 'ERROR', ...this.errorFields(err) }));
+      }
+    }
+  }
+
+  private errorFields(err: unknown): { code: string; message: string } {
+    if (err instanceof PgWireError) return { code: err.sqlstate, message: err.message };
+    if (err instanceof TsdbError) return { code: PG_SQLSTATE[err.code], message: err.message };
+    this.opts.logger.error({ err }, 'PostgreSQL query: unexpected error');
+    const code = statusCodeOf(err);
+    return { code: PG_SQLSTATE[code], message: `Internal error: ${StatusCode.Internal}` };
+  }
+
+  private async statement(stmt: string): Promise<void> {
+    const i = intercept(stmt);
+    if (i === undefined) {
+      const outputs = await this.opts.sql.executeSql(stmt, { database: this.database, timezone: this.timezone, user: this.user });
+      for (const o of outputs) await this.sendOutput(o);
+      return;
+    }
+    switch (i.kind) {
+      case 'tag':
+        if (i.warning !== undefined) await this.send(noticeResponse({ severity: 'WARNING', code: '01000', message: i.warning }));
+        return this.send(commandComplete(i.tag));
+      case 'set-timezone':
+        if (!isValidTimeZone(i.value)) throw new PgWireError(SQLSTATE.INVALID_PARAMETER_VALUE, `Invalid TimeZone: ${i.value}`);
+        this.timezone = i.value;
+        return this.send(Buffer.concat([parameterStatus('TimeZone', this.timezone), commandComplete('SET')]));
+      case 'set-search-path': {
+        if (!(await this.opts.sql.databaseExists(i.value))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${i.value}`);
+        this.database = i.value;
+        return this.send(commandComplete('SET'));
+      }
+      case 'show': {
+        const value = showValue(i.name, {
+          timezone: this.timezone,
+          database: this.database,
+          serverVersion: this.opts.serverVersion,
+          applicationName: this.applicationName,
+        });
+        const t = pgTypeOf('String');
+        return this.send(
+          Buffer.concat([
+            rowDescription([{ name: i.column, typeOid: t.oid, typeLen: t.len }]),
+            dataRow([Buffer.from(value, 'utf8')]),
+            commandComplete('SHOW'),
+          ]),
+        );
+      }
+    }
+  }
+
+  private async sendOutput(o: Output): Promise<void> {
+    if (o.kind === 'affected') return this.send(commandComplete(commandTag(o)));
+    const tz = this.timezone;
+    const opts = { utcOffsetSeconds: (micros: bigint) => zoneOffsetMinutes(tz, Number(micros / 1_000_000n)) * 60 };
+    const encoders = o.columns.map((c) => cellEncoder(c.data_type, 0, opts));
+    await this.send(
+      rowDescription(
+        o.columns.map((c) => {
+          const t = pgTypeOf(c.data_type);
+          return { name: c.name, typeOid: t.oid, typeLen: t.len };
+        }),
+      ),
+    );
+    // Rows go out in batches of about 64 KiB; each batch waits for the client to read the last.
+    let batch: Buffer[] = [];
+    let size = 0;
+    for (const row of o.rows) {
+      const b = dataRow(row.map((cell, k) => encoders[k]!(cell)));
+      batch.push(b);
+      size += b.length;
+      if (size >= 65536) {
+        await this.send(Buffer.concat(batch));
+        batch = [];
+        size = 0;
+      }
+    }
+    batch.push(commandComplete(commandTag(o)));
+    await this.send(Buffer.concat(batch));
+  }
+}

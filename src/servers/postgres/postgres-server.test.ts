@@ -1,0 +1,218 @@
+/**
+ * The connection state machine over a real socket, with a fake SqlHandler: startup, queries,
+ * errors, the extended protocol refused until Sync, and a malformed message closing only its
+ * own connection.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { test, type TestContext } from 'node:test';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import { silentLogger } from '../../common/logging.js';
+import { records, affected } from '../../query/output.js';
+import type { AuthHandler, SqlHandler } from '../handlers.js';
+import { PostgresServer } from './postgres-server.js';
+
+const sql: SqlHandler = {
+  async executeSql(text) {
+    if (text === 'SELECT 1') return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
+    if (text.startsWith('INSERT')) return [affected(2)];
+    throw new TsdbError(StatusCode.TableNotFound, 'Table not found: t');
+  },
+  databaseExists: async (db) => db === 'public',
+  tables: async () => [],
+};
+
+async function startServer(t: TestContext, auth?: AuthHandler): Promise<number> {
+  const server = new PostgresServer({ logger: silentLogger(), serverVersion: '16.3-tsdb-test' }, { sql, ...(auth && { auth }) });
+  await server.start('127.0.0.1:0');
+  t.after(() => server.shutdown());
+  return server.boundAddress()!.port;
+}
+
+function startup(params: Record<string, string>): Buffer {
+  const body = Buffer.concat([...Object.entries(params).map(([k, v]) => Buffer.from(`${k}\0${v}\0`)), Buffer.from([0])]);
+  const head = Buffer.alloc(8);
+  head.writeInt32BE(8 + body.length, 0);
+  head.writeInt32BE(196608, 4);
+  return Buffer.concat([head, body]);
+}
+
+function typed(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0);
+  head.writeInt32BE(4 + body.length, 1);
+  return Buffer.concat([head, body]);
+}
+
+const query = (q: string) => typed('Q', Buffer.from(q + '\0'));
+
+interface Msg {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+/** A raw client: collects backend messages. */
+class Client {
+  private buf = Buffer.alloc(0);
+  readonly messages: Msg[] = [];
+  closed = false;
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly socket: Socket) {
+    socket.on('data', (c: Buffer) => {
+      this.buf = Buffer.concat([this.buf, c]);
+      while (this.buf.length >= 5) {
+        const len = this.buf.readInt32BE(1);
+        if (this.buf.length < len + 1) break;
+        this.messages.push({ type: String.fromCharCode(this.buf[0]!), body: this.buf.subarray(5, len + 1) });
+        this.buf = this.buf.subarray(len + 1);
+      }
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Waits until a message of `type` has arrived (or the socket closed); returns the messages so far and clears them. */
+  async until(type: string): Promise<Msg[]> {
+    while (!this.messages.some((m) => m.type === type) && !this.closed) await new Promise<void>((r) => this.waiters.push(r));
+    return this.messages.splice(0);
+  }
+
+  async closedNow(): Promise<void> {
+    while (!this.closed) await new Promise<void>((r) => this.waiters.push(r));
+  }
+}
+
+async function client(t: TestContext, port: number): Promise<Client> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  t.after(() => socket.destroy());
+  return new Client(socket);
+}
+
+const field = (m: Msg, code: string) => {
+  const parts = m.body.toString().split('\0');
+  return parts.find((p) => p.startsWith(code))?.slice(1);
+};
+
+test('SSLRequest is answered N; startup sends the ParameterStatus values and ReadyForQuery', async (t) => {
+  const port = await startServer(t);
+  const c = await client(t, port);
+  const ssl = Buffer.alloc(8);
+  ssl.writeInt32BE(8, 0);
+  ssl.writeInt32BE(80877103, 4);
+  c.socket.write(ssl);
+  await new Promise<void>((r) => c.socket.once('data', (d: Buffer) => (assert.equal(d.toString(), 'N'), r())));
+  const c2 = await client(t, port);
+  c2.socket.write(startup({ user: 'u', database: 'public', TimeZone: 'Asia/Tokyo', application_name: 'app' }));
+  const msgs = await c2.until('Z');
+  assert.deepEqual(msgs.map((m) => m.type), ['R', 'S', 'S', 'S', 'S', 'S', 'S', 'S', 'S', 'K', 'Z']);
+  const params = Object.fromEntries(msgs.filter((m) => m.type === 'S').map((m) => m.body.toString().split('\0').slice(0, 2)));
+  assert.deepEqual(params, {
+    server_version: '16.3-tsdb-test',
+    server_encoding: 'UTF8',
+    client_encoding: 'UTF8',
+    DateStyle: 'ISO YMD',
+    integer_datetimes: 'on',
+    TimeZone: 'Asia/Tokyo',
+    standard_conforming_strings: 'on',
+    application_name: 'app',
+  });
+});
+
+test('simple queries: rows, affected rows, empty query, errors with SQLSTATE; extended messages refused until Sync', async (t) => {
+  const port = await startServer(t);
+  const c = await client(t, port);
+  c.socket.write(startup({ user: 'u', database: 'public' }));
+  await c.until('Z');
+  c.socket.write(query('SELECT 1; INSERT INTO t VALUES (1)'));
+  let msgs = await c.until('Z');
+  assert.deepEqual(msgs.map((m) => m.type), ['T', 'D', 'C', 'C', 'Z']);
+  assert.equal(msgs[2]!.body.toString(), 'SELECT 1\0');
+  assert.equal(msgs[3]!.body.toString(), 'OK 2\0');
+  c.socket.write(query('  ;  '));
+  msgs = await c.until('Z');
+  assert.deepEqual(msgs.map((m) => m.type), ['I', 'Z']);
+  c.socket.write(query('SELECT * FROM t; SELECT 1'));
+  msgs = await c.until('Z');
+  assert.deepEqual(msgs.map((m) => m.type), ['E', 'Z'], 'the error ends the query');
+  assert.equal(field(msgs[0]!, 'C'), '42P01');
+  assert.equal(field(msgs[0]!, 'S'), 'ERROR');
+  assert.equal(field(msgs[0]!, 'M'), 'Table not found: t');
+
+  c.socket.write(Buffer.concat([typed('P', Buffer.from('\0SELECT 1\0\0\0')), typed('D', Buffer.from('S\0')), typed('S')]));
+  msgs = await c.until('Z');
+  assert.deepEqual(msgs.map((m) => m.type), ['E', 'Z']);
+  assert.equal(field(msgs[0]!, 'C'), '0A000');
+  c.socket.write(query('SELECT 1'));
+  assert.deepEqual((await c.until('Z')).map((m) => m.type), ['T', 'D', 'C', 'Z'], 'the connection goes on');
+});
+
+test('unknown database, bad TimeZone and wrong password are FATAL', async (t) => {
+  const auth: AuthHandler = {
+    authenticate: async (u, p) => {
+      if (p !== 'pw') throw new TsdbError(StatusCode.UserPasswordMismatch, 'no');
+      return { username: u, permission: 'read_write' };
+    },
+  };
+  const port = await startServer(t, auth);
+  const cases: Array<[Record<string, string>, string | undefined, string, string]> = [
+    [{ user: 'u', database: 'nosuch' }, 'pw', '3D000', 'Database not found: nosuch'],
+    [{ user: 'u', database: 'x-public' }, 'pw', '3D000', 'Database not found: x-public'],
+    [{ user: 'u', TimeZone: 'No/Where' }, undefined, '22023', 'Invalid TimeZone: No/Where'],
+    [{ user: 'u' }, 'bad', '28P01', 'password authentication failed for user "u"'],
+  ];
+  for (const [params, password, code, message] of cases) {
+    const c = await client(t, port);
+    c.socket.write(startup(params));
+    if (password !== undefined) {
+      const r = await c.until('R');
+      assert.equal(r[0]!.body.readInt32BE(0), 3, 'cleartext password requested');
+      c.socket.write(typed('p', Buffer.from(password + '\0')));
+    }
+    const msgs = await c.until('E');
+    const e = msgs.find((m) => m.type === 'E')!;
+    assert.equal(field(e, 'S'), 'FATAL');
+    assert.equal(field(e, 'C'), code);
+    assert.equal(field(e, 'M'), message);
+    await c.closedNow();
+  }
+  const ok = await client(t, port);
+  ok.socket.write(startup({ user: 'u', database: 'tsdb-public' }));
+  await ok.until('R');
+  ok.socket.write(typed('p', Buffer.from('pw\0')));
+  assert.deepEqual((await ok.until('Z')).map((m) => m.type).slice(0, 1), ['R']);
+});
+
+test('a malformed message closes only its connection with FATAL 08P01; a client that does not read blocks no one', async (t) => {
+  const port = await startServer(t);
+  const stalled = await client(t, port);
+  stalled.socket.write(startup({ user: 'u' }));
+  await stalled.until('Z');
+  stalled.socket.pause();
+  for (let i = 0; i < 2000; i++) stalled.socket.write(query('SELECT 1'));
+
+  const bad = await client(t, port);
+  bad.socket.write(startup({ user: 'u' }));
+  await bad.until('Z');
+  bad.socket.write(Buffer.from([0x51, 0, 0, 0, 2])); // 'Q' with length 2
+  const msgs = await bad.until('E');
+  const e = msgs.find((m) => m.type === 'E')!;
+  assert.equal(field(e, 'S'), 'FATAL');
+  assert.equal(field(e, 'C'), '08P01');
+  await bad.closedNow();
+
+  const good = await client(t, port);
+  good.socket.write(startup({ user: 'u' }));
+  await good.until('Z');
+  good.socket.write(query('SELECT 1'));
+  assert.deepEqual((await good.until('Z')).map((m) => m.type), ['T', 'D', 'C', 'Z']);
+});
