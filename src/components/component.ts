@@ -93,10 +93,9 @@ export class ServingComponent implements Component {
         }),
         ...(opts.services.authEnabled && {
           auth: {
-            authenticate: (username: string, password: string) => {
-              if (this.auth === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
-              return this.auth.authenticate(username, password);
-            },
+            authenticate: (username: string, password: string) => this.authHandler().authenticate(username, password),
+            userEntry: (username: string) => this.authHandler().userEntry(username),
+            verifierKinds: () => this.authHandler().verifierKinds(),
           },
         }),
       }),
@@ -132,6 +131,11 @@ export class ServingComponent implements Component {
     if (this.postgres !== undefined) await this.postgres.start(this.opts.postgres!.addr);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
+  }
+
+  private authHandler(): AuthHandler {
+    if (this.auth === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
+    return this.auth;
   }
 
   private sqlHandler(): SqlHandler {

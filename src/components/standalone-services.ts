@@ -59,7 +59,9 @@ export class StandaloneServices implements ComponentServices {
       ingest: {
         ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),
       },
-      ...(users !== undefined && { auth: { authenticate: (u: string, p: string) => users.authenticate(u, p) } }),
+      ...(users !== undefined && {
+        auth: { authenticate: (u: string, p: string) => users.authenticate(u, p), userEntry: (u: string) => users.userEntry(u), verifierKinds: () => users.verifierKinds() },
+      }),
     };
   }
 

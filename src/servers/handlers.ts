@@ -3,7 +3,7 @@
  * tsdb only through these interfaces; the component passes the implementations in, tests pass fakes
  * (GreptimeDB `src/servers/src/query_handler.rs`).
  */
-import type { UserInfo } from '../frontend/auth/user-provider.js';
+import type { UserEntry, UserInfo, VerifierKind } from '../frontend/auth/user-provider.js';
 import type { IngestOptions, IngestTable } from '../frontend/ingest-request.js';
 import type { TableSummary } from '../frontend/table-summary.js';
 import type { Output } from '../query/output.js';
@@ -43,7 +43,15 @@ export interface SqlContext {
 
 /** Present when a user provider is configured: every `/v1/**` request must authenticate. */
 export interface AuthHandler {
+  /** Checks a cleartext password (HTTP Basic, PostgreSQL cleartext). */
   authenticate(username: string, password: string): Promise<UserInfo>;
+  /**
+   * The user's entry with its verifier, for handshakes that never see the password (MySQL
+   * mysql_native_password, PostgreSQL SCRAM-SHA-256); undefined for an unknown user.
+   */
+  userEntry(username: string): UserEntry | undefined;
+  /** The verifier kinds in use (PostgreSQL offers SCRAM only when every user's allows it). */
+  verifierKinds(): ReadonlySet<VerifierKind>;
 }
 
 /** `/v1/sql` (and later the MySQL and PostgreSQL servers): runs SQL text. */
