@@ -4,13 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes, pbkdf2Sync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import { tempDir, tempFile } from '../support/temp.js';
 import { startTsdb } from '../support/tsdb-process.js';
 
 const PSQL = '/usr/bin/psql';
-const skip = existsSync(PSQL) ? false : 'psql is not installed (Debian postgresql-client)';
 
 interface PsqlResult {
   readonly code: number | null;
@@ -20,6 +20,7 @@ interface PsqlResult {
 
 /** Runs psql against `addr` with `args` after the connection options. */
 function psql(addr: string, args: string[], opts: { user?: string; database?: string; password?: string; env?: NodeJS.ProcessEnv } = {}): Promise<PsqlResult> {
+  if (!existsSync(PSQL)) throw new Error(`${PSQL} is missing: install the Debian package postgresql-client (.ci/run does)`);
   const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), addr.slice(addr.lastIndexOf(':') + 1)];
   return new Promise((resolve, reject) => {
     const child = spawn(PSQL, ['-X', '-h', host, '-p', port, '-U', opts.user ?? 'tsdb', '-d', opts.database ?? 'public', '-v', 'ON_ERROR_STOP=1', ...args], {
@@ -51,7 +52,7 @@ async function start(t: TestContext, args: string[] = []): Promise<string> {
   return s.postgres;
 }
 
-test('psql: create a table, insert, query, in aligned and unaligned output', { skip }, async (t) => {
+test('psql: create a table, insert, query, in aligned and unaligned output', async (t) => {
   const pg = await start(t);
   const ddl = await psql(pg, [
     '-c', 'CREATE TABLE cpu (ts TIMESTAMP TIME INDEX, host STRING PRIMARY KEY, usage DOUBLE, n BIGINT)',
@@ -87,7 +88,7 @@ test('psql: create a table, insert, query, in aligned and unaligned output', { s
   assert.equal(script.stdout, '-1\n');
 });
 
-test('psql: errors carry the mapped SQLSTATE; the session goes on', { skip }, async (t) => {
+test('psql: errors carry the mapped SQLSTATE; the session goes on', async (t) => {
   const pg = await start(t);
   const r = await psql(pg, ['-v', 'VERBOSITY=verbose', '-c', 'SELECT * FROM nosuch']);
   assert.equal(r.code, 1);
@@ -103,7 +104,7 @@ test('psql: errors carry the mapped SQLSTATE; the session goes on', { skip }, as
   assert.equal(goesOn.stdout, '42\n');
 });
 
-test('psql: unknown database and invalid TimeZone are FATAL at startup', { skip }, async (t) => {
+test('psql: unknown database and invalid TimeZone are FATAL at startup', async (t) => {
   const pg = await start(t);
   const db = await psql(pg, ['-c', 'SELECT 1'], { database: 'nosuch' });
   assert.equal(db.code, 2);
@@ -118,7 +119,7 @@ test('psql: unknown database and invalid TimeZone are FATAL at startup', { skip 
   assert.match(tz.stderr, /FATAL: {2}Invalid TimeZone: Nowhere\/Special/);
 });
 
-test('psql: SET TimeZone changes how timestamps read; SHOW and transaction statements are answered', { skip }, async (t) => {
+test('psql: SET TimeZone changes how timestamps read; SHOW and transaction statements are answered', async (t) => {
   const pg = await start(t);
   await psql(pg, ['-c', 'CREATE TABLE t (ts TIMESTAMP TIME INDEX, v INT)', '-c', 'INSERT INTO t VALUES (0, 1)']);
   const r = await psql(pg, [
@@ -154,7 +155,8 @@ test('psql: SET TimeZone changes how timestamps read; SHOW and transaction state
   assert.equal(inOther.stdout, '0\n');
 });
 
-test('psql with a user provider: the right password connects, a wrong one is FATAL 28P01', { skip }, async (t) => {
+test('psql with a user provider: the right password connects (SCRAM-SHA-256 for plain users, cleartext when a verifier needs it), a wrong one is FATAL 28P01', async (t) => {
+  // Only plain verifiers: the server offers SCRAM-SHA-256.
   const users = tempFile(t, 'users', 'admin=secret\n');
   const pg = await start(t, ['--user-provider', `static_user_provider:file:${users}`]);
   const ok = await psql(pg, ['-A', '-t', '-c', 'SELECT 1'], { user: 'admin', password: 'secret' });
@@ -168,4 +170,19 @@ test('psql with a user provider: the right password connects, a wrong one is FAT
   const ghost = await psql(pg, ['-c', 'SELECT 1'], { user: 'ghost', password: 'x' });
   assert.equal(ghost.code, 2);
   assert.match(ghost.stderr, /FATAL: {2}password authentication failed for user "ghost"/);
+});
+
+test('psql with a pbkdf2 user: the server asks for the cleartext password and checks it', async (t) => {
+  const salt = randomBytes(16);
+  const hash = pbkdf2Sync('s3cret', salt, 1000, 32, 'sha256');
+  const users = tempFile(t, 'users', `hashed=pbkdf2_sha256:1000:${salt.toString('hex')}:${hash.toString('hex')}\nadmin=secret\n`);
+  const pg = await start(t, ['--user-provider', `static_user_provider:file:${users}`]);
+  for (const [user, password] of [['hashed', 's3cret'], ['admin', 'secret']] as const) {
+    const ok = await psql(pg, ['-A', '-t', '-c', 'SELECT 2'], { user, password });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout, '2\n');
+  }
+  const wrong = await psql(pg, ['-c', 'SELECT 1'], { user: 'hashed', password: 'nope' });
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /FATAL: {2}password authentication failed for user "hashed"/);
 });

@@ -27,6 +27,9 @@ import { intercept, showValue, splitStatements } from './intercept.js';
 import {
   authenticationCleartextPassword,
   authenticationOk,
+  authenticationSASL,
+  authenticationSASLContinue,
+  authenticationSASLFinal,
   backendKeyData,
   commandComplete,
   dataRow,
@@ -41,6 +44,7 @@ import {
   type FrontendMessage,
 } from './messages.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
+import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
 import { cellEncoder, commandTag, pgTypeOf } from './types.js';
 
 export interface PgConnectionOptions {
@@ -53,7 +57,7 @@ export interface PgConnectionOptions {
   readonly secretKey: number;
 }
 
-type State = 'startup' | 'password' | 'ready' | 'closed';
+type State = 'startup' | 'password' | 'sasl-initial' | 'sasl' | 'ready' | 'closed';
 
 /** `<catalog>-<schema>` or `<schema>`; only the `tsdb` catalog exists. */
 function databaseOf(db: string): { catalog: string; database: string } {
@@ -92,7 +96,7 @@ export class PgConnection {
     try {
       this.reader.feed(chunk, (msg) => {
         // How the next `p` message reads is decided here, before it is decoded.
-        if (msg.type === 'StartupMessage' && this.opts.auth !== undefined) this.reader.expectAuthResponse('password');
+        if (msg.type === 'StartupMessage' && this.opts.auth !== undefined) this.reader.expectAuthResponse(this.useScram() ? 'sasl-initial' : 'password');
         this.queue.push(msg);
       });
     } catch (err) {
@@ -175,6 +179,10 @@ export class PgConnection {
         return this.handleStartup(msg);
       case 'password':
         return this.handlePassword(msg);
+      case 'sasl-initial':
+        return this.handleSaslInitial(msg);
+      case 'sasl':
+        return this.handleSaslResponse(msg);
       case 'ready':
         return this.handleReady(msg);
       case 'closed':
@@ -210,6 +218,10 @@ export class PgConnection {
         this.database = database;
         this.startupDatabase = { given: db, catalog };
         if (this.opts.auth !== undefined) {
+          if (this.useScram()) {
+            this.state = 'sasl-initial';
+            return this.send(authenticationSASL([SCRAM_SHA_256]));
+          }
           this.state = 'password';
           return this.send(authenticationCleartextPassword());
         }
@@ -233,6 +245,49 @@ export class PgConnection {
       this.opts.logger.debug({ user: this.username, reason: errorMessage(err) }, 'PostgreSQL authentication failed');
       throw new PgWireError(SQLSTATE.INVALID_PASSWORD, `password authentication failed for user "${this.username}"`, true);
     }
+    return this.finishStartup();
+  }
+
+  /**
+   * SCRAM-SHA-256 when every user's verifier allows it (plain passwords, pg_scram_sha256), else a
+   * cleartext password for all (reference api.md §3; no MD5).
+   */
+  private useScram(): boolean {
+    const kinds = this.opts.auth?.verifierKinds();
+    return kinds !== undefined && kinds.size > 0 && [...kinds].every((k) => k === 'plain' || k === 'pg_scram_sha256');
+  }
+
+  private scram: ScramServerSession | undefined;
+
+  private async handleSaslInitial(msg: FrontendMessage): Promise<void> {
+    if (msg.type !== 'SASLInitialResponse') throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `expected SASLInitialResponse, got message type ${msg.type}`, true);
+    if (msg.mechanism !== SCRAM_SHA_256) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `SASL authentication mechanism ${msg.mechanism} is not supported; use ${SCRAM_SHA_256}`, true);
+    const entry = this.opts.auth!.userEntry(this.username);
+    let verifier: ScramVerifier | undefined;
+    if (entry?.verifier.kind === 'pg_scram_sha256') verifier = entry.verifier;
+    else if (entry?.verifier.kind === 'plain') verifier = await deriveScramVerifier(entry.verifier.password);
+    // An unknown user goes through the exchange and fails at its end, like a wrong password.
+    this.scram = new ScramServerSession(verifier);
+    const serverFirst = this.scram.clientFirst(msg.data ?? Buffer.alloc(0));
+    this.reader.expectAuthResponse('sasl');
+    this.state = 'sasl';
+    return this.send(authenticationSASLContinue(Buffer.from(serverFirst)));
+  }
+
+  private async handleSaslResponse(msg: FrontendMessage): Promise<void> {
+    if (msg.type !== 'SASLResponse') throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `expected SASLResponse, got message type ${msg.type}`, true);
+    this.reader.expectAuthResponse(undefined);
+    let serverFinal: string;
+    try {
+      serverFinal = this.scram!.clientFinal(msg.data);
+    } catch (err) {
+      this.opts.logger.debug({ user: this.username, reason: errorMessage(err) }, 'PostgreSQL SCRAM authentication failed');
+      if (err instanceof PgWireError && err.sqlstate !== SQLSTATE.INVALID_PASSWORD) throw err;
+      throw new PgWireError(SQLSTATE.INVALID_PASSWORD, `password authentication failed for user "${this.username}"`, true);
+    }
+    const entry = this.opts.auth!.userEntry(this.username)!;
+    this.user = { username: entry.username, permission: entry.permission };
+    await this.send(authenticationSASLFinal(Buffer.from(serverFinal)));
     return this.finishStartup();
   }
 

@@ -4,6 +4,7 @@
  * own connection.
  */
 import assert from 'node:assert/strict';
+import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -193,6 +194,58 @@ test('unknown database, bad TimeZone and wrong password are FATAL', async (t) =>
   await ok.until('R');
   ok.socket.write(typed('p', Buffer.from('pw\0')));
   assert.deepEqual((await ok.until('Z')).map((m) => m.type).slice(0, 1), ['R']);
+});
+
+test('plain and pg_scram_sha256 users authenticate with SCRAM-SHA-256; a wrong proof is FATAL 28P01', async (t) => {
+  const auth: AuthHandler = {
+    authenticate: async () => {
+      throw new TsdbError(StatusCode.UserPasswordMismatch, 'SCRAM expected, not a cleartext password');
+    },
+    userEntry: (u) => (u === 'u' ? { username: 'u', permission: 'read_only', verifier: { kind: 'plain', password: 'pencil' } } : undefined),
+    verifierKinds: () => new Set(['plain'] as const),
+  };
+  const port = await startServer(t, auth);
+  // The client side of RFC 5802, computed here independently of scram.ts.
+  const h = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+  const login = async (password: string) => {
+    const c = await client(t, port);
+    c.socket.write(startup({ user: 'u' }));
+    const [sasl] = await c.until('R');
+    assert.equal(sasl!.body.readInt32BE(0), 10, 'AuthenticationSASL');
+    assert.match(sasl!.body.subarray(4).toString(), /^SCRAM-SHA-256\0\0$/);
+    const clientFirstBare = 'n=,r=clientnonce123';
+    const first = Buffer.from(`n,,${clientFirstBare}`);
+    const mech = Buffer.from('SCRAM-SHA-256\0');
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(first.length);
+    c.socket.write(typed('p', Buffer.concat([mech, len, first])));
+    const [cont] = await c.until('R');
+    assert.equal(cont!.body.readInt32BE(0), 11, 'AuthenticationSASLContinue');
+    const serverFirst = cont!.body.subarray(4).toString();
+    const attrs = Object.fromEntries(serverFirst.split(',').map((kv) => [kv[0], kv.slice(2)]));
+    assert.ok(attrs['r']!.startsWith('clientnonce123'));
+    const salted = pbkdf2Sync(password, Buffer.from(attrs['s']!, 'base64'), Number(attrs['i']), 32, 'sha256');
+    const clientKey = h(salted, 'Client Key');
+    const withoutProof = `c=biws,r=${attrs['r']}`;
+    const authMessage = `${clientFirstBare},${serverFirst},${withoutProof}`;
+    const signature = h(createHash('sha256').update(clientKey).digest(), authMessage);
+    const proof = Buffer.from(clientKey.map((b, i) => b ^ signature[i]!)).toString('base64');
+    c.socket.write(typed('p', Buffer.from(`${withoutProof},p=${proof}`)));
+    return { c, salted, authMessage };
+  };
+  const good = await login('pencil');
+  const [final, ok, ...rest] = await good.c.until('Z');
+  assert.equal(final!.body.readInt32BE(0), 12, 'AuthenticationSASLFinal');
+  const serverSignature = h(h(good.salted, 'Server Key'), good.authMessage).toString('base64');
+  assert.equal(final!.body.subarray(4).toString(), `v=${serverSignature}`);
+  assert.equal(ok!.type, 'R');
+  assert.equal(ok!.body.readInt32BE(0), 0, 'AuthenticationOk');
+  assert.equal(rest.at(-1)?.type, 'Z', 'then ready for queries');
+  const bad = await login('wrong');
+  const msgs = await bad.c.until('E');
+  const e = msgs.find((m) => m.type === 'E')!;
+  assert.equal(field(e, 'C'), '28P01');
+  assert.equal(field(e, 'M'), 'password authentication failed for user "u"');
 });
 
 test('a malformed message closes only its connection with FATAL 08P01; a client that does not read blocks no one', async (t) => {
