@@ -5,7 +5,9 @@
  * startup ──SSLRequest──▶ 'N', startup
  *    │ StartupMessage (user, database, TimeZone)
  *    ▼
- * password (with a user provider: AuthenticationCleartextPassword ◀─▶ PasswordMessage)
+ * with a user provider, when every verifier allows SCRAM (plain, pg_scram_sha256):
+ *   sasl-initial, sasl (AuthenticationSASL ◀─▶ SASLInitialResponse, SASLContinue ◀─▶ SASLResponse, SASLFinal)
+ * else password (AuthenticationCleartextPassword ◀─▶ PasswordMessage)
  *    ▼
  * ready: AuthenticationOk, ParameterStatus…, BackendKeyData, ReadyForQuery
  *    Query → per statement: RowDescription, DataRow…, CommandComplete | ErrorResponse; ReadyForQuery
