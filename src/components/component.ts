@@ -14,6 +14,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
+import { MysqlServer } from '../servers/mysql/mysql-server.js';
 import { PostgresServer } from '../servers/postgres/postgres-server.js';
 import type { Server } from '../servers/server.js';
 
@@ -45,6 +46,8 @@ export interface ServingComponentOptions {
   readonly protocols?: IngestProtocols;
   /** The PostgreSQL server's address, when it is enabled (with `services`). */
   readonly postgres?: { readonly addr: string };
+  /** The MySQL server's address, when it is enabled (with `services`). */
+  readonly mysql?: { readonly addr: string };
 }
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
@@ -63,6 +66,7 @@ export class ServingComponent implements Component {
   private lock: DirLock | undefined;
   private readonly http: HttpServer;
   private readonly postgres: PostgresServer | undefined;
+  private readonly mysql: MysqlServer | undefined;
   private sql: SqlHandler | undefined;
   private ingest: IngestHandler | undefined;
   private auth: AuthHandler | undefined;
@@ -107,6 +111,9 @@ export class ServingComponent implements Component {
     if (opts.postgres !== undefined && handlers.sql !== undefined) {
       this.postgres = new PostgresServer({ logger: opts.logger }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
     }
+    if (opts.mysql !== undefined && handlers.sql !== undefined) {
+      this.mysql = new MysqlServer({ logger: opts.logger }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+    }
   }
 
   async start(): Promise<void> {
@@ -128,6 +135,7 @@ export class ServingComponent implements Component {
       this.auth = started.auth;
     }
     await this.http.start(this.opts.http.addr);
+    if (this.mysql !== undefined) await this.mysql.start(this.opts.mysql!.addr);
     if (this.postgres !== undefined) await this.postgres.start(this.opts.postgres!.addr);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
@@ -146,6 +154,7 @@ export class ServingComponent implements Component {
   async stop(): Promise<void> {
     try {
       await this.postgres?.shutdown();
+      await this.mysql?.shutdown();
       await this.http.shutdown();
       if (this.servicesStarted) {
         this.servicesStarted = false;
@@ -160,7 +169,7 @@ export class ServingComponent implements Component {
   }
 
   servers(): readonly Server[] {
-    return this.postgres !== undefined ? [this.http, this.postgres] : [this.http];
+    return [this.http, ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
   }
 
   status(): StatusInfo {

@@ -18,10 +18,11 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     logger,
     notServedYet: frontendNotServedYet(c)
       .filter((s) => !['SQL and PromQL over HTTP', 'InfluxDB line protocol', 'OpenTSDB', 'Prometheus remote write/read'].includes(s))
-      .filter((s) => !s.startsWith('PostgreSQL on '))
+      .filter((s) => !s.startsWith('PostgreSQL on ') && !s.startsWith('MySQL on '))
       .concat('PromQL over HTTP'),
     services: new StandaloneServices(c, logger),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr } }),
+    ...(c.mysql.enable && { mysql: { addr: c.mysql.addr } }),
     protocols: { influxdb: c.influxdb.enable, opentsdb: c.opentsdb.enable, promStore: c.prom_store.enable, promWithMetricEngine: c.prom_store.with_metric_engine },
   });
 }

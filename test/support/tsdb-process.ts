@@ -38,13 +38,14 @@ export function runTsdb(args: string[], opts: { env?: NodeJS.ProcessEnv; timeout
 }
 
 /**
- * `standalone start` without `--postgres-addr` gets a free port for PostgreSQL, so that tests
- * running in parallel do not all bind the default 127.0.0.1:4003.
+ * `standalone start` without `--postgres-addr` / `--mysql-addr` gets free ports for PostgreSQL and
+ * MySQL, so that tests running in parallel do not all bind the defaults 127.0.0.1:4003 and :4002.
  */
 export function withFreePorts(args: string[]): string[] {
   const i = args.indexOf('standalone');
   if (i < 0 || args[i + 1] !== 'start' || args.includes('--help') || args.includes('-h')) return args;
-  return args.includes('--postgres-addr') ? args : [...args, '--postgres-addr', '127.0.0.1:0'];
+  const out = args.includes('--postgres-addr') ? args : [...args, '--postgres-addr', '127.0.0.1:0'];
+  return out.includes('--mysql-addr') ? out : [...out, '--mysql-addr', '127.0.0.1:0'];
 }
 
 /** The environment without TSDB_* variables of whoever runs the tests. */
@@ -144,6 +145,8 @@ export interface Started {
   readonly baseUrl: string;
   /** Bound PostgreSQL address, `127.0.0.1:<port>`, when the component serves it. */
   readonly postgres?: string;
+  /** Bound MySQL address, `127.0.0.1:<port>`, when the component serves it. */
+  readonly mysql?: string;
 }
 
 /** Starts `tsdb <args>` and waits until it logs that it started; killed by PID when the test ends. */
@@ -153,7 +156,8 @@ export async function startTsdb(t: TestContext, args: string[], opts: { env?: No
   const addresses = started['addresses'] as Record<string, string>;
   const http = addresses['http']!;
   const postgres = addresses['postgresql'];
-  return { proc, http, baseUrl: `http://${http}`, ...(postgres !== undefined && { postgres }) };
+  const mysql = addresses['mysql'];
+  return { proc, http, baseUrl: `http://${http}`, ...(postgres !== undefined && { postgres }), ...(mysql !== undefined && { mysql }) };
 }
 
 /** Spawns `tsdb <args>` without waiting; killed by PID when the test ends. */

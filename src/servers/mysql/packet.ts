@@ -17,7 +17,12 @@ export const DEFAULT_MAX_PAYLOAD_SIZE = 134_217_728;
 
 /** A malformed or oversized frame or message: the connection that sent it is closed. */
 export class MysqlProtocolError extends Error {
-  override readonly name = 'MysqlProtocolError';
+  override readonly name: string = 'MysqlProtocolError';
+}
+
+/** A payload above the reader's maximum size (answered ER_NET_PACKET_TOO_LARGE). */
+export class PacketTooLargeError extends MysqlProtocolError {
+  override readonly name: string = 'PacketTooLargeError';
 }
 
 export interface PacketReaderOptions {
@@ -61,7 +66,7 @@ export class PacketReader {
       const length = header.readUIntLE(0, 3);
       const seq = header[3]!;
       if (this.partsLength + length > this.maxPayloadSize) {
-        throw new MysqlProtocolError(
+        throw new PacketTooLargeError(
           `packet too large: payload of at least ${this.partsLength + length} bytes exceeds the limit of ${this.maxPayloadSize}`,
         );
       }

@@ -1,0 +1,569 @@
+/**
+ * One MySQL client connection: a state machine over the codec of this directory.
+ *
+ * ```
+ * HandshakeV10 ──▶ handshake: HandshakeResponse41 (an SSLRequest is refused: no TLS yet)
+ *    │ with a user provider and another plugin than mysql_native_password: AuthSwitchRequest
+ *    ▼                                                     ──▶ auth-switch: 20-byte token
+ * OK (or ERR 1045 / 1049 and close)
+ *    ▼
+ * command: COM_QUERY → per statement a result set or OK, SERVER_MORE_RESULTS_EXISTS between them,
+ *          the first error ends the query; COM_INIT_DB, COM_PING, COM_FIELD_LIST, COM_STMT_*,
+ *          COM_RESET_CONNECTION; COM_QUIT closes
+ * ```
+ * Payloads are handled one at a time, in order: the socket is paused while one runs, and writes
+ * wait for `drain`, so a client that stops reading holds only its own connection. A malformed or
+ * oversized packet closes this connection only.
+ */
+import type { Socket } from 'node:net';
+import { StatusCode } from '../../common/error/status-code.js';
+import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
+import type { Logger } from '../../common/logging.js';
+import { isValidTimeZone } from '../../common/time/timestamp.js';
+import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
+import type { Cell, Output, OutputColumn } from '../../query/output.js';
+import type { AuthHandler, SqlHandler } from '../handlers.js';
+import {
+  CHARSET_UTF8MB4_GENERAL_CI,
+  decodeHandshakeResponse41,
+  encodeHandshakeV10,
+  generateScramble,
+  isSslRequest,
+  MYSQL_NATIVE_PASSWORD,
+  nativePasswordAuthSwitch,
+  needsAuthSwitch,
+  negotiateCapabilities,
+  SERVER_MORE_RESULTS_EXISTS,
+  SERVER_STATUS_AUTOCOMMIT,
+  serverCapabilities,
+  verifyNativePassword,
+  type HandshakeResponse41,
+} from './handshake.js';
+import {
+  decodeCommand,
+  encodeErr,
+  encodeOk,
+  ER_ACCESS_DENIED_ERROR,
+  ER_BAD_DB_ERROR,
+  ER_INTERNAL_ERROR,
+  ER_NET_PACKET_TOO_LARGE,
+  ER_NOT_SUPPORTED_YET,
+  ER_UNKNOWN_COM_ERROR,
+  ER_UNKNOWN_STMT_HANDLER,
+  ER_WRONG_ARGUMENTS,
+  ER_WRONG_DB_NAME,
+  errOfKind,
+  errOfStatus,
+  MysqlType,
+  type BoundParam,
+  type Command,
+  type ErrPacket,
+  type ParamType,
+  type ParamValue,
+} from './messages.js';
+import { intercept, splitStatements } from './mysql-intercept.js';
+import { MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
+import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
+
+export interface MysqlConnectionOptions {
+  readonly sql: SqlHandler;
+  readonly auth?: AuthHandler;
+  readonly logger: Logger;
+  /** `8.4.2-tsdb-<version>`. */
+  readonly serverVersion: string;
+  readonly connectionId: number;
+  /** Largest payload accepted (default 128 MiB). */
+  readonly maxPayloadSize?: number;
+}
+
+type State = 'handshake' | 'auth-switch' | 'command' | 'closed';
+
+/** An ERR reply of a MySQL error kind: fatal during the handshake, a plain ERR in the command phase. */
+class ErrReply extends Error {
+  constructor(readonly err: ErrPacket) {
+    super(err.message);
+  }
+}
+
+/** `<catalog>-<schema>` or `<schema>`; only the `tsdb` catalog exists. */
+function databaseOf(db: string): { catalog: string; database: string } {
+  const dash = db.indexOf('-');
+  return dash < 0 ? { catalog: 'tsdb', database: db } : { catalog: db.slice(0, dash), database: db.slice(dash + 1) };
+}
+
+interface Prepared {
+  readonly sql: string;
+  /** Offsets of the `?` placeholders. */
+  readonly placeholders: readonly number[];
+  paramTypes: readonly ParamType[] | undefined;
+  longData: Map<number, Buffer>;
+}
+
+interface Warning {
+  readonly level: string;
+  readonly code: number;
+  readonly message: string;
+}
+
+export class MysqlConnection {
+  private readonly reader: PacketReader;
+  private readonly queue: Array<{ payload: Buffer; seq: number } | MysqlProtocolError> = [];
+  private running = false;
+  private state: State = 'handshake';
+  private readonly scramble = generateScramble();
+  private readonly serverCaps = serverCapabilities();
+  private caps = this.serverCaps;
+  private response: HandshakeResponse41 | undefined;
+  private user: UserInfo = DEFAULT_USER;
+  private database = 'public';
+  private timezone = 'UTC';
+  private warnings: Warning[] = [];
+  private readonly statements = new Map<number, Prepared>();
+  private nextStatementId = 1;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly opts: MysqlConnectionOptions,
+  ) {
+    this.reader = new PacketReader(opts.maxPayloadSize !== undefined ? { maxPayloadSize: opts.maxPayloadSize } : {});
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => {
+      opts.logger.debug({ err }, 'MySQL connection error');
+      this.destroy();
+    });
+    socket.on('close', () => (this.state = 'closed'));
+    const hello = encodeHandshakeV10({
+      serverVersion: opts.serverVersion,
+      connectionId: opts.connectionId,
+      scramble: this.scramble,
+      capabilities: this.serverCaps,
+      charset: CHARSET_UTF8MB4_GENERAL_CI,
+      statusFlags: SERVER_STATUS_AUTOCOMMIT,
+      authPluginName: MYSQL_NATIVE_PASSWORD,
+    });
+    socket.write(writePacket(hello, 0));
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.state === 'closed') return;
+    try {
+      this.reader.push(chunk, (payload, seq) => this.queue.push({ payload, seq }));
+    } catch (err) {
+      this.queue.push(err instanceof MysqlProtocolError ? err : new MysqlProtocolError(errorMessage(err)));
+    }
+    void this.drainQueue();
+  }
+
+  private async drainQueue(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.socket.pause();
+    try {
+      while (this.queue.length > 0 && this.state !== 'closed') {
+        const item = this.queue.shift()!;
+        if (item instanceof MysqlProtocolError) {
+          // The frame reader has one error type; its oversize message is the only one saying so.
+          const tooLarge = item instanceof PacketTooLargeError;
+          this.fatal(errOfKind(tooLarge ? ER_NET_PACKET_TOO_LARGE : ER_UNKNOWN_COM_ERROR, item.message), 0);
+          return;
+        }
+        try {
+          await this.handle(item.payload, item.seq);
+        } catch (err) {
+          if (err instanceof ErrReply) {
+            this.fatal(err.err, item.seq + 1);
+            return;
+          }
+          if (err instanceof MysqlProtocolError) {
+            this.fatal(errOfKind(ER_UNKNOWN_COM_ERROR, `malformed packet: ${err.message}`), item.seq + 1);
+            return;
+          }
+          this.opts.logger.error({ err }, 'MySQL connection: unexpected error');
+          this.fatal(errOfKind(ER_INTERNAL_ERROR, errorMessage(err)), item.seq + 1);
+          return;
+        }
+      }
+    } finally {
+      this.running = false;
+      if (this.state !== 'closed') this.socket.resume();
+    }
+  }
+
+  /** Writes bytes; waits while the client does not read. */
+  private async send(buf: Buffer): Promise<void> {
+    if (this.state === 'closed') return;
+    if (this.socket.write(buf)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
+  }
+
+  private fatal(err: ErrPacket, seq: number): void {
+    this.opts.logger.debug({ errno: err.errno, reason: err.message }, 'MySQL connection closed on an error');
+    if (this.state !== 'closed') this.socket.end(writePacket(encodeErr(err), seq & 0xff));
+    this.state = 'closed';
+  }
+
+  /** Ends the connection (server shutdown). */
+  close(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.socket.end();
+  }
+
+  destroy(): void {
+    this.state = 'closed';
+    this.socket.destroy();
+  }
+
+  private async handle(payload: Buffer, seq: number): Promise<void> {
+    switch (this.state) {
+      case 'handshake':
+        return this.handleHandshake(payload, seq);
+      case 'auth-switch':
+        return this.authenticate(payload, seq);
+      case 'command':
+        return this.handleCommand(payload);
+      case 'closed':
+        return;
+    }
+  }
+
+  private async handleHandshake(payload: Buffer, seq: number): Promise<void> {
+    if (isSslRequest(payload)) {
+      throw new ErrReply(errOfKind(ER_NOT_SUPPORTED_YET, 'TLS is not enabled on this server: connect without SSL'));
+    }
+    const res = decodeHandshakeResponse41(payload);
+    this.response = res;
+    this.caps = negotiateCapabilities(this.serverCaps, res.capabilities);
+    if (this.opts.auth !== undefined && needsAuthSwitch(res)) {
+      this.state = 'auth-switch';
+      return this.send(writePacket(nativePasswordAuthSwitch(this.scramble), (seq + 1) & 0xff));
+    }
+    return this.authenticate(res.authResponse, seq);
+  }
+
+  /** Checks the token, then the database of the handshake; OK or a fatal ERR. */
+  private async authenticate(token: Buffer, seq: number): Promise<void> {
+    const res = this.response!;
+    const auth = this.opts.auth;
+    if (auth !== undefined) {
+      const entry = auth.userEntry(res.user);
+      const v = entry?.verifier;
+      const ok =
+        v !== undefined &&
+        (v.kind === 'plain' || v.kind === 'mysql_native_password') &&
+        verifyNativePassword(this.scramble, token, v);
+      if (!ok) {
+        this.opts.logger.debug({ user: res.user }, 'MySQL authentication failed');
+        throw new ErrReply(errOfKind(ER_ACCESS_DENIED_ERROR, `Access denied for user '${res.user}'`));
+      }
+      this.user = { username: entry!.username, permission: entry!.permission };
+    } else if (res.user !== '') {
+      this.user = { ...DEFAULT_USER, username: res.user };
+    }
+    if (res.database !== undefined) {
+      const { catalog, database } = databaseOf(res.database);
+      if (catalog !== 'tsdb' || !(await this.opts.sql.databaseExists(database))) {
+        throw new ErrReply(errOfKind(ER_BAD_DB_ERROR, `Unknown database '${res.database}'`));
+      }
+      this.database = database;
+    }
+    this.state = 'command';
+    return this.send(writePacket(encodeOk(), (seq + 1) & 0xff));
+  }
+
+  private async handleCommand(payload: Buffer): Promise<void> {
+    const cmd = decodeCommand(payload, (id) => {
+      const p = this.statements.get(id);
+      return p && { paramCount: p.placeholders.length, paramTypes: p.paramTypes, longData: p.longData };
+    });
+    switch (cmd.kind) {
+      case 'quit':
+        this.close();
+        return;
+      case 'ping':
+      case 'reset_connection':
+        if (cmd.kind === 'reset_connection') {
+          this.statements.clear();
+          this.warnings = [];
+          this.timezone = 'UTC';
+        }
+        return this.sendOk(1);
+      case 'init_db':
+        return this.guard(1, async () => {
+          await this.useDatabase(cmd.database);
+          return this.sendOk(1);
+        });
+      case 'query':
+        return this.query(cmd.sql);
+      case 'field_list':
+        return this.guard(1, async () => this.fieldList(cmd.table));
+      case 'stmt_prepare':
+        return this.guard(1, async () => this.prepare(cmd.sql));
+      case 'stmt_execute':
+        return this.guard(1, async () => this.execute(cmd));
+      case 'stmt_send_long_data': {
+        const p = this.statements.get(cmd.statementId);
+        if (p !== undefined) p.longData.set(cmd.paramId, Buffer.concat([p.longData.get(cmd.paramId) ?? Buffer.alloc(0), cmd.data]));
+        return; // no reply
+      }
+      case 'stmt_close':
+        this.statements.delete(cmd.statementId);
+        return; // no reply
+      case 'stmt_reset': {
+        const p = this.statements.get(cmd.statementId);
+        if (p === undefined) return this.sendErr(errOfKind(ER_UNKNOWN_STMT_HANDLER, `Unknown prepared statement handler (${cmd.statementId}) given to mysqld_stmt_reset`), 1);
+        p.longData.clear();
+        return this.sendOk(1);
+      }
+      case 'unknown':
+        return this.sendErr(errOfKind(ER_UNKNOWN_COM_ERROR, `Unknown command ${cmd.code}`), 1);
+    }
+  }
+
+  private sendOk(seq: number, statusFlags = SERVER_STATUS_AUTOCOMMIT, warnings = 0, affectedRows = 0): Promise<void> {
+    return this.send(writePacket(encodeOk({ statusFlags, warnings, affectedRows }), seq & 0xff));
+  }
+
+  private sendErr(err: ErrPacket, seq: number): Promise<void> {
+    return this.send(writePacket(encodeErr(err), seq & 0xff));
+  }
+
+  /** Runs `f`; an error becomes an ERR packet at `seq`. */
+  private async guard(seq: number, f: () => Promise<void>): Promise<void> {
+    try {
+      await f();
+    } catch (err) {
+      await this.sendErr(this.errPacket(err), seq);
+    }
+  }
+
+  private errPacket(err: unknown): ErrPacket {
+    if (err instanceof ErrReply) return err.err;
+    if (err instanceof TsdbError) return errOfStatus(err.code, err.message);
+    this.opts.logger.error({ err }, 'MySQL query: unexpected error');
+    return errOfStatus(StatusCode.Internal, `Internal error: ${StatusCode.Internal}`);
+  }
+
+  private ctx() {
+    return { database: this.database, timezone: this.timezone, user: this.user };
+  }
+
+  private async useDatabase(given: string): Promise<void> {
+    const { catalog, database } = databaseOf(given);
+    if (catalog !== 'tsdb' || !(await this.opts.sql.databaseExists(database))) {
+      throw new ErrReply(errOfKind(ER_WRONG_DB_NAME, `Unknown database '${given}'`));
+    }
+    this.database = database;
+  }
+
+  /** COM_QUERY: each statement answers; all but the last with SERVER_MORE_RESULTS_EXISTS; the first error ends it. */
+  private async query(sql: string): Promise<void> {
+    const statements = splitStatements(sql);
+    if (statements.length === 0) {
+      // Only comments: `/*!40101 SET … */` runs (as nothing), anything else is MySQL's empty query.
+      if (/\/\*!/.test(sql)) return this.sendOk(1);
+      return this.sendErr({ errno: 1065, sqlState: '42000', message: 'Query was empty' }, 1);
+    }
+    let seq = 1;
+    for (let i = 0; i < statements.length; i++) {
+      const more = i < statements.length - 1;
+      try {
+        seq = await this.statement(statements[i]!, seq, more);
+      } catch (err) {
+        await this.sendErr(this.errPacket(err), seq);
+        return;
+      }
+    }
+  }
+
+  /** Runs one statement; returns the next sequence id. */
+  private async statement(stmt: string, seq: number, more: boolean): Promise<number> {
+    const status = SERVER_STATUS_AUTOCOMMIT | (more ? SERVER_MORE_RESULTS_EXISTS : 0);
+    const i = intercept(stmt, { timezone: this.timezone, serverVersion: this.opts.serverVersion });
+    if (i === undefined) {
+      this.warnings = [];
+      const outputs = await this.opts.sql.executeSql(stmt, this.ctx());
+      for (let k = 0; k < outputs.length; k++) {
+        const last = k === outputs.length - 1;
+        seq = await this.sendOutput(outputs[k]!, seq, last ? status : status | SERVER_MORE_RESULTS_EXISTS);
+      }
+      if (outputs.length === 0) {
+        await this.sendOk(seq, status);
+        seq++;
+      }
+      return seq & 0xff;
+    }
+    switch (i.kind) {
+      case 'ok': {
+        this.warnings = i.warning !== undefined ? [{ level: 'Warning', code: 1235, message: i.warning }] : [];
+        await this.sendOk(seq, status, this.warnings.length);
+        return (seq + 1) & 0xff;
+      }
+      case 'set-timezone': {
+        if (!isValidTimeZone(i.value)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid time zone: ${i.value}`);
+        this.timezone = /^system$/i.test(i.value) ? 'UTC' : i.value;
+        this.warnings = [];
+        await this.sendOk(seq, status);
+        return (seq + 1) & 0xff;
+      }
+      case 'use':
+        await this.useDatabase(i.database);
+        this.warnings = [];
+        await this.sendOk(seq, status);
+        return (seq + 1) & 0xff;
+      case 'rows':
+        return this.sendRows(i.columns, i.rows, seq, status);
+      case 'show-warnings': {
+        const columns: OutputColumn[] = [
+          { name: 'Level', data_type: 'String' },
+          { name: 'Code', data_type: 'UInt16' },
+          { name: 'Message', data_type: 'String' },
+        ];
+        return this.sendRows(columns, this.warnings.map((w) => [w.level, w.code, w.message]), seq, status);
+      }
+    }
+  }
+
+  private async sendRows(columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>, seq: number, status: number): Promise<number> {
+    const p = resultSetPackets(columns, rows, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status });
+    await this.send(p.bytes);
+    return p.nextSeq;
+  }
+
+  private async sendOutput(o: Output, seq: number, status: number, binary = false): Promise<number> {
+    const p = outputPackets(o, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status, binary });
+    await this.send(p.bytes);
+    return p.nextSeq;
+  }
+
+  private async fieldList(table: string): Promise<void> {
+    const [t] = await this.opts.sql.tables(this.ctx(), [table]);
+    if (t === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${table}`);
+    const columns = t.columns.map((c) => ({ name: c.name, data_type: c.type }));
+    const p = fieldListPackets(columns, { capabilities: this.caps, seq: 1, schema: this.database, table: t.name });
+    await this.send(p.bytes);
+  }
+
+  private async prepare(sql: string): Promise<void> {
+    const statements = splitStatements(sql);
+    if (statements.length !== 1) {
+      throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL syntax: a prepared statement holds exactly one statement');
+    }
+    const text = statements[0]!;
+    const id = this.nextStatementId++;
+    const placeholders = placeholderOffsets(text);
+    this.statements.set(id, { sql: text, placeholders, paramTypes: undefined, longData: new Map() });
+    const p = preparePackets({ statementId: id, params: placeholders.length, columns: [] }, { capabilities: this.caps, seq: 1 });
+    await this.send(p.bytes);
+  }
+
+  private async execute(cmd: Extract<Command, { kind: 'stmt_execute' }>): Promise<void> {
+    const p = this.statements.get(cmd.statementId);
+    if (p === undefined || cmd.params === undefined) {
+      throw new ErrReply(errOfKind(ER_UNKNOWN_STMT_HANDLER, `Unknown prepared statement handler (${cmd.statementId}) given to mysqld_stmt_execute`));
+    }
+    if (cmd.newParamsBound && cmd.paramTypes !== undefined) p.paramTypes = cmd.paramTypes;
+    p.longData = new Map();
+    const sql = substitute(p.sql, p.placeholders, cmd.params);
+    const i = intercept(sql, { timezone: this.timezone, serverVersion: this.opts.serverVersion });
+    if (i !== undefined) {
+      if (i.kind === 'rows') {
+        const rs = resultSetPackets(i.columns, i.rows, { capabilities: this.caps, seq: 1, timeZone: this.timezone, binary: true });
+        return this.send(rs.bytes);
+      }
+      if (i.kind === 'set-timezone') {
+        if (!isValidTimeZone(i.value)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid time zone: ${i.value}`);
+        this.timezone = i.value;
+      }
+      if (i.kind === 'use') await this.useDatabase(i.database);
+      return this.sendOk(1);
+    }
+    const outputs = await this.opts.sql.executeSql(sql, this.ctx());
+    const o = outputs[outputs.length - 1];
+    if (o === undefined) return this.sendOk(1);
+    await this.sendOutput(o, 1, SERVER_STATUS_AUTOCOMMIT, true);
+  }
+}
+
+/** Offsets of `?` outside quotes ('…', "…", `…`) and comments. */
+export function placeholderOffsets(sql: string): number[] {
+  const out: number[] = [];
+  const n = sql.length;
+  let i = 0;
+  while (i < n) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"' || c === '`') {
+      i++;
+      while (i < n) {
+        if (sql[i] === '\\' && c !== '`') i += 2;
+        else if (sql[i] === c) {
+          if (sql[i + 1] === c) i += 2;
+          else break;
+        } else i++;
+      }
+      i++;
+    } else if ((c === '-' && sql[i + 1] === '-') || c === '#') {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? n : nl + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const close = sql.indexOf('*/', i + 2);
+      i = close < 0 ? n : close + 2;
+    } else {
+      if (c === '?') out.push(i);
+      i++;
+    }
+  }
+  return out;
+}
+
+const pad = (v: number, w = 2) => String(v).padStart(w, '0');
+
+/** A bound parameter as a SQL literal. */
+export function sqlLiteral(p: BoundParam): string {
+  const v: ParamValue = p.value;
+  if (v === null) return 'NULL';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid parameter value: ${v}`);
+    return String(v);
+  }
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'string') {
+    const numeric = p.type.type === MysqlType.DECIMAL || p.type.type === MysqlType.NEWDECIMAL;
+    if (numeric && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v)) return v;
+    return quote(v);
+  }
+  if (Buffer.isBuffer(v)) return quote(v.toString('utf8'));
+  if (v.kind === 'datetime') {
+    const frac = v.microsecond !== 0 ? `.${pad(v.microsecond, 6)}` : '';
+    return quote(`${pad(v.year, 4)}-${pad(v.month)}-${pad(v.day)} ${pad(v.hour)}:${pad(v.minute)}:${pad(v.second)}${frac}`);
+  }
+  const hours = v.days * 24 + v.hours;
+  const frac = v.microseconds !== 0 ? `.${pad(v.microseconds, 6)}` : '';
+  return quote(`${v.negative ? '-' : ''}${pad(hours)}:${pad(v.minutes)}:${pad(v.seconds)}${frac}`);
+}
+
+function quote(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+/** The statement with each placeholder replaced by its parameter as a literal. */
+export function substitute(sql: string, placeholders: readonly number[], params: readonly BoundParam[]): string {
+  if (params.length !== placeholders.length) {
+    throw new ErrReply(errOfKind(ER_WRONG_ARGUMENTS, `Incorrect arguments to mysqld_stmt_execute: ${params.length} of ${placeholders.length} parameters`));
+  }
+  let out = '';
+  let last = 0;
+  placeholders.forEach((at, k) => {
+    out += sql.slice(last, at) + sqlLiteral(params[k]!);
+    last = at + 1;
+  });
+  return out + sql.slice(last);
+}

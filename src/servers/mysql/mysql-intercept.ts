@@ -1,0 +1,130 @@
+/**
+ * What the MySQL server answers itself (reference api.md §5): the `SELECT @@var`, `SHOW VARIABLES`,
+ * `SHOW WARNINGS`, `SET …`, transaction and `USE` statements clients and tools send that tsdb's SQL
+ * does not handle (GreptimeDB `src/servers/src/mysql/federated.rs`). `INSERT …` is never intercepted.
+ */
+import type { Cell, OutputColumn } from '../../query/output.js';
+
+export { splitStatements } from '../postgres/intercept.js';
+
+/** What an intercepted statement means for the session; the connection answers it. */
+export type MysqlIntercepted =
+  /** An empty OK, with a warning kept for `SHOW WARNINGS`. */
+  | { readonly kind: 'ok'; readonly warning?: string }
+  | { readonly kind: 'rows'; readonly columns: readonly OutputColumn[]; readonly rows: ReadonlyArray<readonly Cell[]> }
+  | { readonly kind: 'set-timezone'; readonly value: string }
+  | { readonly kind: 'use'; readonly database: string }
+  | { readonly kind: 'show-warnings' };
+
+/** The values intercepted statements read from the session. */
+export interface MysqlSession {
+  readonly timezone: string;
+  readonly serverVersion: string;
+}
+
+/** `@@version_comment`: the product name. */
+export const VERSION_COMMENT = 'tsdb';
+
+const str = (name: string): OutputColumn => ({ name, data_type: 'String' });
+
+/** The value of a system variable as `SELECT @@name` shows it (unknown ones are `0`). */
+export function variableValue(name: string, s: MysqlSession): string {
+  const n = name.toLowerCase().replace(/^(session|global|local)\./, '');
+  switch (n) {
+    case 'version_comment':
+      return VERSION_COMMENT;
+    case 'version':
+      return s.serverVersion;
+    case 'time_zone':
+      return s.timezone;
+    case 'system_time_zone':
+      return 'UTC';
+    case 'max_execution_time':
+      return '0';
+    case 'tx_isolation':
+    case 'transaction_isolation':
+      return 'REPEATABLE-READ';
+    case 'max_allowed_packet':
+      return '134217728';
+    case 'sql_mode':
+      return 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+    case 'lower_case_table_names':
+      return '0';
+    case 'character_set_client':
+    case 'character_set_connection':
+    case 'character_set_results':
+    case 'character_set_server':
+    case 'character_set_database':
+      return 'utf8mb4';
+    case 'collation_connection':
+    case 'collation_server':
+    case 'collation_database':
+      return 'utf8mb4_general_ci';
+    case 'autocommit':
+      return '1';
+    case 'auto_increment_increment':
+      return '1';
+  }
+  if (n.endsWith('_timeout')) return '31536000';
+  return '0';
+}
+
+function unquote(v: string): string {
+  const t = v.trim();
+  for (const q of ["'", '"', '`']) {
+    if (t.length >= 2 && t.startsWith(q) && t.endsWith(q)) return t.slice(1, -1).replaceAll(q + q, q);
+  }
+  return t;
+}
+
+const SELECT_VARS = /^select\s+(@@[\w.]+(?:\s+as\s+[`'"]?\w+[`'"]?)?(?:\s*,\s*@@[\w.]+(?:\s+as\s+[`'"]?\w+[`'"]?)?)*)(?:\s+limit\s+\d+)?\s*;?$/i;
+
+/** The statement as the server answers it itself, or undefined to run it as SQL. */
+export function intercept(stmt: string, s: MysqlSession): MysqlIntercepted | undefined {
+  const t = stmt.trim().replace(/;\s*$/, '').trim();
+  if (/^insert\b/i.test(t)) return undefined;
+  // `/*!40101 SET … */` and other version comments mysqldump and clients send.
+  if (/^\/\*!\d*\s*set\b[\s\S]*\*\/$/i.test(t)) return { kind: 'ok' };
+  const norm = t.replace(/\s+/g, ' ');
+
+  let m = SELECT_VARS.exec(norm);
+  if (m) {
+    const columns: OutputColumn[] = [];
+    const row: Cell[] = [];
+    for (const item of m[1]!.split(',')) {
+      const parts = /^\s*(@@[\w.]+)(?:\s+as\s+(.+))?\s*$/i.exec(item)!;
+      columns.push(str(parts[2] !== undefined ? unquote(parts[2]) : parts[1]!));
+      row.push(variableValue(parts[1]!.slice(2), s));
+    }
+    return { kind: 'rows', columns, rows: [row] };
+  }
+
+  m = /^show (?:(?:session|global) )?variables(?: (?:like|where variable_name ?=) ?(.+))?$/i.exec(norm);
+  if (m) {
+    const columns = [str('Variable_name'), str('Value')];
+    const pattern = m[1] !== undefined ? unquote(m[1]).toLowerCase() : undefined;
+    if (pattern === 'sql_mode' || pattern === 'lower_case_table_names' || pattern === 'time_zone' || pattern === 'system_time_zone') {
+      return { kind: 'rows', columns, rows: [[pattern, variableValue(pattern, s)]] };
+    }
+    return { kind: 'rows', columns, rows: [['', '']] };
+  }
+  if (/^show (?:count\(\*\) )?warnings(?: limit .*)?$/i.test(norm)) return { kind: 'show-warnings' };
+
+  m = /^use (.+)$/i.exec(norm);
+  if (m) return { kind: 'use', database: unquote(m[1]!) };
+
+  m = /^set (?:(?:session|local) |@@(?:session\.|local\.)?)?(?:time_zone|timezone|time zone)(?: ?= ?| to | )(.+)$/i.exec(norm);
+  if (m) return { kind: 'set-timezone', value: unquote(m[1]!) };
+
+  if (/^(commit|rollback)(?: work)?$/i.test(norm)) return { kind: 'ok' };
+  if (/^(start transaction|begin)\b/i.test(norm)) return { kind: 'ok' };
+  if (/^(lock|unlock) tables?\b/i.test(norm)) return { kind: 'ok' };
+  if (/^set (?:names|character set|charset|character_set_\w+|collation_\w+)\b/i.test(norm)) return { kind: 'ok' };
+  if (/^set (?:(?:session|global|local) |@@(?:session\.|global\.|local\.)?)?(?:autocommit|sql_mode|sql_select_limit|net_write_timeout|net_read_timeout|wait_timeout|interactive_timeout|sql_safe_updates|sql_auto_is_null|foreign_key_checks|unique_checks|sql_quote_show_create|sql_notes|transaction_isolation|tx_isolation|transaction_read_only|tx_read_only|session_track_\w+|profiling|max_execution_time|optimizer_switch|group_concat_max_len)\b/i.test(norm)) {
+    return { kind: 'ok' };
+  }
+  if (/^set (?:(?:session|global) )?transaction\b/i.test(norm)) return { kind: 'ok' };
+  m = /^set (?:(?:session|global|local) )?@{0,2}([\w.]+) ?(?:=|:=)/i.exec(norm);
+  if (m) return { kind: 'ok', warning: `Unsupported variable: ${m[1]!}` };
+  return undefined;
+}
