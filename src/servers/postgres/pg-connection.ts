@@ -33,21 +33,28 @@ import {
   authenticationSASLContinue,
   authenticationSASLFinal,
   backendKeyData,
+  bindComplete,
+  closeComplete,
   commandComplete,
   dataRow,
   emptyQueryResponse,
   errorResponse,
   MessageReader,
+  noData,
   noticeResponse,
+  parameterDescription,
   parameterStatus,
+  parseComplete,
   readyForQuery,
   rowDescription,
   sslResponse,
+  type FormatCode,
   type FrontendMessage,
 } from './messages.js';
+import { bindParameters, parameterCount } from './bind.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
-import { cellEncoder, commandTag, pgTypeOf } from './types.js';
+import { cellEncoder, commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
 
 export interface PgConnectionOptions {
   readonly sql: SqlHandler;
@@ -323,9 +330,15 @@ export class PgConnection {
       case 'Describe':
       case 'Execute':
       case 'Close':
+        // After an error, the rest of the batch up to Sync is skipped (PostgreSQL's rule).
         if (this.skipUntilSync) return;
-        this.skipUntilSync = true;
-        return this.send(errorResponse({ severity: 'ERROR', code: SQLSTATE.FEATURE_NOT_SUPPORTED, message: 'the extended query protocol is not supported yet: use the simple query protocol' }));
+        try {
+          return await this.extended(msg);
+        } catch (err) {
+          if (err instanceof PgWireError && err.fatal) throw err;
+          this.skipUntilSync = true;
+          return this.send(errorResponse({ severity: 'ERROR', ...this.errorFields(err) }));
+        }
       case 'Sync':
         this.skipUntilSync = false;
         return this.send(readyForQuery('I'));
@@ -344,6 +357,92 @@ export class PgConnection {
         return; // no COPY is ever started; PostgreSQL ignores these outside COPY too
       default:
         throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `unexpected message ${msg.type}`, true);
+    }
+  }
+
+  /** Prepared statements (Parse) and portals (Bind) of the extended query protocol, by name. */
+  private readonly prepared = new Map<string, { readonly sql: string; readonly paramTypes: readonly number[] }>();
+  private readonly portals = new Map<string, { readonly sql: string; readonly resultFormats: readonly FormatCode[]; outputs?: Output[] }>();
+
+  /**
+   * The extended query protocol: parameters are bound as literals into the statement's text, the
+   * portal runs when it is described or executed (whichever comes first), and Execute sends its
+   * rows without a row description (Describe sent it), all of them (no row limit).
+   */
+  private async extended(msg: Extract<FrontendMessage, { type: 'Parse' | 'Bind' | 'Describe' | 'Execute' | 'Close' }>): Promise<void> {
+    switch (msg.type) {
+      case 'Parse': {
+        const statements = splitStatements(msg.query);
+        if (statements.length > 1) throw new PgWireError(SQLSTATE.SYNTAX_ERROR, 'cannot insert multiple commands into a prepared statement');
+        this.prepared.set(msg.name, { sql: statements[0] ?? '', paramTypes: msg.paramTypes });
+        return this.send(parseComplete());
+      }
+      case 'Bind': {
+        const stmt = this.prepared.get(msg.statement);
+        if (stmt === undefined) throw new PgWireError(SQLSTATE.INVALID_SQL_STATEMENT_NAME, `prepared statement "${msg.statement}" does not exist`);
+        const values = msg.params.map((v, i) => decodeParam(v, stmt.paramTypes[i] ?? 0, paramFormat(msg.paramFormats, i)));
+        this.portals.set(msg.portal, { sql: bindParameters(stmt.sql, values), resultFormats: msg.resultFormats });
+        return this.send(bindComplete());
+      }
+      case 'Describe': {
+        if (msg.kind === 'S') {
+          const stmt = this.prepared.get(msg.name);
+          if (stmt === undefined) throw new PgWireError(SQLSTATE.INVALID_SQL_STATEMENT_NAME, `prepared statement "${msg.name}" does not exist`);
+          const count = Math.max(stmt.paramTypes.length, parameterCount(stmt.sql));
+          const types = Array.from({ length: count }, (_, i) => stmt.paramTypes[i] || PG_OID.TEXT);
+          // The columns of a query are known once it runs: reads run with NULL parameters to learn them.
+          const reads = /^\s*(select|with|show|desc|describe|values)\b/i.test(stmt.sql) && intercept(stmt.sql) === undefined;
+          const outputs = reads ? await this.run(bindParameters(stmt.sql, types.map(() => null))) : [];
+          const rows = outputs[0]?.kind === 'records' ? outputs[0] : undefined;
+          return this.send(Buffer.concat([parameterDescription(types), rows === undefined ? noData() : this.rowDescriptionOf(rows, [])]));
+        }
+        const portal = this.portal(msg.name);
+        portal.outputs ??= await this.portalOutputs(portal.sql);
+        const rows = portal.outputs[0]?.kind === 'records' ? portal.outputs[0] : undefined;
+        return this.send(rows === undefined ? noData() : this.rowDescriptionOf(rows, portal.resultFormats));
+      }
+      case 'Execute': {
+        const portal = this.portal(msg.portal);
+        if (portal.sql.trim() === '') return this.send(emptyQueryResponse());
+        const outputs = portal.outputs ?? (await this.portalOutputs(portal.sql));
+        portal.outputs = undefined;
+        for (const o of outputs) await this.sendOutput(o, { describe: false, formats: portal.resultFormats });
+        return;
+      }
+      case 'Close':
+        if (msg.kind === 'S') this.prepared.delete(msg.name);
+        else this.portals.delete(msg.name);
+        return this.send(closeComplete());
+    }
+  }
+
+  private portal(name: string): { readonly sql: string; readonly resultFormats: readonly FormatCode[]; outputs?: Output[] } {
+    const p = this.portals.get(name);
+    if (p === undefined) throw new PgWireError(SQLSTATE.INVALID_CURSOR_NAME, `portal "${name}" does not exist`);
+    return p;
+  }
+
+  /** What a portal's statement answers: SQL through the frontend; intercepted statements as their tag. */
+  private async portalOutputs(sql: string): Promise<Output[]> {
+    const i = intercept(sql);
+    if (i === undefined) return this.run(sql);
+    // SET / SHOW / transaction statements take effect now; they answer no rows here.
+    await this.statementQuietly(sql);
+    return [{ kind: 'affected', rows: 0 }];
+  }
+
+  private run(sql: string): Promise<Output[]> {
+    return this.opts.sql.executeSql(sql, { database: this.database, timezone: this.timezone, user: this.user });
+  }
+
+  /** Runs an intercepted statement for its effect, discarding what it would send. */
+  private async statementQuietly(sql: string): Promise<void> {
+    const send = this.send;
+    this.send = async () => {};
+    try {
+      await this.statement(sql);
+    } finally {
+      this.send = send;
     }
   }
 
@@ -407,19 +506,21 @@ export class PgConnection {
     }
   }
 
-  private async sendOutput(o: Output): Promise<void> {
+  private rowDescriptionOf(o: Extract<Output, { kind: 'records' }>, formats: readonly FormatCode[]): Buffer {
+    return rowDescription(
+      o.columns.map((c, k) => {
+        const t = pgTypeOf(c.data_type);
+        return { name: c.name, typeOid: t.oid, typeLen: t.len, format: paramFormat(formats, k) };
+      }),
+    );
+  }
+
+  private async sendOutput(o: Output, how: { describe: boolean; formats: readonly FormatCode[] } = { describe: true, formats: [] }): Promise<void> {
     if (o.kind === 'affected') return this.send(commandComplete(commandTag(o)));
     const tz = this.timezone;
     const opts = { utcOffsetSeconds: (micros: bigint) => zoneOffsetMinutes(tz, Number(micros / 1_000_000n)) * 60 };
-    const encoders = o.columns.map((c) => cellEncoder(c.data_type, 0, opts));
-    await this.send(
-      rowDescription(
-        o.columns.map((c) => {
-          const t = pgTypeOf(c.data_type);
-          return { name: c.name, typeOid: t.oid, typeLen: t.len };
-        }),
-      ),
-    );
+    const encoders = o.columns.map((c, k) => cellEncoder(c.data_type, paramFormat(how.formats, k), opts));
+    if (how.describe) await this.send(this.rowDescriptionOf(o, how.formats));
     // Rows go out in batches of about 64 KiB; each batch waits for the client to read the last.
     let batch: Buffer[] = [];
     let size = 0;

@@ -16,7 +16,7 @@ import { PostgresServer } from './postgres-server.js';
 
 const sql: SqlHandler = {
   async executeSql(text) {
-    if (text === 'SELECT 1') return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
+    if (text === 'SELECT 1' || text === "SELECT '1'") return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
     if (text.startsWith('INSERT')) return [affected(2)];
     throw new TsdbError(StatusCode.TableNotFound, 'Table not found: t');
   },
@@ -129,7 +129,7 @@ test('SSLRequest is answered N; startup sends the ParameterStatus values and Rea
   });
 });
 
-test('simple queries: rows, affected rows, empty query, errors with SQLSTATE; extended messages refused until Sync', async (t) => {
+test('simple queries: rows, affected rows, empty query, errors with SQLSTATE; the extended protocol binds parameters, skips to Sync after an error', async (t) => {
   const port = await startServer(t);
   const c = await client(t, port);
   c.socket.write(startup({ user: 'u', database: 'public' }));
@@ -149,10 +149,28 @@ test('simple queries: rows, affected rows, empty query, errors with SQLSTATE; ex
   assert.equal(field(msgs[0]!, 'S'), 'ERROR');
   assert.equal(field(msgs[0]!, 'M'), 'Table not found: t');
 
-  c.socket.write(Buffer.concat([typed('P', Buffer.from('\0SELECT 1\0\0\0')), typed('D', Buffer.from('S\0')), typed('S')]));
+  // Extended protocol, as node-postgres sends it: Parse, Bind ($1 bound as a literal), Describe P, Execute, Sync.
+  const parse = typed('P', Buffer.from('\0SELECT $1\0\0\0'));
+  const param = Buffer.from('1');
+  const bindBody = Buffer.alloc(2 + 1 + 1 + 2 + 2 + 4 + param.length + 2);
+  let o = bindBody.write('\0\0', 0); // portal "", statement ""
+  o = bindBody.writeInt16BE(0, o); // parameter formats: all text
+  o = bindBody.writeInt16BE(1, o);
+  o = bindBody.writeInt32BE(param.length, o);
+  o += param.copy(bindBody, o);
+  bindBody.writeInt16BE(0, o); // result formats: all text
+  const execute = Buffer.alloc(5 + 4);
+  execute.write('\0', 0);
+  execute.writeInt32BE(0, 1);
+  c.socket.write(Buffer.concat([parse, typed('B', bindBody.subarray(0, o + 2)), typed('D', Buffer.from('P\0')), typed('E', execute.subarray(0, 5)), typed('S')]));
+  msgs = await c.until('Z');
+  assert.deepEqual(msgs.map((m) => m.type), ['1', '2', 'T', 'D', 'C', 'Z'], "SELECT $1 with '1' bound (text, type unspecified) runs as SELECT '1'");
+  assert.equal(msgs[4]!.body.toString(), 'SELECT 1\0');
+  // An error skips the rest of the batch until Sync; the connection goes on.
+  c.socket.write(Buffer.concat([typed('B', Buffer.from('\0nosuch\0\0\0\0\0\0\0')), typed('E', execute.subarray(0, 5)), typed('S')]));
   msgs = await c.until('Z');
   assert.deepEqual(msgs.map((m) => m.type), ['E', 'Z']);
-  assert.equal(field(msgs[0]!, 'C'), '0A000');
+  assert.equal(field(msgs[0]!, 'C'), '26000');
   c.socket.write(query('SELECT 1'));
   assert.deepEqual((await c.until('Z')).map((m) => m.type), ['T', 'D', 'C', 'Z'], 'the connection goes on');
 });

@@ -1,0 +1,13 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bindParameters, literalOf, parameterCount } from './bind.js';
+
+test('$n outside strings, quoted names and comments become literals of the bound values', () => {
+  const sql = `SELECT $1, '$2', "$3", $2 -- $9\n/* $9 */ FROM t WHERE a = $10`;
+  assert.equal(parameterCount(sql), 10);
+  const values = ['o\'k', 2n, null, null, null, null, null, null, null, true];
+  assert.equal(bindParameters(sql, values), `SELECT 'o''k', '$2', "$3", 2 -- $9\n/* $9 */ FROM t WHERE a = TRUE`);
+  assert.throws(() => bindParameters('SELECT $3', [1, 2]), /supplies 2 parameters, but the statement uses \$3/);
+  assert.deepEqual([null, false, 1.5, -3n, Buffer.from('x')].map(literalOf), ['NULL', 'FALSE', '1.5', '-3', "'x'"]);
+  assert.equal(literalOf(Number.NaN), "'NaN'::DOUBLE");
+});

@@ -1,0 +1,71 @@
+/**
+ * Parameters of the extended query protocol: `$1`, `$2` … of a statement replaced by the bound
+ * values as SQL literals (outside quoted strings, quoted identifiers and comments), so that the
+ * statement runs through the same SQL path as a simple query.
+ */
+import type { ParamValue } from './types.js';
+import { PgWireError, SQLSTATE } from './pg-error.js';
+
+/** A bound value as an SQL literal. */
+export function literalOf(v: ParamValue): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `'${String(v)}'::DOUBLE`;
+  if (typeof v === 'bigint') return v.toString();
+  const text = Buffer.isBuffer(v) ? v.toString('utf8') : v;
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** The highest `$n` of a statement (its parameter count when Parse names no types). */
+export function parameterCount(sql: string): number {
+  let max = 0;
+  scan(sql, (n) => {
+    max = Math.max(max, n);
+    return '';
+  });
+  return max;
+}
+
+/** `sql` with each `$n` replaced by `values[n - 1]` as a literal. */
+export function bindParameters(sql: string, values: readonly ParamValue[]): string {
+  return scan(sql, (n) => {
+    if (n > values.length) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `bind message supplies ${values.length} parameters, but the statement uses $${n}`);
+    return literalOf(values[n - 1]!);
+  });
+}
+
+/** Calls `replace` for each `$n` outside quotes and comments; returns the text with the replacements. */
+function scan(sql: string, replace: (n: number) => string): string {
+  let out = '';
+  let i = 0;
+  let copied = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      i = end < 0 ? sql.length : end + 1;
+      // A doubled quote continues the string: the loop meets it as a new quoted part.
+      continue;
+    }
+    if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? sql.length : end + 1;
+      continue;
+    }
+    if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+      continue;
+    }
+    if (c === '$' && /[0-9]/.test(sql[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < sql.length && /[0-9]/.test(sql[j]!)) j++;
+      out += sql.slice(copied, i) + replace(Number(sql.slice(i + 1, j)));
+      copied = j;
+      i = j;
+      continue;
+    }
+    i++;
+  }
+  return out + sql.slice(copied);
+}
