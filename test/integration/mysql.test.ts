@@ -4,23 +4,17 @@
  * statements, `SET time_zone`, unknown databases.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
+import { runClient, type ClientResult } from '../support/run-client.js';
 import { tempDir } from '../support/temp.js';
 import { startTsdb } from '../support/tsdb-process.js';
 
 const MYSQL = ['/usr/bin/mysql', '/usr/bin/mariadb'].find((p) => existsSync(p));
-const skip = MYSQL !== undefined ? false : 'mysql is not installed (Debian mariadb-client)';
-
-interface MysqlResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** Runs `mysql --batch` against `addr` with `args` after the connection options. */
-function mysql(addr: string, args: string[], opts: { user?: string; password?: string; database?: string } = {}): Promise<MysqlResult> {
+function mysql(addr: string, args: string[], opts: { user?: string; password?: string; database?: string } = {}): Promise<ClientResult> {
+  if (MYSQL === undefined) throw new Error('mysql is missing: install the Debian package mariadb-client (.ci/run does)');
   const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), addr.slice(addr.lastIndexOf(':') + 1)];
   const conn = [
     '--no-defaults',
@@ -33,19 +27,7 @@ function mysql(addr: string, args: string[], opts: { user?: string; password?: s
     ...(opts.database !== undefined ? ['-D', opts.database] : []),
     '--batch',
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(MYSQL!, [...conn, ...args], { env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runClient(MYSQL, [...conn, ...args], { PATH: process.env['PATH'] });
 }
 
 async function start(t: TestContext, args: string[] = []): Promise<string> {
@@ -54,7 +36,7 @@ async function start(t: TestContext, args: string[] = []): Promise<string> {
   return s.mysql;
 }
 
-test('mysql: create a table, insert, select, several statements in one query', { skip }, async (t) => {
+test('mysql: create a table, insert, select, several statements in one query', async (t) => {
   const my = await start(t);
   const ddl = await mysql(my, [
     '-e',
@@ -76,7 +58,7 @@ test('mysql: create a table, insert, select, several statements in one query', {
   assert.equal(db.stdout, 'public\n');
 });
 
-test('mysql: errors carry the mapped errno and SQLSTATE', { skip }, async (t) => {
+test('mysql: errors carry the mapped errno and SQLSTATE', async (t) => {
   const my = await start(t);
   const missing = await mysql(my, ['-e', 'SELECT * FROM nope']);
   assert.notEqual(missing.code, 0);
@@ -92,7 +74,7 @@ test('mysql: errors carry the mapped errno and SQLSTATE', { skip }, async (t) =>
   assert.equal(partial.stdout, '1\n');
 });
 
-test('mysql: intercepted statements and SET time_zone', { skip }, async (t) => {
+test('mysql: intercepted statements and SET time_zone', async (t) => {
   const my = await start(t);
   const vars = await mysql(my, ['-e', "SELECT @@version_comment; SELECT @@max_allowed_packet, @@tx_isolation AS iso; SHOW VARIABLES LIKE 'lower_case_table_names'"]);
   assert.equal(vars.code, 0, vars.stderr);
@@ -118,14 +100,14 @@ test('mysql: intercepted statements and SET time_zone', { skip }, async (t) => {
   assert.match(use.stderr, /Unknown database 'nope'/);
 });
 
-test('mysql: an unknown database in the handshake is refused', { skip }, async (t) => {
+test('mysql: an unknown database in the handshake is refused', async (t) => {
   const my = await start(t);
   const r = await mysql(my, ['-e', 'SELECT 1'], { database: 'nope' });
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /ERROR 1049 \(42000\): Unknown database 'nope'/);
 });
 
-test('mysql: mysql_native_password against the user provider', { skip }, async (t) => {
+test('mysql: mysql_native_password against the user provider', async (t) => {
   const my = await start(t, ['--user-provider', 'static_user_provider:cmd:u=PASS,ro:ro=pw']);
   const ok = await mysql(my, ['-N', '-e', 'SELECT 1'], { user: 'u', password: 'PASS' });
   assert.equal(ok.code, 0, ok.stderr);

@@ -3,46 +3,26 @@
  * tables, rows and errors over the simple query protocol, authentication, startup checks, SET/SHOW.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes, pbkdf2Sync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
+import { runClient, type ClientResult } from '../support/run-client.js';
 import { tempDir, tempFile } from '../support/temp.js';
 import { startTsdb } from '../support/tsdb-process.js';
 
 const PSQL = '/usr/bin/psql';
 
-interface PsqlResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** Runs psql against `addr` with `args` after the connection options. */
-function psql(addr: string, args: string[], opts: { user?: string; database?: string; password?: string; env?: NodeJS.ProcessEnv } = {}): Promise<PsqlResult> {
+function psql(addr: string, args: string[], opts: { user?: string; database?: string; password?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ClientResult> {
   if (!existsSync(PSQL)) throw new Error(`${PSQL} is missing: install the Debian package postgresql-client (.ci/run does)`);
   const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), addr.slice(addr.lastIndexOf(':') + 1)];
-  return new Promise((resolve, reject) => {
-    const child = spawn(PSQL, ['-X', '-h', host, '-p', port, '-U', opts.user ?? 'tsdb', '-d', opts.database ?? 'public', '-v', 'ON_ERROR_STOP=1', ...args], {
-      env: {
-        PATH: process.env['PATH'],
-        PGCONNECT_TIMEOUT: '10',
-        PGSSLMODE: 'prefer',
-        ...(opts.password !== undefined && { PGPASSWORD: opts.password }),
-        ...opts.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runClient(PSQL, ['-X', '-h', host, '-p', port, '-U', opts.user ?? 'tsdb', '-d', opts.database ?? 'public', '-v', 'ON_ERROR_STOP=1', ...args], {
+    PATH: process.env['PATH'],
+    PGCONNECT_TIMEOUT: '10',
+    PGSSLMODE: 'prefer',
+    ...(opts.password !== undefined && { PGPASSWORD: opts.password }),
+    ...opts.env,
   });
 }
 

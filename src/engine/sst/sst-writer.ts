@@ -10,7 +10,7 @@ import type { SeriesRun } from '../memtable/memtable.js';
 import type { RegionMetadata } from '../region/metadata.js';
 import { widenRange } from '../region/time-unit.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns } from '../read/memtable-scan-function.js';
-import { CHUNK_ROWS, ChunkFiller, type Piece } from './chunk-filler.js';
+import { ChunkFiller } from './chunk-filler.js';
 import type { FileMeta } from './file-meta.js';
 import { METADATA_KEY, quoteIdent, quoteLiteral, ROW_GROUP_ROWS } from './sst-format.js';
 
@@ -25,68 +25,15 @@ export interface SstWriteRequest {
   readonly level: 0 | 1;
 }
 
-export interface LoadedRuns {
+interface RunStats {
   readonly rows: number;
   readonly minTs: bigint | undefined;
   readonly maxTs: bigint | undefined;
   readonly maxSequence: number;
 }
 
-/**
- * Creates temporary table `table` (the SST columns of `metadata`) in `conn` and appends the runs to
- * it in order, by data chunks. Used by flushes (then copied to Parquet) and by scans of memtables.
- */
-export async function loadRuns(
-  conn: DuckDBConnection,
-  table: string,
-  metadata: RegionMetadata,
-  fields: readonly { column_id: number }[],
-  runs: Iterable<SeriesRun>,
-): Promise<LoadedRuns> {
-  const filler = new ChunkFiller(metadata, fields);
-  await conn.run(`CREATE TEMP TABLE ${quoteIdent(table)} (${filler.columns.map((c) => `${quoteIdent(c.name)} ${c.sqlType}`).join(', ')})`);
-  const appender = await conn.createAppender(table);
-  const chunk = filler.newChunk();
-  let rows = 0;
-  let minTs: bigint | undefined;
-  let maxTs: bigint | undefined;
-  let maxSequence = 0;
-  const pieces: Piece[] = [];
-  let inChunk = 0;
-  const flushChunk = () => {
-    if (inChunk === 0) return;
-    filler.fill(chunk, pieces);
-    appender.appendDataChunk(chunk);
-    pieces.length = 0;
-    inChunk = 0;
-  };
-  try {
-    for (const run of runs) {
-      const n = run.ts.length;
-      if (n === 0) continue;
-      // Runs are sorted by time: the first and last rows bound the run.
-      if (minTs === undefined || run.ts[0]! < minTs) minTs = run.ts[0]!;
-      if (maxTs === undefined || run.ts[n - 1]! > maxTs) maxTs = run.ts[n - 1]!;
-      for (let i = 0; i < n; i++) if (run.seq[i]! > maxSequence) maxSequence = run.seq[i]!;
-      rows += n;
-      for (let start = 0; start < n; ) {
-        const take = Math.min(n - start, CHUNK_ROWS - inChunk);
-        pieces.push({ run, start, end: start + take });
-        inChunk += take;
-        start += take;
-        if (inChunk === CHUNK_ROWS) flushChunk();
-      }
-    }
-    flushChunk();
-    appender.flushSync();
-  } finally {
-    appender.closeSync();
-  }
-  return { rows, minTs, maxTs, maxSequence };
-}
-
 /** Rows, time range and newest sequence of sorted runs. */
-function statsOf(runs: readonly SeriesRun[]): LoadedRuns {
+function statsOf(runs: readonly SeriesRun[]): RunStats {
   let rows = 0;
   let minTs: bigint | undefined;
   let maxTs: bigint | undefined;

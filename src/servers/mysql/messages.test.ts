@@ -228,7 +228,7 @@ describe('mysql commands', () => {
       { type: t, value: Buffer.from('long value') },
       { type: { type: MysqlType.TINY, unsigned: true }, value: 200 },
     ];
-    const bytes = encodeStmtExecute(3, params, { skip: new Set([0]) });
+    const bytes = encodeStmtExecute(3, params, { sentAsLongData: new Set([0]) });
     assert.deepEqual(bytes, hex('17 03 00 00 00 00 01 00 00 00  00  01  fc 00 01 80  c8'));
     const cmd = decodeCommand(bytes, () => ({ paramCount: 2, longData: new Map([[0, Buffer.from('long value')]]) }));
     assert.ok(cmd.kind === 'stmt_execute');

@@ -591,7 +591,7 @@ export function writeBinaryValue(w: PayloadWriter, { type }: ParamType, value: E
 export function encodeStmtExecute(
   statementId: number,
   params: readonly BoundParam[],
-  opts: { readonly newParamsBound?: boolean; readonly flags?: number; readonly skip?: ReadonlySet<number> } = {},
+  opts: { readonly newParamsBound?: boolean; readonly flags?: number; readonly sentAsLongData?: ReadonlySet<number> } = {},
 ): Buffer {
   const w = new PayloadWriter().u8(COM_STMT_EXECUTE).u32(statementId).u8(opts.flags ?? 0).u32(1);
   if (params.length > 0) {
@@ -603,7 +603,7 @@ export function encodeStmtExecute(
     w.bytes(bitmap).u8(bound ? 1 : 0);
     if (bound) for (const p of params) w.u8(p.type.type).u8(p.type.unsigned ? 0x80 : 0);
     params.forEach((p, i) => {
-      if (p.value !== null && !opts.skip?.has(i)) writeBinaryValue(w, p.type, p.value);
+      if (p.value !== null && !opts.sentAsLongData?.has(i)) writeBinaryValue(w, p.type, p.value);
     });
   }
   return w.finish();

@@ -16,6 +16,7 @@
  * oversized packet closes this connection only.
  */
 import type { Socket } from 'node:net';
+import { writeWithBackpressure } from '../tcp-server.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
@@ -192,16 +193,7 @@ export class MysqlConnection {
   /** Writes bytes; waits while the client does not read. */
   private async send(buf: Buffer): Promise<void> {
     if (this.state === 'closed') return;
-    if (this.socket.write(buf)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.socket.off('drain', done);
-        this.socket.off('close', done);
-        resolve();
-      };
-      this.socket.on('drain', done);
-      this.socket.on('close', done);
-    });
+    await writeWithBackpressure(this.socket, buf);
   }
 
   private fatal(err: ErrPacket, seq: number): void {

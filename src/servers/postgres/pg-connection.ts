@@ -52,6 +52,7 @@ import {
   type FrontendMessage,
 } from './messages.js';
 import { bindParameters, parameterCount } from './bind.js';
+import { writeWithBackpressure } from '../tcp-server.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
 import { cellEncoder, commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
@@ -95,7 +96,7 @@ export class PgConnection {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => {
       opts.logger.debug({ err }, 'PostgreSQL connection error');
-      this.close();
+      this.destroy();
     });
     socket.on('close', () => (this.state = 'closed'));
   }
@@ -147,16 +148,7 @@ export class PgConnection {
   /** Writes a message; waits while the client does not read. */
   private async send(buf: Buffer): Promise<void> {
     if (this.state === 'closed') return;
-    if (this.socket.write(buf)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.socket.off('drain', done);
-        this.socket.off('close', done);
-        resolve();
-      };
-      this.socket.on('drain', done);
-      this.socket.on('close', done);
-    });
+    await writeWithBackpressure(this.socket, buf);
   }
 
   private async fatal(err: PgWireError): Promise<void> {
@@ -165,20 +157,17 @@ export class PgConnection {
     this.state = 'closed';
   }
 
-  /** Ends the connection (server shutdown: a FATAL 57P01 first). */
-  close(reason?: string): void {
+  /** Ends the connection at server shutdown: FATAL 57P01 first. */
+  close(): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    if (reason !== undefined && !this.socket.destroyed) {
-      this.socket.end(errorResponse({ severity: 'FATAL', code: '57P01', message: reason }));
-    } else this.socket.destroy();
+    if (this.socket.destroyed) return;
+    this.socket.end(errorResponse({ severity: 'FATAL', code: '57P01', message: 'terminating connection due to administrator command' }));
   }
 
-  get destroyed(): boolean {
-    return this.socket.destroyed;
-  }
-
+  /** Drops the connection now. */
   destroy(): void {
+    this.state = 'closed';
     this.socket.destroy();
   }
 
@@ -206,7 +195,7 @@ export class PgConnection {
         return this.send(sslResponse(false));
       case 'CancelRequest':
         // Queries are not cancellable yet: the request is dropped, as PostgreSQL does for unknown keys.
-        this.close();
+        this.destroy();
         return;
       case 'StartupMessage': {
         // Parameter names are case-insensitive (libpq sends PGTZ as `timezone`).
