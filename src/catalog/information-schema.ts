@@ -32,7 +32,7 @@ export interface InformationSchemaSource {
 }
 
 /** An information_schema column: its name, type and whether it may hold null. */
-interface VirtualColumn {
+export interface VirtualColumn {
   readonly name: string;
   readonly type: ColumnType;
   readonly nullable: boolean;
@@ -460,6 +460,11 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
 
 /** The tables of `information_schema`, sorted by name. */
 export const INFORMATION_SCHEMA_TABLES: readonly string[] = Object.freeze(Object.keys(TABLES).sort(compare));
+
+/** Each table of `information_schema` with its id and columns (pg_catalog describes them too). */
+export function informationSchemaTableDefs(): ReadonlyArray<{ readonly name: string; readonly id: number; readonly columns: readonly VirtualColumn[] }> {
+  return INFORMATION_SCHEMA_TABLES.map((name) => ({ name, id: TABLES[name]!.id, columns: TABLES[name]!.columns }));
+}
 
 /** The columns and rows of `information_schema.<name>` (name lower-case); undefined for an unknown table. */
 export async function informationSchemaTable(name: string, source: InformationSchemaSource): Promise<{ columns: OutputColumn[]; rows: Cell[][] } | undefined> {

@@ -52,7 +52,7 @@ export class StandaloneServices implements ComponentServices {
     const users = this.users;
     return {
       sql: {
-        executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user)),
+        executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol)),
         databaseExists: async (db) => (await catalog.database(db)) !== undefined,
         tables: (ctx, names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names),
       },

@@ -9,6 +9,9 @@ import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
 import { fullTableName, INFORMATION_SCHEMA, regionDir, regionMetadataOf, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { valuesRelation } from '../query/values-relation.js';
+import { PG_CATALOG, pgCatalogTable, relationOid, type PgCatalogSession } from '../catalog/pg-catalog.js';
+import { pgDialect } from '../query/pg-dialect.js';
+import { buildInfo } from '../common/build-info.js';
 import { installFunctions, prepareSession } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -55,6 +58,9 @@ function accessOf(stmt: Statement): AccessKind | undefined {
       return 'write';
   }
 }
+
+/** The PostgreSQL version the PostgreSQL server announces (`server_version` `16.3-tsdb-<version>`). */
+const PG_SERVER_VERSION = '16.3';
 
 /** Query connections kept open between queries. */
 const MAX_IDLE_CONNECTIONS = 8;
@@ -300,15 +306,30 @@ export class FrontendInstance {
       conn.closeSync();
       throw err;
     }
+    const pg = session.protocol === 'postgres' ? this.pgCatalogSession(session) : undefined;
     const ctx: QueryContext = {
       database: session.database,
       timezone: session.timezone,
+      ...(pg !== undefined && {
+        dialect: pgDialect({
+          user: pg.user,
+          database: pg.database,
+          version: `PostgreSQL ${pg.serverVersion.split('-')[0]} on tsdb ${buildInfo().version}`,
+          relationOid: (text) => relationOid(text, this.informationSchemaSource(), pg),
+        }),
+      }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
         if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
           const table = await informationSchemaTable(name, this.informationSchemaSource());
           if (table === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
           return { key: shown, relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
+        }
+        // pg_catalog is only seen over PostgreSQL (reference api.md §5).
+        if (pg !== undefined && database.toLowerCase() === PG_CATALOG && (catalog === '' || catalog === session.catalog)) {
+          const table = await pgCatalogTable(name, this.informationSchemaSource(), pg);
+          if (table === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
+          return { key: shown.toLowerCase(), relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
         }
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
@@ -326,6 +347,11 @@ export class FrontendInstance {
     } finally {
       this.giveBack(conn);
     }
+  }
+
+  /** What pg_catalog shows of a PostgreSQL session. */
+  private pgCatalogSession(session: Session): PgCatalogSession {
+    return { database: session.database, user: session.user.username, serverVersion: `${PG_SERVER_VERSION}-tsdb-${buildInfo().version}`, timezone: session.timezone };
   }
 
   /** What information_schema reads: the catalog, and the statistics of the regions here. */

@@ -11,8 +11,15 @@ export interface Session {
   /** IANA name or offset (`UTC`, `Asia/Shanghai`, `+08:00`). */
   timezone: string;
   readonly user: UserInfo;
+  /**
+   * The wire protocol the session came over (undefined: HTTP or in-process). PostgreSQL sessions
+   * see `pg_catalog` and PostgreSQL's dialect of catalog queries (`query/pg-dialect.ts`).
+   */
+  readonly protocol?: SessionProtocol;
 }
 
-export function newSession(database = DEFAULT_DATABASE, timezone = 'UTC', user: UserInfo = DEFAULT_USER): Session {
-  return { catalog: DEFAULT_CATALOG, database, timezone, user };
+export type SessionProtocol = 'postgres' | 'mysql' | 'http';
+
+export function newSession(database = DEFAULT_DATABASE, timezone = 'UTC', user: UserInfo = DEFAULT_USER, protocol?: SessionProtocol): Session {
+  return { catalog: DEFAULT_CATALOG, database, timezone, user, ...(protocol !== undefined && { protocol }) };
 }

@@ -42,6 +42,16 @@ export interface TableSource {
   relation(range?: TimeRange): Promise<Relation>;
 }
 
+/**
+ * A client protocol's dialect (PostgreSQL's, `pg-dialect.ts`): a rewrite of the query text before
+ * DuckDB parses it, and of the parse tree before its table references are resolved.
+ */
+export interface QueryDialect {
+  text(sql: string): string;
+  /** Rewrites `tree` (parsed from `sql`) in place; `parse` gives the tree of `SELECT <expr>`'s item. Returns whether it changed. */
+  rewrite(tree: unknown, sql: string, parse: (expr: string) => Promise<unknown>): Promise<boolean>;
+}
+
 export interface QueryContext {
   /** The session's database: where unqualified table names are looked up (and `database()`). */
   readonly database: string;
@@ -49,6 +59,8 @@ export interface QueryContext {
   readonly timezone: string;
   /** The table `database.name` of catalog `catalog` ('' = the session's); throws TableNotFound. */
   resolve(catalog: string, database: string, name: string): Promise<TableSource>;
+  /** The session's protocol dialect, if it has one. */
+  readonly dialect?: QueryDialect;
 }
 
 /**
@@ -90,12 +102,24 @@ async function expressionName(conn: DuckDBConnection, tree: unknown, expr: unkno
   return text.replace(/^SELECT\s+/i, '');
 }
 
-/** Runs one query in `conn`; returns its rows. */
-export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
-  const sql = await expandRangeQuery(bridgeQueryText(text), ctx);
+/** DuckDB's parse tree of `sql` (query locations DuckDB has none for are 0). */
+async function serializeSql(conn: DuckDBConnection, sql: string): Promise<{ error: boolean; error_message?: string; error_type?: string }> {
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
   // "No location" is 2^64 - 1, which a JSON number cannot hold exactly: kept as 0 instead.
-  const tree = JSON.parse(parsed.replace(/"query_location":\d{16,}/g, '"query_location":0')) as { error: boolean; error_message?: string; error_type?: string };
+  return JSON.parse(parsed.replace(/"query_location":\d{16,}/g, '"query_location":0')) as { error: boolean; error_message?: string; error_type?: string };
+}
+
+/** The parse tree of the one select item of `SELECT <expr>`. */
+async function parseExpression(conn: DuckDBConnection, expr: string): Promise<unknown> {
+  const tree = await serializeSql(conn, `SELECT ${expr}`);
+  if (tree.error) throw new TsdbError(StatusCode.Internal, `cannot parse ${expr}: ${tree.error_message ?? ''}`);
+  return (tree as unknown as { statements: Array<{ node: { select_list: unknown[] } }> }).statements[0]!.node.select_list[0];
+}
+
+/** Runs one query in `conn`; returns its rows. */
+export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
+  const sql = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx);
+  const tree = await serializeSql(conn, sql);
   if (tree.error) {
     const message = tree.error_message ?? 'cannot parse the query';
     throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`);
@@ -105,6 +129,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   const bodies = new Map<string, string>();
   const names = new Map<string, string>();
   try {
+    const dialectChanged = ctx.dialect !== undefined && (await ctx.dialect.rewrite(tree, sql, (expr) => parseExpression(conn, expr)));
     const refs = tableRefs(tree);
     const sources: TableSource[] = [];
     for (const ref of refs) sources.push(await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name));
@@ -137,7 +162,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     const sessionChanged = rewriteSessionFunctions(tree, ctx);
     if (views.size > 0) rewriteDistinctOn(tree);
-    const deserialized = views.size === 0 && !sessionChanged ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
+    const deserialized = views.size === 0 && !sessionChanged && !dialectChanged ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
     const rewritten = views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`);
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.

@@ -1,5 +1,5 @@
 /**
- * Rows computed in JavaScript (information_schema) as an SQL relation with typed columns, so that
+ * Rows computed in JavaScript (information_schema, pg_catalog) as an SQL relation with typed columns, so that
  * queries join and filter them like any table.
  */
 import type { ColumnType } from '../engine/region/metadata.js';
@@ -7,16 +7,24 @@ import { quoteIdent, quoteLiteral, SQL_TYPES } from '../engine/sst/sst-format.js
 import type { Cell, OutputColumn } from './output.js';
 
 
-/** A cell as a JSON value of its column's struct field (times as epoch integers, big integers as text). */
-function jsonValue(v: Cell): unknown {
+/** A cell as a JSON value of its column's struct field (times as epoch integers, big integers as text, lists as arrays). */
+function jsonValue(v: Cell, list: boolean): unknown {
+  if (list && Array.isArray(v)) return v.map((x) => jsonValue(x, false));
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
   if (typeof v === 'object' && v !== null) return JSON.stringify(v);
   return v;
 }
 
+/** The DuckDB type of a column: a tsdb type, or a `List<type>` of one (pg_catalog's arrays). */
+function sqlType(dataType: string): string {
+  const list = /^List<(.+)>$/.exec(dataType);
+  if (list !== null) return `${sqlType(list[1]!)}[]`;
+  return SQL_TYPES[dataType as ColumnType] ?? 'VARCHAR';
+}
+
 /** How a column travels in the JSON document, and how it is turned into its own type. */
 function columnOf(c: OutputColumn, i: number): { field: string; expr: string } {
-  const type = SQL_TYPES[c.data_type as ColumnType] ?? 'VARCHAR';
+  const type = sqlType(c.data_type);
   const name = `c${i}`;
   switch (c.data_type) {
     case 'TimestampSecond':
@@ -41,9 +49,10 @@ function columnOf(c: OutputColumn, i: number): { field: string; expr: string } {
 export function valuesRelation(columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>): string {
   const cols = columns.map(columnOf);
   if (rows.length === 0) {
-    return `SELECT ${columns.map((c, i) => `CAST(NULL AS ${SQL_TYPES[c.data_type as ColumnType] ?? 'VARCHAR'}) AS ${quoteIdent(c.name)}`).join(', ')} WHERE false`;
+    return `SELECT ${columns.map((c, i) => `CAST(NULL AS ${sqlType(c.data_type)}) AS ${quoteIdent(c.name)}`).join(', ')} WHERE false`;
   }
-  const doc = JSON.stringify(rows.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, jsonValue(v)]))));
+  const lists = columns.map((c) => c.data_type.startsWith('List<'));
+  const doc = JSON.stringify(rows.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, jsonValue(v, lists[i]!)]))));
   const list = `CAST(CAST(${quoteLiteral(doc)} AS JSON) AS STRUCT(${cols.map((c) => c.field).join(', ')})[])`;
   return `SELECT ${cols.map((c, i) => `${c.expr} AS ${quoteIdent(columns[i]!.name)}`).join(', ')} FROM (SELECT unnest(${list}, recursive := true))`;
 }

@@ -5,6 +5,7 @@
  */
 import type { UserEntry, UserInfo, VerifierKind } from '../frontend/auth/user-provider.js';
 import type { IngestOptions, IngestTable } from '../frontend/ingest-request.js';
+import type { SessionProtocol } from '../frontend/session.js';
 import type { TableSummary } from '../frontend/table-summary.js';
 import type { Output } from '../query/output.js';
 
@@ -39,6 +40,8 @@ export interface SqlContext {
   readonly timezone: string;
   /** Who asks (the default user when authentication is off); statements are checked against its permission. */
   readonly user: UserInfo;
+  /** The protocol of the connection (PostgreSQL sessions see pg_catalog); undefined for HTTP. */
+  readonly protocol?: SessionProtocol;
 }
 
 /** Present when a user provider is configured: every `/v1/**` request must authenticate. */
