@@ -7,7 +7,7 @@ import { DirLock, ensureWritableDir } from '../common/fs/dirs.js';
 import type { Logger } from '../common/logging.js';
 import { formatDuration } from '../common/time/duration.js';
 import type { ComponentName } from '../config/flags.js';
-import type { HttpOptions } from '../config/options.js';
+import type { HttpOptions, TlsOptions } from '../config/options.js';
 import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -44,10 +44,10 @@ export interface ServingComponentOptions {
   readonly services?: ComponentServices;
   /** The ingestion protocols served over HTTP (with `services`). */
   readonly protocols?: IngestProtocols;
-  /** The PostgreSQL server's address, when it is enabled (with `services`). */
-  readonly postgres?: { readonly addr: string };
-  /** The MySQL server's address, when it is enabled (with `services`). */
-  readonly mysql?: { readonly addr: string };
+  /** The PostgreSQL server's address and TLS, when it is enabled (with `services`). */
+  readonly postgres?: { readonly addr: string; readonly tls?: TlsOptions };
+  /** The MySQL server's address and TLS, when it is enabled (with `services`). */
+  readonly mysql?: { readonly addr: string; readonly tls?: TlsOptions };
 }
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
@@ -109,10 +109,10 @@ export class ServingComponent implements Component {
       handlers,
     );
     if (opts.postgres !== undefined && handlers.sql !== undefined) {
-      this.postgres = new PostgresServer({ logger: opts.logger }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+      this.postgres = new PostgresServer({ logger: opts.logger, ...(opts.postgres.tls !== undefined && { tls: opts.postgres.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
     }
     if (opts.mysql !== undefined && handlers.sql !== undefined) {
-      this.mysql = new MysqlServer({ logger: opts.logger }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+      this.mysql = new MysqlServer({ logger: opts.logger, ...(opts.mysql.tls !== undefined && { tls: opts.mysql.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
     }
   }
 

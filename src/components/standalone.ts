@@ -21,8 +21,8 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
       .filter((s) => !s.startsWith('PostgreSQL on ') && !s.startsWith('MySQL on '))
       .concat('PromQL over HTTP'),
     services: new StandaloneServices(c, logger),
-    ...(c.postgres.enable && { postgres: { addr: c.postgres.addr } }),
-    ...(c.mysql.enable && { mysql: { addr: c.mysql.addr } }),
+    ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
+    ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),
     protocols: { influxdb: c.influxdb.enable, opentsdb: c.opentsdb.enable, promStore: c.prom_store.enable, promWithMetricEngine: c.prom_store.with_metric_engine },
   });
 }

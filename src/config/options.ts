@@ -84,14 +84,14 @@ function tls(protocol: string) {
 const mysql = section('MySQL protocol server.', {
   enable: boolean({ doc: 'Enable the MySQL protocol.', default: true }),
   addr: bindAddress({ doc: 'MySQL server address (ip:port); `add` is accepted too.', default: '127.0.0.1:4002', aliases: ['add'] }),
-  runtime_size: integer({ doc: 'Number of MySQL server worker threads.', default: 2, min: 1 }),
+  runtime_size: integer({ doc: 'Worker threads of the MySQL server in GreptimeDB; accepted and checked, but tsdb serves every connection on its event loop and runs queries on DuckDB threads (README: runtime_size).', default: 2, min: 1 }),
   tls: tls('MySQL'),
 });
 
 const postgres = section('PostgreSQL protocol server.', {
   enable: boolean({ doc: 'Enable the PostgreSQL protocol.', default: true }),
   addr: bindAddress({ doc: 'PostgreSQL server address (ip:port).', default: '127.0.0.1:4003' }),
-  runtime_size: integer({ doc: 'Number of PostgreSQL server worker threads.', default: 2, min: 1 }),
+  runtime_size: integer({ doc: 'Worker threads of the PostgreSQL server in GreptimeDB; accepted and checked, but tsdb serves every connection on its event loop and runs queries on DuckDB threads (README: runtime_size).', default: 2, min: 1 }),
   tls: tls('PostgreSQL'),
 });
 

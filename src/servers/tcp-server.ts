@@ -1,13 +1,16 @@
 /**
  * What the MySQL and PostgreSQL servers share: a TCP listener on 127.0.0.1-style addresses with a
  * clear start-up error, one connection object per socket, and a bounded shutdown (connections are
- * told to close, then destroyed after `shutdownTimeout`); and writes that wait while a client does
- * not read, so a slow client holds only its own connection.
+ * told to close, then destroyed after `shutdownTimeout`); their TLS files, loaded before listening
+ * (see `tls.ts`); and writes that wait while a client does not read, so a slow client holds only
+ * its own connection.
  */
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Logger } from '../common/logging.js';
 import { formatAddress, parseAddress, type Address } from '../common/net/address.js';
+import type { TlsOptions } from '../config/options.js';
 import { listenError, type Server } from './server.js';
+import { ServerTls } from './tls.js';
 
 /** A client connection as the listener sees it. */
 export interface TcpConnection {
@@ -23,12 +26,16 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
   private server: NetServer | undefined;
   private bound: Address | undefined;
   private readonly connections = new Set<C>();
+  /** The TLS files once started; undefined for mode `disable`. */
+  protected tls: ServerTls | undefined;
 
   constructor(
     logger: Logger,
-    logKey: string,
+    /** Also the option prefix of the server's TLS options (`mysql` → `mysql.tls`). */
+    private readonly logKey: string,
     /** How long shutdown waits for connections to close after telling them (default 2 s). */
     private readonly shutdownTimeout = 2000,
+    private readonly tlsOptions?: TlsOptions,
   ) {
     this.log = logger.child({ server: logKey });
   }
@@ -38,6 +45,13 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
 
   async start(addr: string): Promise<void> {
     const { host, port } = parseAddress(addr, { bind: true });
+    if (this.tlsOptions !== undefined && this.tls === undefined) {
+      try {
+        this.tls = ServerTls.start(this.tlsOptions, { option: `${this.logKey}.tls`, logger: this.log });
+      } catch (err) {
+        throw new Error(`${this.name} server cannot start TLS: ${(err as Error).message}`, { cause: err });
+      }
+    }
     const server = createServer({ noDelay: true }, (socket) => {
       const conn = this.accept(socket);
       this.connections.add(conn);
@@ -52,6 +66,7 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
         });
       });
     } catch (err) {
+      this.stopTls();
       throw listenError(this.name, addr, err);
     }
     server.on('error', (err) => this.log.error({ err }, `${this.name} server error`));
@@ -64,6 +79,7 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
 
   async shutdown(): Promise<void> {
     const server = this.server;
+    this.stopTls();
     if (server === undefined) return;
     this.server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -83,6 +99,11 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
   boundAddress(): Address | undefined {
     return this.bound;
   }
+
+  private stopTls(): void {
+    this.tls?.close();
+    this.tls = undefined;
+  }
 }
 
 /** Writes `buf` to `socket`; resolves once the client has read enough (`drain`) or the socket closed. */
@@ -97,4 +118,20 @@ export async function writeWithBackpressure(socket: Socket, buf: Buffer): Promis
     socket.on('drain', done);
     socket.on('close', done);
   });
+}
+
+/**
+ * Ends a connection after a fatal error: writes `last` and FIN, then reads and drops whatever the
+ * client still sends (a client in the middle of a large write only closes once its write is
+ * taken), and destroys the socket if it has not closed within `graceMs`. The caller's data
+ * handler must ignore data from then on.
+ */
+export function endConnection(socket: Socket, last: Buffer | undefined, graceMs = 5000): void {
+  if (socket.destroyed) return;
+  if (last === undefined) socket.end();
+  else socket.end(last);
+  socket.resume();
+  const timer = setTimeout(() => socket.destroy(), graceMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }

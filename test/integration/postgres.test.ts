@@ -166,3 +166,73 @@ test('psql with a pbkdf2 user: the server asks for the cleartext password and ch
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /FATAL: {2}password authentication failed for user "hashed"/);
 });
+
+test("psql's catalog commands: \\l, \\dt, \\d, \\d table, \\dn read tsdb's pg_catalog", async (t) => {
+  const pg = await start(t);
+  const ddl = await psql(pg, [
+    '-c', 'CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE NOT NULL, n BIGINT DEFAULT 7)',
+    '-c', 'CREATE DATABASE other',
+    '-c', 'CREATE TABLE other.x (ts TIMESTAMP(6) TIME INDEX, s STRING) WITH (append_mode = \'true\')',
+  ]);
+  assert.equal(ddl.code, 0, ddl.stderr);
+
+  const l = await psql(pg, ['-c', '\\l']);
+  assert.equal(l.code, 0, l.stderr);
+  assert.match(l.stdout, /List of databases/);
+  assert.deepEqual(l.stdout.split('\n').filter((x) => / UTF8 /.test(x)).map((x) => x.split('|').slice(0, 3).map((c) => c.trim())), [
+    ['information_schema', 'tsdb', 'UTF8'],
+    ['other', 'tsdb', 'UTF8'],
+    ['public', 'tsdb', 'UTF8'],
+  ]);
+
+  const dt = await psql(pg, ['-c', '\\dt']);
+  assert.equal(dt.code, 0, dt.stderr);
+  assert.equal(dt.stdout, ['       List of relations', ' Schema | Name | Type  | Owner ', '--------+------+-------+-------', ' public | m    | table | tsdb', '(1 row)', '', ''].join('\n'));
+
+  const d = await psql(pg, ['-c', '\\d']);
+  assert.equal(d.code, 0, d.stderr);
+  assert.equal(d.stdout, dt.stdout);
+
+  const dm = await psql(pg, ['-c', '\\d m']);
+  assert.equal(dm.code, 0, dm.stderr);
+  assert.equal(
+    dm.stdout,
+    [
+      '                             Table "public.m"',
+      ' Column |              Type              | Collation | Nullable | Default ',
+      '--------+--------------------------------+-----------+----------+---------',
+      ' host   | character varying              |           |          | ',
+      ' ts     | timestamp(3) without time zone |           | not null | ',
+      ' v      | double precision               |           | not null | ',
+      ' n      | bigint                         |           |          | 7',
+      'Indexes:',
+      '    "m_pkey" PRIMARY KEY, btree (host, ts)',
+      '',
+      '',
+    ].join('\n'),
+  );
+
+  // Another schema (database), named in the pattern; an append-mode table has no unique index.
+  const dx = await psql(pg, ['-c', '\\d other.x']);
+  assert.equal(dx.code, 0, dx.stderr);
+  assert.match(dx.stdout, /Table "other\.x"/);
+  assert.match(dx.stdout, / ts {5}\| timestamp\(6\) without time zone \| +\| not null \|/);
+  assert.match(dx.stdout, / s {6}\| character varying +\|/);
+  assert.doesNotMatch(dx.stdout, /Indexes/);
+  const nothing = await psql(pg, ['-c', '\\d nosuch']);
+  assert.match(nothing.stderr, /Did not find any relation named "nosuch"/);
+
+  const dn = await psql(pg, ['-c', '\\dn']);
+  assert.equal(dn.code, 0, dn.stderr);
+  assert.equal(dn.stdout, ['List of schemas', '  Name  | Owner ', '--------+-------', ' other  | tsdb', ' public | tsdb', '(2 rows)', '', ''].join('\n'));
+
+  // The session's search_path decides what \dt lists.
+  const other = await psql(pg, ['-A', '-t', '-c', '\\dt'], { database: 'other' });
+  assert.equal(other.code, 0, other.stderr);
+  assert.equal(other.stdout, 'other|x|table|tsdb\n');
+
+  // information_schema still answers over PostgreSQL.
+  const is = await psql(pg, ['-A', '-t', '-c', "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('public', 'other') ORDER BY 1, 2"]);
+  assert.equal(is.code, 0, is.stderr);
+  assert.equal(is.stdout, 'other|x\npublic|m\n');
+});

@@ -299,3 +299,24 @@ describe('mysql commands', () => {
     assert.equal(SERVER_MORE_RESULTS_EXISTS, 8);
   });
 });
+
+test('COM_CHANGE_USER: user, token, database, charset, plugin (as mysql2 writes it), at every split', () => {
+  const bytes = hex(`
+    11                                   # COM_CHANGE_USER
+    726f6f7400                           # user "root"
+    04 01020304                          # auth response, 4 bytes
+    7075626c696300                       # database "public"
+    2d00                                 # charset 45
+    6d7973716c5f6e61746976655f70617373776f726400 # mysql_native_password
+  `);
+  assert.deepEqual(decodeCommand(assertEverySplit(bytes)), {
+    kind: 'change_user',
+    user: 'root',
+    authResponse: Buffer.from([1, 2, 3, 4]),
+    database: 'public',
+    authPlugin: 'mysql_native_password',
+  });
+  // The shortest form: no token, no database, nothing after.
+  assert.deepEqual(decodeCommand(hex('11 7500 00')), { kind: 'change_user', user: 'u', authResponse: Buffer.alloc(0), database: '', authPlugin: undefined });
+  assert.throws(() => decodeCommand(hex('11 7500 05 0102')), MysqlProtocolError);
+});

@@ -212,6 +212,7 @@ export const COM_QUERY = 0x03;
 export const COM_FIELD_LIST = 0x04;
 export const COM_STATISTICS = 0x09;
 export const COM_PING = 0x0e;
+export const COM_CHANGE_USER = 0x11;
 export const COM_STMT_PREPARE = 0x16;
 export const COM_STMT_EXECUTE = 0x17;
 export const COM_STMT_SEND_LONG_DATA = 0x18;
@@ -327,6 +328,8 @@ export type Command =
   | { readonly kind: 'stmt_reset'; readonly statementId: number }
   | { readonly kind: 'stmt_send_long_data'; readonly statementId: number; readonly paramId: number; readonly data: Buffer }
   | { readonly kind: 'reset_connection' }
+  /** COM_CHANGE_USER (CLIENT_SECURE_CONNECTION form): the token is computed on the handshake's scramble. */
+  | { readonly kind: 'change_user'; readonly user: string; readonly authResponse: Buffer; readonly database: string; readonly authPlugin: string | undefined }
   | { readonly kind: 'unknown'; readonly code: number };
 
 /**
@@ -367,6 +370,15 @@ export function decodeCommand(
     }
     case COM_STMT_EXECUTE:
       return decodeStmtExecute(r, statement);
+    case COM_CHANGE_USER: {
+      // user NUL, auth length:int<1> auth, database NUL, [charset:int<2>, [plugin NUL, [attributes]]]
+      const user = r.nulString();
+      const authResponse = Buffer.from(r.bytes(r.u8()));
+      const database = r.remaining > 0 ? r.nulString() : '';
+      if (r.remaining >= 2) r.u16();
+      const authPlugin = r.remaining > 0 && payload.includes(0, r.offset) ? r.nulString() : undefined;
+      return { kind: 'change_user', user, authResponse, database, authPlugin };
+    }
     default:
       return { kind: 'unknown', code };
   }
@@ -411,7 +423,8 @@ function decodeStmtExecute(r: PayloadReader, statement: (id: number) => Prepared
   return { kind: 'stmt_execute', statementId, flags, iterationCount, params, paramTypes: types, newParamsBound };
 }
 
-function isBlobType(t: number): boolean {
+/** Whether a parameter type carries bytes (the BLOB types, BIT, GEOMETRY). */
+export function isBlobType(t: number): boolean {
   return (t >= MysqlType.TINY_BLOB && t <= MysqlType.BLOB) || t === MysqlType.GEOMETRY || t === MysqlType.BIT;
 }
 

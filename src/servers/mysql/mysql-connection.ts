@@ -2,7 +2,10 @@
  * One MySQL client connection: a state machine over the codec of this directory.
  *
  * ```
- * HandshakeV10 ──▶ handshake: HandshakeResponse41 (an SSLRequest is refused: no TLS yet)
+ * HandshakeV10 ──▶ handshake: HandshakeResponse41
+ *    │ with TLS (CLIENT_SSL offered): SSLRequest ──▶ TLS handshake ──▶ HandshakeResponse41 over TLS
+ *    │   (sequence ids go on); `require` and stricter: a plaintext HandshakeResponse41 is ERR 3159
+ *    │   and the client certificate is checked (tls.ts); without TLS an SSLRequest is refused
  *    │ with a user provider and another plugin than mysql_native_password: AuthSwitchRequest
  *    ▼                                                     ──▶ auth-switch: 20-byte token
  * OK (or ERR 1045 / 1049 and close)
@@ -16,7 +19,8 @@
  * oversized packet closes this connection only.
  */
 import type { Socket } from 'node:net';
-import { writeWithBackpressure } from '../tcp-server.js';
+import type { ServerTls } from '../tls.js';
+import { endConnection, writeWithBackpressure } from '../tcp-server.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
@@ -49,6 +53,7 @@ import {
   ER_INTERNAL_ERROR,
   ER_NET_PACKET_TOO_LARGE,
   ER_NOT_SUPPORTED_YET,
+  ER_SECURE_TRANSPORT_REQUIRED,
   ER_UNKNOWN_COM_ERROR,
   ER_UNKNOWN_STMT_HANDLER,
   ER_WRONG_ARGUMENTS,
@@ -61,10 +66,12 @@ import {
   type ErrPacket,
   type ParamType,
   type ParamValue,
+  isBlobType,
 } from './messages.js';
 import { intercept, splitStatements } from './mysql-intercept.js';
 import { MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
 import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
+import { inferParamTypes } from '../param-types.js';
 
 export interface MysqlConnectionOptions {
   readonly sql: SqlHandler;
@@ -75,6 +82,8 @@ export interface MysqlConnectionOptions {
   readonly connectionId: number;
   /** Largest payload accepted (default 128 MiB). */
   readonly maxPayloadSize?: number;
+  /** The server's TLS (mode other than `disable`): CLIENT_SSL is offered. */
+  readonly tls?: ServerTls;
 }
 
 type State = 'handshake' | 'auth-switch' | 'command' | 'closed';
@@ -97,6 +106,8 @@ interface Prepared {
   /** Offsets of the `?` placeholders. */
   readonly placeholders: readonly number[];
   paramTypes: readonly ParamType[] | undefined;
+  /** The tsdb type of each placeholder where it can be inferred (an INSERT's column, a compared column, a cast). */
+  readonly inferred: ReadonlyArray<string | undefined>;
   longData: Map<number, Buffer>;
 }
 
@@ -112,8 +123,15 @@ export class MysqlConnection {
   private running = false;
   private state: State = 'handshake';
   private readonly scramble = generateScramble();
-  private readonly serverCaps = serverCapabilities();
-  private caps = this.serverCaps;
+  private readonly serverCaps: number;
+  private caps: number;
+  /** The raw socket, then the TLS socket over it once the client asked for TLS. */
+  private socket: Socket;
+  private encrypted = false;
+  /** Whether the TLS handshake completed. */
+  private secure = false;
+  /** Whether the next payload is the client's first (only the first can be an SSLRequest). */
+  private firstPacket = true;
   private response: HandshakeResponse41 | undefined;
   private user: UserInfo = DEFAULT_USER;
   private database = 'public';
@@ -123,11 +141,14 @@ export class MysqlConnection {
   private nextStatementId = 1;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly raw: Socket,
     private readonly opts: MysqlConnectionOptions,
   ) {
+    const socket = (this.socket = raw);
+    this.serverCaps = serverCapabilities({ ssl: opts.tls !== undefined });
+    this.caps = this.serverCaps;
     this.reader = new PacketReader(opts.maxPayloadSize !== undefined ? { maxPayloadSize: opts.maxPayloadSize } : {});
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('data', this.onData);
     socket.on('error', (err) => {
       opts.logger.debug({ err }, 'MySQL connection error');
       this.destroy();
@@ -145,15 +166,22 @@ export class MysqlConnection {
     socket.write(writePacket(hello, 0));
   }
 
-  private onData(chunk: Buffer): void {
+  private readonly onData = (chunk: Buffer): void => {
     if (this.state === 'closed') return;
     try {
-      this.reader.push(chunk, (payload, seq) => this.queue.push({ payload, seq }));
+      this.reader.push(chunk, (payload, seq) => {
+        const first = this.firstPacket;
+        this.firstPacket = false;
+        // The client does not wait for an answer to its SSLRequest: its TLS handshake follows at
+        // once, so TLS starts here, with what was received after the SSLRequest.
+        if (first && this.opts.tls !== undefined && isSslRequest(payload)) return this.startTls(this.opts.tls, this.reader.takeRest());
+        this.queue.push({ payload, seq });
+      });
     } catch (err) {
       this.queue.push(err instanceof MysqlProtocolError ? err : new MysqlProtocolError(errorMessage(err)));
     }
     void this.drainQueue();
-  }
+  };
 
   private async drainQueue(): Promise<void> {
     if (this.running) return;
@@ -198,20 +226,39 @@ export class MysqlConnection {
 
   private fatal(err: ErrPacket, seq: number): void {
     this.opts.logger.debug({ errno: err.errno, reason: err.message }, 'MySQL connection closed on an error');
-    if (this.state !== 'closed') this.socket.end(writePacket(encodeErr(err), seq & 0xff));
+    if (this.state !== 'closed') endConnection(this.socket, writePacket(encodeErr(err), seq & 0xff));
     this.state = 'closed';
   }
 
   /** Ends the connection (server shutdown). */
   close(): void {
     if (this.state === 'closed') return;
+    // In the middle of a TLS handshake there is no way to say goodbye.
+    if (this.encrypted && !this.secure) return this.destroy();
     this.state = 'closed';
-    this.socket.end();
+    endConnection(this.socket, undefined);
   }
 
   destroy(): void {
     this.state = 'closed';
     this.socket.destroy();
+    if (this.socket !== this.raw) this.raw.destroy();
+  }
+
+  /** After the SSLRequest: the session goes on over TLS, starting with the bytes already received. */
+  private startTls(tls: ServerTls, head: Buffer): void {
+    this.raw.off('data', this.onData);
+    const socket = tls.upgrade(this.raw, head);
+    this.socket = socket;
+    this.encrypted = true;
+    socket.on('secure', () => (this.secure = true));
+    socket.on('data', this.onData);
+    socket.on('error', (err) => {
+      if (this.secure) this.opts.logger.debug({ err }, 'MySQL connection error');
+      else this.opts.logger.warn({ err, remote: this.raw.remoteAddress }, `MySQL TLS handshake failed: ${errorMessage(err)}`);
+      this.destroy();
+    });
+    socket.on('close', () => (this.state = 'closed'));
   }
 
   private async handle(payload: Buffer, seq: number): Promise<void> {
@@ -228,10 +275,23 @@ export class MysqlConnection {
   }
 
   private async handleHandshake(payload: Buffer, seq: number): Promise<void> {
+    const tls = this.opts.tls;
     if (isSslRequest(payload)) {
-      throw new ErrReply(errOfKind(ER_NOT_SUPPORTED_YET, 'TLS is not enabled on this server: connect without SSL'));
+      // With TLS, the first SSLRequest never gets here (see onData).
+      if (tls === undefined) throw new ErrReply(errOfKind(ER_NOT_SUPPORTED_YET, 'TLS is not enabled on this server: connect without SSL'));
+      throw new MysqlProtocolError('unexpected SSLRequest');
+    }
+    if (tls?.required && !this.encrypted) {
+      throw new ErrReply(
+        errOfKind(ER_SECURE_TRANSPORT_REQUIRED, 'Connections using insecure transport are prohibited while --require_secure_transport=ON.'),
+      );
     }
     const res = decodeHandshakeResponse41(payload);
+    const certError = tls?.clientCertificateError(this.socket, res.user);
+    if (certError !== undefined) {
+      this.opts.logger.debug({ user: res.user, reason: certError }, 'MySQL client certificate refused');
+      throw new ErrReply(errOfKind(ER_ACCESS_DENIED_ERROR, `Access denied for user '${res.user}': ${certError}`));
+    }
     this.response = res;
     this.caps = negotiateCapabilities(this.serverCaps, res.capabilities);
     if (this.opts.auth !== undefined && needsAuthSwitch(res)) {
@@ -315,6 +375,8 @@ export class MysqlConnection {
         p.longData.clear();
         return this.sendOk(1);
       }
+      case 'change_user':
+        return this.changeUser(cmd);
       case 'unknown':
         return this.sendErr(errOfKind(ER_UNKNOWN_COM_ERROR, `Unknown command ${cmd.code}`), 1);
     }
@@ -452,9 +514,53 @@ export class MysqlConnection {
     const text = statements[0]!;
     const id = this.nextStatementId++;
     const placeholders = placeholderOffsets(text);
-    this.statements.set(id, { sql: text, placeholders, paramTypes: undefined, longData: new Map() });
-    const p = preparePackets({ statementId: id, params: placeholders.length, columns: [] }, { capabilities: this.caps, seq: 1 });
+    const types = placeholders.length === 0 ? new Map<number, string>() : await inferParamTypes(text, 'question', (name) => this.columnsOf(name));
+    const inferred = placeholders.map((_, k) => types.get(k + 1));
+    this.statements.set(id, { sql: text, placeholders, paramTypes: undefined, inferred, longData: new Map() });
+    // Parameters are described with their inferred types (clients such as mysql2 then send integers as integers).
+    const params = inferred.map((type) => ({ name: '?', data_type: type ?? 'String' }));
+    const p = preparePackets({ statementId: id, params, columns: [] }, { capabilities: this.caps, seq: 1 });
     await this.send(p.bytes);
+  }
+
+  /**
+   * COM_CHANGE_USER: authenticates the user again (mysql_native_password on the handshake's scramble;
+   * a wrong token closes the connection, as MySQL), then starts a fresh session in the database.
+   */
+  private async changeUser(cmd: Extract<Command, { kind: 'change_user' }>): Promise<void> {
+    // Under verify-full the certificate names the user: switching to another one is refused too.
+    const certError = this.opts.tls?.clientCertificateError(this.socket, cmd.user);
+    if (certError !== undefined) throw new ErrReply(errOfKind(ER_ACCESS_DENIED_ERROR, `Access denied for user '${cmd.user}': ${certError}`));
+    const auth = this.opts.auth;
+    if (auth !== undefined) {
+      const v = auth.userEntry(cmd.user)?.verifier;
+      const ok = v !== undefined && (v.kind === 'plain' || v.kind === 'mysql_native_password') && verifyNativePassword(this.scramble, cmd.authResponse, v);
+      if (!ok) throw new ErrReply(errOfKind(ER_ACCESS_DENIED_ERROR, `Access denied for user '${cmd.user}'`));
+      const entry = auth.userEntry(cmd.user)!;
+      this.user = { username: entry.username, permission: entry.permission };
+    } else {
+      this.user = cmd.user === '' ? DEFAULT_USER : { ...DEFAULT_USER, username: cmd.user };
+    }
+    this.statements.clear();
+    this.warnings = [];
+    this.timezone = 'UTC';
+    return this.guard(1, async () => {
+      if (cmd.database !== '') {
+        const { catalog, database } = databaseOf(cmd.database);
+        if (catalog !== 'tsdb' || !(await this.opts.sql.databaseExists(database))) {
+          throw new ErrReply(errOfKind(ER_BAD_DB_ERROR, `Unknown database '${cmd.database}'`));
+        }
+        this.database = database;
+      }
+      return this.sendOk(1);
+    });
+  }
+
+  /** The columns of a table (`[table]` or `[database, table]`), name → tsdb type. */
+  private async columnsOf(name: readonly string[]): Promise<ReadonlyMap<string, string> | undefined> {
+    const [database, table] = name.length > 1 ? [name[name.length - 2]!, name[name.length - 1]!] : [this.database, name[0]!];
+    const [t] = await this.opts.sql.tables({ ...this.ctx(), database }, [table]).catch(() => []);
+    return t && new Map(t.columns.map((c) => [c.name, c.type]));
   }
 
   private async execute(cmd: Extract<Command, { kind: 'stmt_execute' }>): Promise<void> {
@@ -464,7 +570,7 @@ export class MysqlConnection {
     }
     if (cmd.newParamsBound && cmd.paramTypes !== undefined) p.paramTypes = cmd.paramTypes;
     p.longData = new Map();
-    const sql = substitute(p.sql, p.placeholders, cmd.params);
+    const sql = substitute(p.sql, p.placeholders, cmd.params, p.inferred);
     const i = intercept(sql, { timezone: this.timezone, serverVersion: this.opts.serverVersion });
     if (i !== undefined) {
       if (i.kind === 'rows') {
@@ -518,13 +624,17 @@ export function placeholderOffsets(sql: string): number[] {
 
 const pad = (v: number, w = 2) => String(v).padStart(w, '0');
 
-/** A bound parameter as a SQL literal. */
-export function sqlLiteral(p: BoundParam): string {
+/**
+ * A bound parameter as a SQL literal; `target` is the tsdb type the placeholder stands for, when
+ * known. Bytes (BLOB parameters) become `from_hex('…')` so that any byte survives, unless they go to
+ * a known non-binary column (then they are its text); negative zero is `-0.0` (`String(-0)` is `0`).
+ */
+export function sqlLiteral(p: BoundParam, target?: string): string {
   const v: ParamValue = p.value;
   if (v === null) return 'NULL';
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid parameter value: ${v}`);
-    return String(v);
+    return Object.is(v, -0) ? '-0.0' : String(v);
   }
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') {
@@ -532,7 +642,10 @@ export function sqlLiteral(p: BoundParam): string {
     if (numeric && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v)) return v;
     return quote(v);
   }
-  if (Buffer.isBuffer(v)) return quote(v.toString('utf8'));
+  if (Buffer.isBuffer(v)) {
+    const bytes = isBlobType(p.type.type) && (target === undefined || target === 'Binary');
+    return bytes ? `from_hex('${v.toString('hex')}')` : quote(v.toString('utf8'));
+  }
   if (v.kind === 'datetime') {
     const frac = v.microsecond !== 0 ? `.${pad(v.microsecond, 6)}` : '';
     return quote(`${pad(v.year, 4)}-${pad(v.month)}-${pad(v.day)} ${pad(v.hour)}:${pad(v.minute)}:${pad(v.second)}${frac}`);
@@ -547,14 +660,14 @@ function quote(s: string): string {
 }
 
 /** The statement with each placeholder replaced by its parameter as a literal. */
-export function substitute(sql: string, placeholders: readonly number[], params: readonly BoundParam[]): string {
+export function substitute(sql: string, placeholders: readonly number[], params: readonly BoundParam[], targets: ReadonlyArray<string | undefined> = []): string {
   if (params.length !== placeholders.length) {
     throw new ErrReply(errOfKind(ER_WRONG_ARGUMENTS, `Incorrect arguments to mysqld_stmt_execute: ${params.length} of ${placeholders.length} parameters`));
   }
   let out = '';
   let last = 0;
   placeholders.forEach((at, k) => {
-    out += sql.slice(last, at) + sqlLiteral(params[k]!);
+    out += sql.slice(last, at) + sqlLiteral(params[k]!, targets[k]);
     last = at + 1;
   });
   return out + sql.slice(last);

@@ -253,6 +253,13 @@ test('placeholderOffsets skips quotes and comments; substitute writes literals',
     ]),
     'a = NULL AND b = 1.5',
   );
+  // Bytes: from_hex unless they go to a known non-binary column; negative zero keeps its sign.
+  const blob = { type: MysqlType.BLOB, unsigned: false };
+  const bytes = Buffer.from([0x00, 0xff, 0x27]);
+  assert.equal(substitute('? ? ?', [0, 2, 4], [{ type: blob, value: bytes }, { type: blob, value: Buffer.from('hé') }, { type: { type: MysqlType.DOUBLE, unsigned: false }, value: -0 }], ['Binary', 'String']),
+    "from_hex('00ff27') 'hé' -0.0");
+  assert.equal(substitute('?', [0], [{ type: blob, value: bytes }]), "from_hex('00ff27')");
+  assert.equal(substitute('?', [0], [{ type: { type: MysqlType.VAR_STRING, unsigned: false }, value: Buffer.from("o'k") }]), "'o''k'");
 });
 
 test('intercept: SELECT @@…, SHOW VARIABLES, SET, transactions; INSERT never', () => {

@@ -1,11 +1,12 @@
 /**
  * The MySQL protocol server (`mysql.addr`, default 127.0.0.1:4002): a TCP listener with one
- * `MysqlConnection` per socket (GreptimeDB `src/servers/src/mysql/server.rs`). TLS comes later:
- * CLIENT_SSL is not offered and an SSLRequest is refused.
+ * `MysqlConnection` per socket (GreptimeDB `src/servers/src/mysql/server.rs`). With `mysql.tls`
+ * other than `disable`, CLIENT_SSL is offered and an SSLRequest upgrades the connection.
  */
 import type { Socket } from 'node:net';
 import { buildInfo } from '../../common/build-info.js';
 import type { Logger } from '../../common/logging.js';
+import type { TlsOptions } from '../../config/options.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
 import { TcpServer } from '../tcp-server.js';
 import { DEFAULT_MYSQL_VERSION, serverVersion } from './handshake.js';
@@ -19,6 +20,8 @@ export interface MysqlServerOptions {
   readonly serverVersion?: string;
   /** Largest packet payload accepted (default 128 MiB, `max_allowed_packet`). */
   readonly maxPayloadSize?: number;
+  /** `mysql.tls` (default: mode `disable`). */
+  readonly tls?: TlsOptions;
 }
 
 export interface MysqlHandlers {
@@ -35,7 +38,7 @@ export class MysqlServer extends TcpServer<MysqlConnection> {
     private readonly opts: MysqlServerOptions,
     private readonly handlers: MysqlHandlers,
   ) {
-    super(opts.logger, 'mysql', opts.shutdownTimeout);
+    super(opts.logger, 'mysql', opts.shutdownTimeout, opts.tls);
   }
 
   protected accept(socket: Socket): MysqlConnection {
@@ -48,6 +51,7 @@ export class MysqlServer extends TcpServer<MysqlConnection> {
       serverVersion: version,
       connectionId: this.nextConnectionId,
       ...(this.opts.maxPayloadSize !== undefined && { maxPayloadSize: this.opts.maxPayloadSize }),
+      ...(this.tls !== undefined && { tls: this.tls }),
     });
     this.nextConnectionId = (this.nextConnectionId % 0x7fffffff) + 1;
     return conn;

@@ -83,6 +83,25 @@ describe('mysql packet framing', () => {
     assert.throws(() => big.push(hex('02 00 00 01'), () => {}), MysqlProtocolError);
   });
 
+  test('takeRest after an SSLRequest hands over the TLS bytes that followed it, split at every offset', () => {
+    // SSLRequest (seq 1: CLIENT_SSL | CLIENT_PROTOCOL_41 …, max packet 16 MiB, utf8mb4), then the start of a TLS record.
+    const sslRequest = hex('20 00 00 01  00 0a 00 00  00 00 00 01  2d' + ' 00'.repeat(23));
+    const tls = hex('16 03 01 00 05  01 02 03 04 05');
+    const stream = Buffer.concat([sslRequest, tls]);
+    for (let i = 0; i <= stream.length; i++) {
+      const reader = new PacketReader();
+      const payloads: Buffer[] = [];
+      let rest: Buffer[] | undefined;
+      for (const piece of [stream.subarray(0, i), stream.subarray(i)]) {
+        if (rest !== undefined) rest.push(piece); // the connection's TLS socket gets what comes next
+        else reader.push(piece, (p) => (payloads.push(p), (rest = [reader.takeRest()])));
+      }
+      assert.deepEqual(payloads, [sslRequest.subarray(4)], `split at ${i}`);
+      assert.deepEqual(Buffer.concat(rest ?? []), tls, `split at ${i}`);
+      assert.equal(reader.buffered, 0);
+    }
+  });
+
   test('assertEverySplit helper round-trips a payload', () => {
     assertEverySplit(Buffer.from('hello'), 3);
   });

@@ -92,6 +92,19 @@ export class PacketReader {
     }
   }
 
+  /**
+   * Stops framing: returns the bytes received after the last delivered payload and forgets them.
+   * Called from `onPacket` for an SSLRequest, whose successor on the wire is a TLS handshake (then
+   * no payload is in progress).
+   */
+  takeRest(): Buffer {
+    const rest = Buffer.from(Buffer.concat(this.chunks).subarray(this.headOffset));
+    this.chunks = [];
+    this.headOffset = 0;
+    this.queued = 0;
+    return rest;
+  }
+
   /** The next `n` queued bytes (n ≤ queued), without consuming them. */
   private peek(n: number): Buffer {
     const first = this.chunks[0]!;

@@ -300,3 +300,12 @@ describe('mysql binary rows of text cells', () => {
     assert.deepEqual(row, hex('00 00  04 e8 07 02 1d  0b e8 07 01 02 03 04 05 70 58 0a 00'));
   });
 });
+
+test('negative zero keeps its sign in text rows (Float64 and Float32)', () => {
+  const columns: OutputColumn[] = [
+    { name: 'a', data_type: 'Float64' },
+    { name: 'b', data_type: 'Float32' },
+  ];
+  assert.deepEqual(encodeTextRow([-0, -0], columns, 'UTC'), hex('02 2d30 02 2d30'));
+  assert.deepEqual(encodeTextRow([0, 0], columns, 'UTC'), hex('01 30 01 30'));
+});

@@ -201,7 +201,7 @@ function numberOf(cell: Cell): number {
 /** Shortest decimal text that reads back as the same float32. */
 function float32Text(v: number): string {
   const f = Math.fround(v);
-  if (!Number.isFinite(f)) return floatText(f);
+  if (!Number.isFinite(f) || f === 0) return floatText(f);
   for (let p = 1; p <= 9; p++) {
     const s = Number(f.toPrecision(p));
     if (Math.fround(s) === f) return String(s);
@@ -213,7 +213,8 @@ function floatText(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return 'inf';
   if (v === -Infinity) return '-inf';
-  return String(v);
+  // String(-0) is `0`; MySQL writes negative zero as `-0`.
+  return Object.is(v, -0) ? '-0' : String(v);
 }
 
 /** Text of a cell without a known type (strings as is, nested values as JSON). */

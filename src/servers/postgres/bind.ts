@@ -6,14 +6,20 @@
 import type { ParamValue } from './types.js';
 import { PgWireError, SQLSTATE } from './pg-error.js';
 
-/** A bound value as an SQL literal. */
+/**
+ * A bound value as an SQL literal: bytes (bytea) as `from_hex('…')`, so that any byte survives;
+ * negative zero as `-0.0` (`String(-0)` is `0`).
+ */
 export function literalOf(v: ParamValue): string {
   if (v === null) return 'NULL';
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `'${String(v)}'::DOUBLE`;
+  if (typeof v === 'number') {
+    if (Object.is(v, -0)) return '-0.0';
+    return Number.isFinite(v) ? String(v) : `'${String(v)}'::DOUBLE`;
+  }
   if (typeof v === 'bigint') return v.toString();
-  const text = Buffer.isBuffer(v) ? v.toString('utf8') : v;
-  return `'${text.replaceAll("'", "''")}'`;
+  if (Buffer.isBuffer(v)) return `from_hex('${v.toString('hex')}')`;
+  return `'${v.replaceAll("'", "''")}'`;
 }
 
 /** The highest `$n` of a statement (its parameter count when Parse names no types). */

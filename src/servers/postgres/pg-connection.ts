@@ -2,7 +2,9 @@
  * One PostgreSQL client connection: a state machine over the codec of `messages.ts`.
  *
  * ```
- * startup ──SSLRequest──▶ 'N', startup
+ * startup ──SSLRequest──▶ with TLS: 'S', TLS handshake, startup over TLS; else 'N', startup
+ *    │ (GSSENCRequest ──▶ 'N'; with TLS `require` and stricter a plaintext StartupMessage is
+ *    │  FATAL 28000 `No encryption`, and the client certificate is checked: tls.ts)
  *    │ StartupMessage (user, database, TimeZone)
  *    ▼
  * with a user provider, when every verifier allows SCRAM (plain, pg_scram_sha256):
@@ -18,6 +20,7 @@
  * wait for `drain`, so a client that stops reading holds only its own connection.
  */
 import type { Socket } from 'node:net';
+import type { ServerTls } from '../tls.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, statusCodeOf, TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
@@ -52,7 +55,8 @@ import {
   type FrontendMessage,
 } from './messages.js';
 import { bindParameters, parameterCount } from './bind.js';
-import { writeWithBackpressure } from '../tcp-server.js';
+import { inferParamTypes } from '../param-types.js';
+import { endConnection, writeWithBackpressure } from '../tcp-server.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
 import { cellEncoder, commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
@@ -65,6 +69,8 @@ export interface PgConnectionOptions {
   readonly serverVersion: string;
   readonly processId: number;
   readonly secretKey: number;
+  /** The server's TLS (mode other than `disable`): an SSLRequest is answered 'S'. */
+  readonly tls?: ServerTls;
 }
 
 type State = 'startup' | 'password' | 'sasl-initial' | 'sasl' | 'ready' | 'closed';
@@ -88,12 +94,18 @@ export class PgConnection {
   private database = 'public';
   private timezone = 'UTC';
   private applicationName = '';
+  /** The raw socket, then the TLS socket over it once the client asked for TLS. */
+  private socket: Socket;
+  private encrypted = false;
+  /** Whether the TLS handshake completed. */
+  private secure = false;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly raw: Socket,
     private readonly opts: PgConnectionOptions,
   ) {
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    const socket = (this.socket = raw);
+    socket.on('data', this.onData);
     socket.on('error', (err) => {
       opts.logger.debug({ err }, 'PostgreSQL connection error');
       this.destroy();
@@ -101,7 +113,7 @@ export class PgConnection {
     socket.on('close', () => (this.state = 'closed'));
   }
 
-  private onData(chunk: Buffer): void {
+  private readonly onData = (chunk: Buffer): void => {
     if (this.state === 'closed') return;
     try {
       this.reader.feed(chunk, (msg) => {
@@ -114,7 +126,7 @@ export class PgConnection {
       this.queue.push(err instanceof PgWireError ? err : new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, errorMessage(err), true));
     }
     void this.drainQueue();
-  }
+  };
 
   private async drainQueue(): Promise<void> {
     if (this.running) return;
@@ -153,22 +165,50 @@ export class PgConnection {
 
   private async fatal(err: PgWireError): Promise<void> {
     this.opts.logger.debug({ sqlstate: err.sqlstate, reason: err.message }, 'PostgreSQL connection closed on a fatal error');
-    if (this.state !== 'closed') this.socket.end(errorResponse({ severity: 'FATAL', code: err.sqlstate, message: err.message }));
+    if (this.state !== 'closed') endConnection(this.socket, errorResponse({ severity: 'FATAL', code: err.sqlstate, message: err.message }));
     this.state = 'closed';
   }
 
   /** Ends the connection at server shutdown: FATAL 57P01 first. */
   close(): void {
     if (this.state === 'closed') return;
+    // In the middle of a TLS handshake there is no way to say goodbye.
+    if (this.encrypted && !this.secure) return this.destroy();
     this.state = 'closed';
     if (this.socket.destroyed) return;
-    this.socket.end(errorResponse({ severity: 'FATAL', code: '57P01', message: 'terminating connection due to administrator command' }));
+    endConnection(this.socket, errorResponse({ severity: 'FATAL', code: '57P01', message: 'terminating connection due to administrator command' }));
   }
 
   /** Drops the connection now. */
   destroy(): void {
     this.state = 'closed';
     this.socket.destroy();
+    if (this.socket !== this.raw) this.raw.destroy();
+  }
+
+  /** Answers an SSLRequest: 'S' and the session goes on over TLS, or 'N' without TLS. */
+  private async startTls(): Promise<void> {
+    const tls = this.opts.tls;
+    if (tls === undefined) return this.send(sslResponse(false));
+    if (this.encrypted) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'SSLRequest over TLS', true);
+    // The client must wait for the answer (PostgreSQL refuses the same, CVE-2021-23214).
+    if (this.queue.length > 0 || this.reader.pendingBytes > 0 || this.raw.readableLength > 0) {
+      throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'received unencrypted data after SSL request', true);
+    }
+    await this.send(sslResponse(true));
+    if (this.state === 'closed') return;
+    this.raw.off('data', this.onData);
+    const socket = tls.upgrade(this.raw);
+    this.socket = socket;
+    this.encrypted = true;
+    socket.on('secure', () => (this.secure = true));
+    socket.on('data', this.onData);
+    socket.on('error', (err) => {
+      if (this.secure) this.opts.logger.debug({ err }, 'PostgreSQL connection error');
+      else this.opts.logger.warn({ err, remote: this.raw.remoteAddress }, `PostgreSQL TLS handshake failed: ${errorMessage(err)}`);
+      this.destroy();
+    });
+    socket.on('close', () => (this.state = 'closed'));
   }
 
   private async handle(msg: FrontendMessage): Promise<void> {
@@ -191,6 +231,7 @@ export class PgConnection {
   private async handleStartup(msg: FrontendMessage): Promise<void> {
     switch (msg.type) {
       case 'SSLRequest':
+        return this.startTls();
       case 'GSSENCRequest':
         return this.send(sslResponse(false));
       case 'CancelRequest':
@@ -198,11 +239,17 @@ export class PgConnection {
         this.destroy();
         return;
       case 'StartupMessage': {
+        if (this.opts.tls?.required && !this.encrypted) throw new PgWireError(SQLSTATE.INVALID_AUTHORIZATION, 'No encryption', true);
         // Parameter names are case-insensitive (libpq sends PGTZ as `timezone`).
         const p = new Map([...msg.parameters].map(([k, v]) => [k.toLowerCase(), v]));
         const user = p.get('user');
         if (user === undefined || user === '') {
           throw new PgWireError(SQLSTATE.INVALID_AUTHORIZATION, 'no PostgreSQL user name specified in startup packet', true);
+        }
+        const certError = this.opts.tls?.clientCertificateError(this.socket, user);
+        if (certError !== undefined) {
+          this.opts.logger.debug({ user, reason: certError }, 'PostgreSQL client certificate refused');
+          throw new PgWireError(SQLSTATE.INVALID_AUTHORIZATION, `certificate authentication failed for user "${user}": ${certError}`, true);
         }
         this.username = user;
         this.applicationName = p.get('application_name') ?? '';
@@ -350,6 +397,10 @@ export class PgConnection {
   }
 
   /** Prepared statements (Parse) and portals (Bind) of the extended query protocol, by name. */
+  /**
+   * Prepared statements by name: `paramTypes` as Parse declared them (0: unspecified), completed with
+   * the types inferred from where each parameter stands (`servers/param-types.ts`).
+   */
   private readonly prepared = new Map<string, { readonly sql: string; readonly paramTypes: readonly number[] }>();
   private readonly portals = new Map<string, { readonly sql: string; readonly resultFormats: readonly FormatCode[]; outputs?: Output[] }>();
 
@@ -363,7 +414,8 @@ export class PgConnection {
       case 'Parse': {
         const statements = splitStatements(msg.query);
         if (statements.length > 1) throw new PgWireError(SQLSTATE.SYNTAX_ERROR, 'cannot insert multiple commands into a prepared statement');
-        this.prepared.set(msg.name, { sql: statements[0] ?? '', paramTypes: msg.paramTypes });
+        const sql = statements[0] ?? '';
+        this.prepared.set(msg.name, { sql, paramTypes: await this.paramTypes(sql, msg.paramTypes) });
         return this.send(parseComplete());
       }
       case 'Bind': {
@@ -377,8 +429,7 @@ export class PgConnection {
         if (msg.kind === 'S') {
           const stmt = this.prepared.get(msg.name);
           if (stmt === undefined) throw new PgWireError(SQLSTATE.INVALID_SQL_STATEMENT_NAME, `prepared statement "${msg.name}" does not exist`);
-          const count = Math.max(stmt.paramTypes.length, parameterCount(stmt.sql));
-          const types = Array.from({ length: count }, (_, i) => stmt.paramTypes[i] || PG_OID.TEXT);
+          const types = Array.from({ length: stmt.paramTypes.length }, (_, i) => stmt.paramTypes[i] || PG_OID.TEXT);
           // The columns of a query are known once it runs: reads run with NULL parameters to learn them.
           const reads = /^\s*(select|with|show|desc|describe|values)\b/i.test(stmt.sql) && intercept(stmt.sql) === undefined;
           const outputs = reads ? await this.run(bindParameters(stmt.sql, types.map(() => null))) : [];
@@ -405,6 +456,25 @@ export class PgConnection {
     }
   }
 
+  /**
+   * The type of each parameter of a statement: as declared, else inferred from where it stands
+   * (an INSERT's column, a compared column, a cast), else 0 (unspecified: text as given).
+   */
+  private async paramTypes(sql: string, declared: readonly number[]): Promise<number[]> {
+    const count = Math.max(declared.length, parameterCount(sql));
+    if (declared.length >= count && declared.every((oid) => oid !== 0)) return [...declared];
+    const inferred = await inferParamTypes(sql, 'dollar', async (name) => {
+      const [database, table] = name.length > 1 ? [name[name.length - 2]!, name[name.length - 1]!] : [this.database, name[0]!];
+      const [t] = await this.opts.sql.tables({ database, timezone: this.timezone, user: this.user }, [table]).catch(() => []);
+      return t && new Map(t.columns.map((c) => [c.name, c.type]));
+    });
+    return Array.from({ length: count }, (_, i) => {
+      const given = declared[i] ?? 0;
+      const type = inferred.get(i + 1);
+      return given !== 0 || type === undefined ? given : pgTypeOf(type).oid;
+    });
+  }
+
   private portal(name: string): { readonly sql: string; readonly resultFormats: readonly FormatCode[]; outputs?: Output[] } {
     const p = this.portals.get(name);
     if (p === undefined) throw new PgWireError(SQLSTATE.INVALID_CURSOR_NAME, `portal "${name}" does not exist`);
@@ -421,7 +491,7 @@ export class PgConnection {
   }
 
   private run(sql: string): Promise<Output[]> {
-    return this.opts.sql.executeSql(sql, { database: this.database, timezone: this.timezone, user: this.user });
+    return this.opts.sql.executeSql(sql, { database: this.database, timezone: this.timezone, user: this.user, protocol: 'postgres' });
   }
 
   /** Runs an intercepted statement for its effect, discarding what it would send. */
@@ -459,7 +529,7 @@ export class PgConnection {
   private async statement(stmt: string): Promise<void> {
     const i = intercept(stmt);
     if (i === undefined) {
-      const outputs = await this.opts.sql.executeSql(stmt, { database: this.database, timezone: this.timezone, user: this.user });
+      const outputs = await this.opts.sql.executeSql(stmt, { database: this.database, timezone: this.timezone, user: this.user, protocol: 'postgres' });
       for (const o of outputs) await this.sendOutput(o);
       return;
     }

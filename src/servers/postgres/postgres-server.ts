@@ -1,12 +1,13 @@
 /**
  * The PostgreSQL protocol server (`postgres.addr`, default 127.0.0.1:4003): a TCP listener with one
- * `PgConnection` per socket (GreptimeDB `src/servers/src/postgres/server.rs`). TLS comes later:
- * SSLRequest is answered 'N'.
+ * `PgConnection` per socket (GreptimeDB `src/servers/src/postgres/server.rs`). An SSLRequest is
+ * answered 'S' and upgrades the connection when `postgres.tls` is other than `disable`, else 'N'.
  */
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { buildInfo } from '../../common/build-info.js';
 import type { Logger } from '../../common/logging.js';
+import type { TlsOptions } from '../../config/options.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
 import { TcpServer } from '../tcp-server.js';
 import { PgConnection } from './pg-connection.js';
@@ -17,6 +18,8 @@ export interface PostgresServerOptions {
   readonly shutdownTimeout?: number;
   /** `server_version` (default `16.3-tsdb-<version>`). */
   readonly serverVersion?: string;
+  /** `postgres.tls` (default: mode `disable`). */
+  readonly tls?: TlsOptions;
 }
 
 export interface PostgresHandlers {
@@ -33,7 +36,7 @@ export class PostgresServer extends TcpServer<PgConnection> {
     private readonly opts: PostgresServerOptions,
     private readonly handlers: PostgresHandlers,
   ) {
-    super(opts.logger, 'postgres', opts.shutdownTimeout);
+    super(opts.logger, 'postgres', opts.shutdownTimeout, opts.tls);
   }
 
   protected accept(socket: Socket): PgConnection {
@@ -44,6 +47,7 @@ export class PostgresServer extends TcpServer<PgConnection> {
       serverVersion: this.opts.serverVersion ?? `16.3-tsdb-${buildInfo().version}`,
       processId: this.nextProcessId++,
       secretKey: randomInt(0, 2 ** 31),
+      ...(this.tls !== undefined && { tls: this.tls }),
     });
   }
 }
