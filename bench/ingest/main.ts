@@ -11,10 +11,11 @@
  *   npm run build && node dist/bench/ingest/main.js [--size small|large] [--systems …] [--json f] [--cpu-prof dir]
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { fmt, machine } from '../common/machine.js';
 import { FIELDS, generate, type Dataset } from '../tsbs/data.js';
 import { ensurePackages, installExitCleanup, log, startInfluxdb, startVictoriaMetrics, type Server, type SystemName } from '../tsbs/servers.js';
 import { monotonicUs, profileMarkdown, summarizeProfiles, type ProfileSummary, type ProfileWindow } from './cpu-profile.js';
@@ -243,20 +244,7 @@ async function runPhase(system: SystemName, protocol: Protocol, ds: Dataset, pay
 
 // ---- report ----
 
-function machine(loadAtStart: string): string {
-  let os: string = process.platform;
-  try {
-    const m = /PRETTY_NAME="([^"]*)"/.exec(readFileSync('/etc/os-release', 'utf8'));
-    if (m?.[1] !== undefined) os = m[1];
-  } catch {
-    // keep the platform
-  }
-  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os}, Linux ${release()}, Node ${process.version}; load average (1/5/15 min) ${loadAtStart} at start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at end`;
-}
 
-function fmt(n: number | undefined, digits: number): string {
-  return n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits);
-}
 
 function ratio(a: number | undefined, b: number | undefined): string {
   return a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? '–' : `${(a / b).toFixed(2)}×`;

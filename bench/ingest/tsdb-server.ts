@@ -43,7 +43,12 @@ export interface TsdbStartOptions {
   readonly cpuProfDir?: string;
 }
 
-export async function startTsdb(repoRoot: string, dataDir: string, opts: TsdbStartOptions = {}): Promise<Server> {
+/** A started tsdb, with the loopback ports of its listeners (bench/wire speaks MySQL and PostgreSQL to it). */
+export interface TsdbServer extends Server {
+  readonly ports: { readonly http: number; readonly rpc: number; readonly mysql: number; readonly postgres: number };
+}
+
+export async function startTsdb(repoRoot: string, dataDir: string, opts: TsdbStartOptions = {}): Promise<TsdbServer> {
   installCleanup();
   mkdirSync(dataDir, { recursive: true });
   const [http, rpc, mysql, pg] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -96,6 +101,7 @@ export async function startTsdb(repoRoot: string, dataDir: string, opts: TsdbSta
     logFile,
     version: tsdbVersion(repoRoot),
     stop,
+    ports: { http, rpc, mysql, postgres: pg },
   };
 }
 

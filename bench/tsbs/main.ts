@@ -9,7 +9,7 @@
  *   npm run build && node dist/bench/tsbs/main.js [--hosts 100 --hours 24] [--json out.json]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ import {
   compareRows, influxQuery, influxRows, influxWrite, tsdbRows, tsdbSql, vmForceFlush, vmPoints, vmQuery, vmScalar, vmWrite,
   type Comparison, type Row, type Timed,
 } from './clients.js';
+import { machine } from '../common/machine.js';
 import { generate, lineProtocol, lineProtocolBatch, sqlInsert, sqlTuple, TAGS, FIELDS, TSDB_CREATE_TABLE, INTERVAL_MS, type Dataset } from './data.js';
 import { bulkLoad, median, singleRowLatency, type LatencyResult, type LoadResult } from './load.js';
 import { tsbsQueries, tsdbVariants, type QueryDef, type SqlVariant } from './queries.js';
@@ -294,16 +295,6 @@ function disk(r: SystemResult): string {
   return parts.length > 1 ? `${mib(r.diskBytes)} (${parts.map(([k, b]) => `${k} ${mib(b)}`).join(', ')})` : mib(r.diskBytes);
 }
 
-function machine(): string {
-  let os: string = process.platform;
-  try {
-    const m = /PRETTY_NAME="([^"]*)"/.exec(readFileSync('/etc/os-release', 'utf8'));
-    if (m?.[1] !== undefined) os = m[1];
-  } catch {
-    // keep the platform
-  }
-  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os}, Linux ${release()}, Node ${process.version}; load average ${LOAD_AT_START} at start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at end`;
-}
 
 function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Record<SystemName, SystemResult>>, comparisons: Record<string, Comparison>): string {
   const t = results.tsdb;
@@ -312,7 +303,7 @@ function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Reco
   const out: string[] = [];
   out.push(`## TSBS cpu-only: ${ds.hosts} hosts × ${HOURS} h = ${int(ds.rows)} rows (${int(ds.rows * FIELDS.length)} values)`);
   out.push('');
-  out.push(`Machine: ${machine()}. Data seed ${SEED}, query seed ${QUERY_SEED}; load: batches of ${BATCH} rows, ${CONCURRENCY} concurrent requests; queries: 1 warm-up + median of ${RUNS}, client-side wall time over HTTP; servers run one at a time.`);
+  out.push(`Machine: ${machine(LOAD_AT_START)}. Data seed ${SEED}, query seed ${QUERY_SEED}; load: batches of ${BATCH} rows, ${CONCURRENCY} concurrent requests; queries: 1 warm-up + median of ${RUNS}, client-side wall time over HTTP; servers run one at a time.`);
   out.push('');
   out.push('| system | version | load rows/s | load s | after load | rows counted | RSS after load | on disk | single-row write p50 / p99 ms |');
   out.push('|---|---|---:|---:|---|---:|---:|---:|---:|');
@@ -396,7 +387,7 @@ for (const v of VARIANTS) {
 process.stdout.write(`${report(ds, queries, results, comparisons)}\n`);
 if (opts.json !== undefined) {
   writeFileSync(opts.json, JSON.stringify({
-    machine: machine(), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, runs: RUNS,
+    machine: machine(LOAD_AT_START), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, runs: RUNS,
     queries: queries.map((q) => ({ name: q.name, description: q.description, sql: q.sql, influxql: q.influxql, promql: q.promql, promNote: q.promNote })),
     tsdbVariants: VARIANTS,
     results, comparisons,
