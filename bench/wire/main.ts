@@ -33,26 +33,45 @@ import { DEFAULT_PG_BIN, startPostgres, type PostgresServer } from './postgres-s
 
 type SystemName = 'tsdb' | 'postgres';
 
-const { values: opts } = parseArgs({
-  options: {
-    hosts: { type: 'string', default: '1000' },
-    points: { type: 'string', default: '100' },
-    'data-seed': { type: 'string', default: '123' },
-    seed: { type: 'string', default: '42' },
-    batch: { type: 'string', default: '1000' },
-    unflushed: { type: 'string', default: '10' },
-    concurrency: { type: 'string', default: '1,16,64' },
-    seconds: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '2' },
-    protocols: { type: 'string', default: 'mysql,pg,http' },
-    systems: { type: 'string', default: 'tsdb,postgres' },
-    'pg-bin': { type: 'string', default: DEFAULT_PG_BIN },
-    'idle-wait': { type: 'string', default: '60' },
-    'cpu-prof': { type: 'string' },
-    json: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-  },
-});
+const OPTIONS = {
+  hosts: { type: 'string', default: '1000' },
+  points: { type: 'string', default: '100' },
+  'data-seed': { type: 'string', default: '123' },
+  seed: { type: 'string', default: '42' },
+  batch: { type: 'string', default: '1000' },
+  unflushed: { type: 'string', default: '10' },
+  concurrency: { type: 'string', default: '1,16,64' },
+  seconds: { type: 'string', default: '10' },
+  warmup: { type: 'string', default: '2' },
+  protocols: { type: 'string', default: 'mysql,pg,http' },
+  systems: { type: 'string', default: 'tsdb,postgres' },
+  'pg-bin': { type: 'string', default: DEFAULT_PG_BIN },
+  'idle-wait': { type: 'string', default: '60' },
+  'cpu-prof': { type: 'string' },
+  json: { type: 'string' },
+  keep: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+const USAGE = `usage: node dist/bench/wire/main.js [options]   (npm run bench:wire -- [options]; bench/wire/README.md)
+  --hosts N (1000) --points N (100) --unflushed PERCENT (10) --batch ROWS (1000) --data-seed N --seed N
+  --concurrency 1,16,64 --seconds 10 --warmup 2 --protocols mysql,pg,http (also mysql-prepared, pg-prepared)
+  --systems tsdb,postgres --pg-bin DIR --idle-wait SECONDS --cpu-prof DIR --json FILE --keep`;
+
+function parseOptions() {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { values: opts } = parseOptions();
+if (opts.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 function positiveInt(name: string, v: string | undefined): number {
   const n = Number(v);

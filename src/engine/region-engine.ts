@@ -14,7 +14,7 @@ import { BackgroundJobs } from './background-jobs.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
 import type { FileMeta } from './sst/file-meta.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
-import type { RegionScan } from './read/region-scan.js';
+import type { RegionScan, ScanRequest } from './read/region-scan.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
 import { VectorCache } from './read/vector-cache.js';
 import type { RegionMetadata } from './region/metadata.js';
@@ -242,7 +242,7 @@ export class RegionEngine {
    * A snapshot of the region for reading (files overlapping the inclusive time range, memtable
    * rows now); attach it to a DuckDB connection, then release it.
    */
-  scan(id: RegionId, opts: { readonly start?: bigint; readonly end?: bigint } = {}): RegionScan {
+  scan(id: RegionId, opts: ScanRequest = {}): RegionScan {
     return this.region(id).scan(opts);
   }
 

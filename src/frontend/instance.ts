@@ -338,7 +338,7 @@ export class FrontendInstance {
           key: fullTableName(info),
           timeIndex: { name: ts.name, unit: timeUnitOf(ts.data_type)! },
           primaryKey: info.primary_key,
-          relation: (range) => this.tables.relation(info, range),
+          relation: (range, keys) => this.tables.relation(info, range, keys),
         };
       },
     };

@@ -7,6 +7,7 @@ import type { WriteBatch } from '../engine/batch/write-batch.js';
 import type { RegionMetadata } from '../engine/region/metadata.js';
 import { formatRegionId, type RegionId } from '../engine/region/region-id.js';
 import type { RegionEngine } from '../engine/region-engine.js';
+import type { ScanRequest } from '../engine/read/region-scan.js';
 
 /** A scan as SQL text, valid until released. */
 export interface ScanRelation {
@@ -24,10 +25,11 @@ export interface RegionAccess {
   flush(id: RegionId): Promise<void>;
   compact(id: RegionId): Promise<void>;
   /**
-   * A consistent scan of region `id` (rows of the inclusive time range) as an SQL relation to run
-   * in a connection of `connect`; `release` once the query that reads it is done.
+   * A consistent scan of region `id` (rows of the inclusive time range, of the primary key values
+   * given, when given) as an SQL relation to run in a connection of `connect`; `release` once the
+   * query that reads it is done.
    */
-  scanRelation(id: RegionId, range?: { start?: bigint; end?: bigint }): ScanRelation;
+  scanRelation(id: RegionId, request?: ScanRequest): ScanRelation;
   /** A connection of the DuckDB that queries run in. */
   connect(): Promise<DuckDBConnection>;
   /** Rows held and bytes used per region (information_schema.region_statistics). */
@@ -71,8 +73,8 @@ export class LocalRegionAccess implements RegionAccess {
     await this.engine.compactRegion(id);
   }
 
-  scanRelation(id: RegionId, range: { start?: bigint; end?: bigint } = {}): ScanRelation {
-    const scan = this.engine.scan(id, range);
+  scanRelation(id: RegionId, request: ScanRequest = {}): ScanRelation {
+    const scan = this.engine.scan(id, request);
     try {
       return { sql: scan.relation(), release: () => scan.release() };
     } catch (err) {

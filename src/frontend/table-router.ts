@@ -11,8 +11,20 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { WriteBatch } from '../engine/batch/write-batch.js';
 import type { Relation } from '../query/query-executor.js';
 import type { TimeRange } from '../query/time-predicates.js';
+import type { KeyValue, KeyValues } from '../query/key-predicates.js';
 import { isLogicalTable, LOGICAL_TABLE_OPTION, logicalRelation, physicalBatch } from './metric-engine.js';
 import type { RegionAccess } from './region-access.js';
+
+/** Primary key values by column id (those of `keys` naming primary key columns of `info`). */
+function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly KeyValue[]> | undefined {
+  const out = new Map<number, readonly KeyValue[]>();
+  for (const [name, values] of keys) {
+    if (!info.primary_key.includes(name)) continue;
+    const column = info.columns.find((c) => c.name === name);
+    if (column !== undefined) out.set(column.column_id, values);
+  }
+  return out.size === 0 ? undefined : out;
+}
 
 export class TableRouter {
   constructor(
@@ -43,10 +55,15 @@ export class TableRouter {
     await this.regions.write(tableRegionIds(physical)[0]!, physicalBatch(info, physical, batch));
   }
 
-  /** The rows of `info` (in the inclusive time range, when given) as a relation for a query. */
-  async relation(info: TableInfo, range: TimeRange | undefined): Promise<Relation> {
+  /**
+   * The rows of `info` (in the inclusive time range, when given) as a relation for a query; a
+   * table with regions of its own reads only the rows of the primary key values `keys` allows.
+   */
+  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues): Promise<Relation> {
     const storage = await this.storageOf(info);
-    const scan = this.regions.scanRelation(tableRegionIds(storage)[0]!, range ?? {});
+    // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
+    const keyIds = storage === info && keys !== undefined ? keyColumnIds(info, keys) : undefined;
+    const scan = this.regions.scanRelation(tableRegionIds(storage)[0]!, { ...range, ...(keyIds !== undefined && { keys: keyIds }) });
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release() };
   }

@@ -20,7 +20,10 @@ import { nameSelectItems } from './column-names.js';
 import { rewriteDistinctOn } from './distinct-on.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
-import { tableRefs } from './table-refs.js';
+import { parseSqlJson, stringifySqlJson } from './sql-json.js';
+import { tableRefs, type BaseTableNode } from './table-refs.js';
+import { keyValuesOf, type KeyValues } from './key-predicates.js';
+import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import type { TimeUnit } from '../common/time/timestamp.js';
 
@@ -38,8 +41,11 @@ export interface TableSource {
   readonly timeIndex?: { readonly name: string; readonly unit: TimeUnit };
   /** The table's primary key (the default groups of a range query). */
   readonly primaryKey?: readonly string[];
-  /** The table's rows (of the inclusive time range only, when given) as a relation for DuckDB. */
-  relation(range?: TimeRange): Promise<Relation>;
+  /**
+   * The table's rows (of the inclusive time range only, when given; the relation may also leave
+   * out rows whose primary key columns hold none of `keys`' values) as a relation for DuckDB.
+   */
+  relation(range?: TimeRange, keys?: KeyValues): Promise<Relation>;
 }
 
 /**
@@ -64,7 +70,23 @@ export interface QueryContext {
 }
 
 /**
- * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors.
+ * Status codes of DuckDB's error kinds (the `<Kind> Error:` its messages start with) other than
+ * parser, binder and catalog errors: a value that does not convert or is out of its type's range
+ * (`'abc'::INT`, `300::TINYINT`) or a bad function input (`strptime('x', '%Y')`) is the query's
+ * argument at fault (InvalidArguments: PostgreSQL 22023, MySQL 1210, HTTP 400); the rest fail
+ * executing the query.
+ */
+const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
+  ['Conversion', StatusCode.InvalidArguments],
+  ['Invalid Input', StatusCode.InvalidArguments],
+  ['Out of Range', StatusCode.InvalidArguments],
+  ['Not implemented', StatusCode.Unsupported],
+  ['Out of Memory', StatusCode.RuntimeResourcesExhausted],
+]);
+
+/**
+ * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors,
+ * the others as `DUCKDB_ERROR_CODES` says.
  * Only the first line of DuckDB's message is kept (the rest points into rewritten SQL), with the
  * names of scan views put back to the tables they stand for.
  */
@@ -74,7 +96,8 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   for (const [view, table] of views) message = message.replaceAll(view, table);
   if (/^Parser Error: /.test(message)) return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`, { cause: err });
   if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
-  return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
+  const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
+  return new TsdbError((kind !== undefined && DUCKDB_ERROR_CODES.get(kind)) || StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
 }
 
 /**
@@ -98,15 +121,15 @@ async function expandRangeQuery(sql: string, ctx: QueryContext): Promise<string>
 async function expressionName(conn: DuckDBConnection, tree: unknown, expr: unknown): Promise<string> {
   const statements = (tree as { statements: Array<{ node: Record<string, unknown> }> }).statements;
   const probe = { error: false, statements: [{ ...statements[0], node: { ...statements[0]!.node, select_list: [expr], from_table: { type: 'EMPTY', alias: '', sample: null, query_location: 0 }, where_clause: null, group_expressions: [], group_sets: [], having: null, qualify: null, modifiers: [], cte_map: { map: [] } } }] };
-  const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(probe))})`)).getRows()[0]![0] as string;
+  const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(probe))})`)).getRows()[0]![0] as string;
   return text.replace(/^SELECT\s+/i, '');
 }
 
 /** DuckDB's parse tree of `sql` (query locations DuckDB has none for are 0). */
 async function serializeSql(conn: DuckDBConnection, sql: string): Promise<{ error: boolean; error_message?: string; error_type?: string }> {
   const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
-  // "No location" is 2^64 - 1, which a JSON number cannot hold exactly: kept as 0 instead.
-  return JSON.parse(parsed.replace(/"query_location":\d{16,}/g, '"query_location":0')) as { error: boolean; error_message?: string; error_type?: string };
+  // Integers beyond 2^53 (BIGINT, UBIGINT, HUGEINT and DECIMAL literals) are kept exactly.
+  return parseSqlJson(parsed) as { error: boolean; error_message?: string; error_type?: string };
 }
 
 /** The parse tree of the one select item of `SELECT <expr>`. */
@@ -114,6 +137,18 @@ async function parseExpression(conn: DuckDBConnection, expr: string): Promise<un
   const tree = await serializeSql(conn, `SELECT ${expr}`);
   if (tree.error) throw new TsdbError(StatusCode.Internal, `cannot parse ${expr}: ${tree.error_message ?? ''}`);
   return (tree as unknown as { statements: Array<{ node: { select_list: unknown[] } }> }).statements[0]!.node.select_list[0];
+}
+
+/**
+ * The query text with its table references replaced by their relations (`table-splice.ts`) when
+ * the rewritten `tree` is the parsed one (`parsed`) but for those references; else undefined.
+ */
+function spliceUnchanged(tree: unknown, parsed: string, sql: string, refs: readonly BaseTableNode[], parsedRefs: readonly ParsedTableRef[], relationOf: (i: number) => string): string | undefined {
+  const rewrittenRefs = refs.map((r) => ({ alias: r.alias, catalog_name: r.catalog_name, schema_name: r.schema_name, table_name: r.table_name }));
+  refs.forEach((r, i) => Object.assign(r, { alias: parsedRefs[i]!.alias, catalog_name: parsedRefs[i]!.catalog_name, schema_name: parsedRefs[i]!.schema_name, table_name: parsedRefs[i]!.table_name }));
+  const unchanged = stringifySqlJson(tree) === parsed;
+  refs.forEach((r, i) => Object.assign(r, rewrittenRefs[i]!));
+  return unchanged ? spliceTableRefs(sql, parsedRefs.map((ref, i) => ({ ref, relation: relationOf(i) }))) : undefined;
 }
 
 /** Runs one query in `conn`; returns its rows. */
@@ -125,6 +160,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`);
   }
   const relations: Relation[] = [];
+  // The tree as parsed: a query no rewrite changes but its table references skips the deserialization.
+  const parsed = stringifySqlJson(tree);
   const views = new Map<string, string>();
   const bodies = new Map<string, string>();
   const names = new Map<string, string>();
@@ -141,14 +178,16 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     if (refs.length === 1) nameSelectItems(tree, refs[0]!.alias !== '' ? refs[0]!.alias : refs[0]!.table_name);
     const uses = new Map<string, number>();
     for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
+    const parsedRefs: ParsedTableRef[] = refs.map((r) => ({ ...r }));
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
       let view = views.get(source.key);
       if (view === undefined) {
         view = `${PLACEHOLDER}${views.size + 1}`;
-        // A table read once gets the query's time range on its scan; one read twice, all of it.
+        // A table read once gets the query's time range and key values on its scan; one read twice, all of it.
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit) : undefined;
-        const relation = await source.relation(range);
+        const keys = uses.get(source.key) === 1 && source.primaryKey !== undefined ? keyValuesOf(tree, ref, source.primaryKey) : undefined;
+        const relation = await source.relation(range, keys);
         relations.push(relation);
         views.set(source.key, view);
         bodies.set(view, relation.sql);
@@ -162,8 +201,9 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     const sessionChanged = rewriteSessionFunctions(tree, ctx);
     if (views.size > 0) rewriteDistinctOn(tree);
-    const deserialized = views.size === 0 && !sessionChanged && !dialectChanged ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(JSON.stringify(tree))})`)).getRows()[0]![0] as string);
-    const rewritten = views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`);
+    const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => bodies.get(views.get(sources[i]!.key)!)!);
+    const deserialized = spliced !== undefined || (views.size === 0 && !sessionChanged && !dialectChanged) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
+    const rewritten = spliced ?? (views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`));
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.
       const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));

@@ -1,7 +1,8 @@
 /**
  * DuckDB results to tsdb outputs: type names as clients see them (reference api.md §1.2 `data_type`)
- * and cells encoded as GreptimeDB does (timestamps as integers in their unit, dates as days, NaN and
- * infinities as null, decimals as strings, binaries as byte arrays).
+ * and cells encoded as GreptimeDB does (timestamps as integers in their unit, dates as days, decimals
+ * as strings, binaries as byte arrays). NaN and the infinities stay numbers: each output format
+ * writes them its own way (`null` in JSON, `NaN`/`inf` over MySQL, `NaN`/`Infinity` over PostgreSQL).
  */
 import {
   DuckDBBlobValue,
@@ -91,7 +92,7 @@ export function dataTypeName(t: DuckDBType): string {
 /** A DuckDB value as an output cell. */
 export function cellOf(v: DuckDBValue): Cell {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'number') return v;
   if (typeof v === 'bigint') return safeInteger(v);
   if (v instanceof DuckDBTimestampMillisecondsValue) return cellOf(v.millis);
   if (v instanceof DuckDBTimestampSecondsValue) return cellOf(v.seconds);
@@ -120,7 +121,6 @@ function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
   switch (t.typeId) {
     case DuckDBTypeId.DOUBLE:
     case DuckDBTypeId.FLOAT:
-      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
     case DuckDBTypeId.VARCHAR:
     case DuckDBTypeId.BOOLEAN:
     case DuckDBTypeId.INTEGER:

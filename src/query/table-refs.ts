@@ -50,3 +50,26 @@ export function tableRefs(tree: unknown): BaseTableNode[] {
   collect(root, cteNames(root, new Set()), out);
   return out;
 }
+
+/**
+ * The WHERE clause of the SELECT that reads `table` directly (the query itself, a subquery or a
+ * CTE), and the names the table goes by there (alias, table name); undefined when there is none.
+ * Its terms filter every row the table gives, so the ones on the time index and primary key may
+ * narrow the table's scan (`time-predicates.ts`, `key-predicates.ts`).
+ */
+export function whereOfTable(tree: unknown, table: BaseTableNode): { where: { [k: string]: unknown }; names: ReadonlySet<string> } | undefined {
+  let node: { [k: string]: unknown } | undefined;
+  const find = (n: unknown): void => {
+    if (node !== undefined) return;
+    if (Array.isArray(n)) n.forEach(find);
+    else if (typeof n === 'object' && n !== null) {
+      const o = n as { [k: string]: unknown };
+      if (o['type'] === 'SELECT_NODE' && o['from_table'] === table) node = o;
+      else Object.values(o).forEach(find);
+    }
+  };
+  find(tree);
+  const where = node?.['where_clause'];
+  if (typeof where !== 'object' || where === null || Array.isArray(where)) return undefined;
+  return { where: where as { [k: string]: unknown }, names: new Set([table.alias, table.table_name].filter((x) => x !== '')) };
+}

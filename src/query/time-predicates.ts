@@ -7,7 +7,8 @@
  *   goes to the table's scan, so that SST files outside it are never opened.
  */
 import { parseTimestamp, type TimeUnit } from '../common/time/timestamp.js';
-import type { BaseTableNode } from './table-refs.js';
+import { integerOf } from './sql-json.js';
+import { whereOfTable, type BaseTableNode } from './table-refs.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Node = { [k: string]: Json };
@@ -24,8 +25,8 @@ function integerConstant(n: Json | undefined): bigint | undefined {
   const value = n['value'] as Node;
   const type = (value['type'] as Node)['id'] as string;
   if (!INTEGER_TYPES.has(type) || value['is_null'] === true) return undefined;
-  const v = value['value'];
-  return typeof v === 'number' || typeof v === 'string' ? BigInt(v) : undefined;
+  // Integers beyond 2^53 are lossless-json numbers (sql-json.ts).
+  return integerOf(value['value']);
 }
 
 /** The string of a string constant node (or of a cast of one), else undefined. */
@@ -164,20 +165,10 @@ export interface TimeRange {
 export function timeRangeOf(tree: unknown, table: BaseTableNode, column: string, unit: TimeUnit): TimeRange | undefined {
   // The SELECT that reads the table directly (the query itself, a subquery or a CTE): its WHERE
   // filters every row the table gives, so its time bounds may prune the table's scan.
-  let node: Node | undefined;
-  const find = (n: Json): void => {
-    if (node !== undefined) return;
-    if (Array.isArray(n)) n.forEach(find);
-    else if (isNode(n)) {
-      if (n['type'] === 'SELECT_NODE' && n['from_table'] === (table as unknown as Json)) node = n;
-      else Object.values(n).forEach(find);
-    }
-  };
-  find(tree as Json);
-  if (node === undefined) return undefined;
-  const where = node['where_clause'];
-  if (!isNode(where)) return undefined;
-  const names = new Set([table.alias, table.table_name].filter((x) => x !== ''));
+  const found = whereOfTable(tree, table);
+  if (found === undefined) return undefined;
+  const where = found.where as Node;
+  const names = found.names;
   const isTimeColumn = (n: Json | undefined) => {
     const c = columnName(n);
     if (c === undefined || c[c.length - 1] !== column) return false;

@@ -21,6 +21,8 @@ export type ValueExpr =
   | { readonly kind: 'number'; readonly text: string }
   /** A string literal, quotes removed and escapes resolved ('' → '). */
   | { readonly kind: 'string'; readonly value: string }
+  /** A hex literal (`X'00ff'`, `0x00ff`): bytes, as their (valid, even) hex digits. */
+  | { readonly kind: 'hex'; readonly digits: string }
   /** Anything else (`now()`, `1 + 1`, `'x'::TIMESTAMP`), as SQL text. */
   | { readonly kind: 'sql'; readonly text: string };
 

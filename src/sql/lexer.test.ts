@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { tokenize } from './lexer.js';
+import { hexBytes, tokenize } from './lexer.js';
 import type { Token } from './lexer.js';
 
 /** [kind, value] of every token but the final eof. */
@@ -124,4 +124,40 @@ test('unterminated strings, identifiers and comments are InvalidSyntax errors wi
   assert.throws(() => tokenize('SELECT\n  "abc'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated quoted identifier at Line: 2, Column: 3'));
   assert.throws(() => tokenize('a `b'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated quoted identifier at Line: 1, Column: 3'));
   assert.throws(() => tokenize('a\nb /* open /* nested */'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated multi-line comment at Line: 2, Column: 3'));
+});
+
+test("hex literals: X'..' / x'..' and 0x.. are one token of their digits; not identifiers or numbers", () => {
+  assert.deepEqual(kv("X'00ff' x'AbCd' X'' 0x00ff 0XFF 0xabc"), [
+    ['hex', '00ff'],
+    ['hex', 'AbCd'],
+    ['hex', ''],
+    ['hex', '00ff'],
+    ['hex', 'FF'],
+    ['hex', '0abc'], // an odd count of 0x digits: a leading 0, as MySQL reads it
+  ]);
+  const [x, , zero] = tokenize("X'0a'=0x0b");
+  assert.equal(x?.text, "X'0a'");
+  assert.equal(zero?.text, '0x0b');
+  assert.deepEqual([zero?.start, zero?.end], [6, 10]);
+  // Not hex literals: X then a spaced string, identifiers ending in x, 0x without digits or with a non-hex letter.
+  assert.deepEqual(kv("X '00' max'1' 0x 0x1g 10x1"), [
+    ['ident', 'X'],
+    ['string', '00'],
+    ['ident', 'max'],
+    ['string', '1'],
+    ['number', '0'],
+    ['ident', 'x'],
+    ['number', '0'],
+    ['ident', 'x1g'],
+    ['number', '10'],
+    ['ident', 'x1'],
+  ]);
+  assert.throws(() => tokenize("SELECT X'00"), syntaxError('Invalid SQL syntax: sql parser error: Unterminated string literal at Line: 1, Column: 8'));
+});
+
+test('hexBytes: the bytes of even hex digits; odd counts and non-hex digits are InvalidSyntax', () => {
+  assert.deepEqual(hexBytes('00ffA0'), Buffer.from([0x00, 0xff, 0xa0]));
+  assert.deepEqual(hexBytes(''), Buffer.alloc(0));
+  assert.throws(() => hexBytes('0ff'), syntaxError("Invalid SQL syntax: sql parser error: invalid hex literal X'0ff': an even number of hex digits expected"));
+  assert.throws(() => hexBytes('zz'), syntaxError("Invalid SQL syntax: sql parser error: invalid hex literal X'zz': an even number of hex digits expected"));
 });

@@ -376,6 +376,21 @@ test('INSERT VALUES: literals, DEFAULT, signs, expressions, "x" as a string, tra
   });
 });
 
+test("INSERT VALUES: hex literals are bytes, inside expressions BLOB literals; bad digits are syntax errors", () => {
+  const sql = "INSERT INTO t VALUES (X'00ff', 0x0a, x'', X'01' || 0x02)";
+  assert.deepEqual(one(sql), {
+    kind: 'insert',
+    name: { parts: ['t'] },
+    replace: false,
+    source: {
+      kind: 'values',
+      rows: [[{ kind: 'hex', digits: '00ff' }, { kind: 'hex', digits: '0a' }, { kind: 'hex', digits: '' }, { kind: 'sql', text: "'\\x01'::BLOB || '\\x02'::BLOB" }]],
+    },
+    text: sql,
+  });
+  assert.throws(() => one("INSERT INTO t VALUES (X'0')"), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidSyntax);
+});
+
 test('REPLACE INTO and INSERT … SELECT / WITH / (query)', () => {
   assert.deepEqual(one("REPLACE INTO t (a) VALUES ('x')"), {
     kind: 'insert',

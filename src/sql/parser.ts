@@ -8,7 +8,8 @@ import { fastInsert } from './fast-insert.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AlterTableAction, ColumnDef, IndexKind, ObjectName, Options, ShowFilter, SqlType, Statement, ValueExpr } from './ast.js';
-import { tokenize } from './lexer.js';
+import { hexBytes, tokenize } from './lexer.js';
+import { blobLiteral } from './query-text.js';
 import type { Token } from './lexer.js';
 
 /** Parses every statement of `sql`; empty statements (`;;`, comments only) are skipped. */
@@ -534,6 +535,10 @@ class StatementParser {
     if (to - from === 1) {
       if (first.kind === 'number') return { kind: 'number', text: first.value };
       if (first.kind === 'string') return { kind: 'string', value: first.value };
+      if (first.kind === 'hex') {
+        hexBytes(first.value); // InvalidSyntax for bad digits
+        return { kind: 'hex', digits: first.value };
+      }
       if (first.kind === 'quoted_ident' && first.quote === '"' && quotedStrings) return { kind: 'string', value: first.value };
       if (StatementParser.isKw(first, 'NULL')) return { kind: 'null' };
       if (StatementParser.isKw(first, 'DEFAULT')) return { kind: 'default' };
@@ -544,12 +549,15 @@ class StatementParser {
     if (to - from === 2 && (StatementParser.isOp(first, '-') || StatementParser.isOp(first, '+')) && second?.kind === 'number') {
       return { kind: 'number', text: first.value + second.value };
     }
-    if (!quotedStrings) return { kind: 'sql', text: this.textOf(from, to) };
+    // An expression for DuckDB: hex literals as BLOB literals (and `"x"` as 'x' with quotedStrings).
     let text = '';
     let cursor = first.start;
     for (let i = from; i < to; i++) {
       const t = this.toks[i] as Token;
-      if (t.kind === 'quoted_ident' && t.quote === '"') {
+      if (t.kind === 'hex') {
+        text += this.sql.slice(cursor, t.start) + blobLiteral(t.value);
+        cursor = t.end;
+      } else if (quotedStrings && t.kind === 'quoted_ident' && t.quote === '"') {
         text += this.sql.slice(cursor, t.start) + `'${t.value.replaceAll("'", "''")}'`;
         cursor = t.end;
       }

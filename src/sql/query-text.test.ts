@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bridgeQueryText } from './query-text.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { blobLiteral, bridgeQueryText } from './query-text.js';
 
 test('backtick identifiers become double-quoted; strings and comments are left alone', () => {
   assert.equal(bridgeQueryText('SELECT `host`, `we"ird` FROM `cpu`'), 'SELECT "host", "we""ird" FROM "cpu"');
@@ -15,4 +17,11 @@ test('LIMIT offset, count becomes LIMIT count OFFSET offset', () => {
 
 test('text that does not tokenize goes to DuckDB unchanged', () => {
   assert.equal(bridgeQueryText("SELECT 'open"), "SELECT 'open");
+});
+
+test("hex literals become DuckDB BLOB literals (DuckDB reads X'00ff' as the text 'x00ff' and 0x00ff as 0 AS x00ff)", () => {
+  assert.equal(blobLiteral('00fF'), "'\\x00\\xFF'::BLOB");
+  assert.equal(blobLiteral(''), "''::BLOB");
+  assert.equal(bridgeQueryText("SELECT * FROM t WHERE b = X'00ff' OR b IN (x'', 0x41) AND s = 'X''00'''"), "SELECT * FROM t WHERE b = '\\x00\\xFF'::BLOB OR b IN (''::BLOB, '\\x41'::BLOB) AND s = 'X''00'''");
+  assert.throws(() => bridgeQueryText("SELECT X'0g'"), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidSyntax);
 });

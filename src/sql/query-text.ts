@@ -1,9 +1,18 @@
 /**
  * Bridges of the query text DuckDB gets (DESIGN.md "Dialect gaps"), done on tokens so that strings
  * and comments are never touched: backtick identifiers (MySQL clients and GUI tools send them)
- * become double-quoted ones, and MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`.
+ * become double-quoted ones, MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`, and hex
+ * literals (`X'00ff'`, `0x00ff`: bytes, which DuckDB would read as the text 'x00ff' and as `0 AS x00ff`)
+ * become BLOB literals.
  */
-import { tokenize, type Token } from './lexer.js';
+import { hexBytes, tokenize, type Token } from './lexer.js';
+
+/** The bytes of a hex token's digits as a DuckDB BLOB literal (`'\x00\xFF'::BLOB`); InvalidSyntax for bad digits. */
+export function blobLiteral(digits: string): string {
+  let text = '';
+  for (const b of hexBytes(digits)) text += `\\x${b.toString(16).padStart(2, '0').toUpperCase()}`;
+  return `'${text}'::BLOB`;
+}
 
 function quoted(value: string): string {
   return `"${value.replaceAll('"', '""')}"`;
@@ -21,6 +30,7 @@ export function bridgeQueryText(sql: string): string {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.kind === 'quoted_ident' && t.quote === '`') edits.push({ start: t.start, end: t.end, text: quoted(t.value) });
+    if (t.kind === 'hex') edits.push({ start: t.start, end: t.end, text: blobLiteral(t.value) });
     if (t.kind === 'ident' && t.value.toLowerCase() === 'limit') {
       const [a, comma, b] = [tokens[i + 1], tokens[i + 2], tokens[i + 3]];
       if (a?.kind === 'number' && comma?.kind === 'op' && comma.value === ',' && b?.kind === 'number') {

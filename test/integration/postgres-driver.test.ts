@@ -28,6 +28,11 @@ test('pg: simple and parameterized queries, errors with SQLSTATE, the session go
     assert.deepEqual((await client.query('SELECT count(*) AS c FROM m')).rows, [{ c: '3' }]);
     await assert.rejects(client.query('SELECT * FROM nope WHERE x = $1', [1]), (err: Error & { code?: string }) => err.code === '42P01');
     await assert.rejects(client.query('SELECT * FROM nope'), (err: Error & { code?: string }) => err.code === '42P01');
+    // Values that do not convert are the query's arguments at fault (InvalidArguments), not P0000.
+    await assert.rejects(client.query("SELECT 'abc'::INT"), (err: Error & { code?: string }) => err.code === '22023' && /Could not convert string 'abc' to INT32/.test(err.message));
+    // A parameter typed int4 from its cast is decoded by the wire layer, as PostgreSQL does: 22P02.
+    await assert.rejects(client.query('SELECT $1::INT AS x', ['abc']), (err: Error & { code?: string }) => err.code === '22P02');
+    await assert.rejects(client.query("SELECT X'0g'"), (err: Error & { code?: string }) => err.code === '42601');
     assert.deepEqual((await client.query('SELECT $1::BIGINT + 1 AS x', [41])).rows, [{ x: '42' }]);
   } finally {
     // Before the server stops (t.after), or the driver reports the closed connection as an error.
@@ -172,7 +177,13 @@ test('pg: every tsdb type round-trips through literals, text parameters and bina
       ['0.1', '-0'],
       [null, null],
       ['1e-45', '5e-324'],
+      ['NaN', 'NaN'],
+      ['Infinity', '-Infinity'],
+      ['-Infinity', 'Infinity'],
     ]);
+    // pg's float parser reads them back.
+    const special = await parsed.query('SELECT f32, f64 FROM bin WHERE ts >= $1 ORDER BY ts', [new Date(6000)]);
+    assert.deepEqual(special.rows, [{ f32: NaN, f64: NaN }, { f32: Infinity, f64: -Infinity }, { f32: -Infinity, f64: Infinity }]);
     // pg's own parsers: int2/int4/float as numbers, int8 and numeric as strings, bytea as Buffer.
     const p = await parsed.query('SELECT b, i16, u16, i64, u64, f64, s, bin FROM txt WHERE ts = $1', [new Date(2000)]);
     assert.deepEqual(p.rows, [{ b: true, i16: 32767, u16: 65535, i64: '9223372036854775807', u64: '18446744073709551615', f64: 1.7976931348623157e308, s: TYPE_ROWS[1]!.s, bin: TYPE_ROWS[1]!.bin }]);

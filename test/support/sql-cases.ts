@@ -54,7 +54,7 @@ function cellText(v: unknown, type: string): string {
   if (v === null || v === undefined) return '';
   if (type in NS_PER && (typeof v === 'number' || typeof v === 'string')) return timestampText(v, type);
   if (type === 'Date' && typeof v === 'number') return new Date(v * 86_400_000).toISOString().slice(0, 10);
-  if ((type === 'Float64' || type === 'Float32') && typeof v === 'number') return Number.isInteger(v) ? `${v}.0` : String(v);
+  if ((type === 'Float64' || type === 'Float32') && typeof v === 'number') return Number.isInteger(v) && !String(v).includes('e') ? `${v}.0` : String(v);
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }

@@ -121,12 +121,17 @@ export const TYPE_ROWS: readonly TypeRow[] = [
   },
   { ts: 4000, ...NULLS },
   { ts: 5000, ...NULLS, f32: 1.401298464324817e-45, f64: 5e-324, s: 'ctl \u0001\u007f', t9: '1970-01-01 00:00:00.000000001' },
+  // Floats store NaN and the infinities (GreptimeDB does; MySQL writes them `NaN`/`inf`/`-inf`, PostgreSQL `NaN`/`Infinity`).
+  { ts: 6000, ...NULLS, f32: NaN, f64: NaN },
+  { ts: 7000, ...NULLS, f32: Infinity, f64: -Infinity },
+  { ts: 8000, ...NULLS, f32: -Infinity, f64: Infinity },
 ];
 
-/** A value as a tsdb SQL literal (bytes through `from_hex`, negative zero as `-0.0`). */
+/** A value as a tsdb SQL literal (bytes through `from_hex`, negative zero as `-0.0`, NaN and the infinities as strings). */
 export function sqlLiteral(v: TypeRow[TypeColumn] | number): string {
   if (v === null) return 'NULL';
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? `'NaN'` : v > 0 ? `'inf'` : `'-Infinity'`;
   if (typeof v === 'number') return Object.is(v, -0) ? '-0.0' : String(v);
   if (typeof v === 'bigint') return v.toString();
   if (Buffer.isBuffer(v)) return `from_hex('${v.toString('hex')}')`;

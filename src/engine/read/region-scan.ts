@@ -7,13 +7,18 @@
  * key and time; last_non_null: newest non-NULL value per field, back to the newest delete), so
  * deduplication costs only where sources can collide. Append-mode regions are never merged.
  * Tombstones are dropped from the result; rows past the TTL are filtered out.
+ *
+ * The scan's filter (time range, primary-key values: `ScanRequest`) is applied inside each source,
+ * below the merge: to SST files as a WHERE on the Parquet scan (row groups pruned by their
+ * statistics), to memtables by the table function (`RunFilter`). Both only narrow by key and time,
+ * which the merge groups by, so a key's rows are kept or dropped together; never by fields.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/memtable.js';
 import type { ColumnMetadata, RegionMetadata, TimestampType } from '../region/metadata.js';
-import { MEMTABLE_SCAN_FUNCTION, publishRuns } from './memtable-scan-function.js';
+import { MEMTABLE_SCAN_FUNCTION, publishRuns, type KeyFilterValue, type RunFilter } from './memtable-scan-function.js';
 import { OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, SEQUENCE_COLUMN, SQL_TYPES } from '../sst/sst-format.js';
 
 /** One memtable's rows, read out when the scan was made. */
@@ -33,6 +38,18 @@ export interface FileSnapshot {
   readonly columnIds?: readonly number[];
 }
 
+/** What a scan reads: an inclusive time range (time index unit), and values of primary key columns. */
+export interface ScanRequest {
+  readonly start?: bigint;
+  readonly end?: bigint;
+  /**
+   * Primary key column id → the values it may hold (from the query's `tag = …` / `tag IN (…)`):
+   * rows with other values (NULL included) may be left out. Strings for string tags, integers for
+   * integer tags; other columns are ignored.
+   */
+  readonly keys?: ReadonlyMap<number, readonly KeyFilterValue[]>;
+}
+
 export interface ScanSnapshot {
   readonly metadata: RegionMetadata;
   readonly files: readonly FileSnapshot[];
@@ -42,6 +59,8 @@ export interface ScanSnapshot {
   readonly end?: bigint;
   /** Rows older than this (time index unit) are expired. */
   readonly ttlCutoff?: bigint;
+  /** Primary key values the rows may have (`ScanRequest.keys`). */
+  readonly keys?: ReadonlyMap<number, readonly KeyFilterValue[]>;
   /** Releases the files for deletion once the scan is done. */
   readonly release: () => void;
 }
@@ -67,6 +86,14 @@ export function defaultLiteral(c: ColumnMetadata): string {
   if (c.type.startsWith('Timestamp') && typeof v === 'number') return timeLiteral(BigInt(v), c.type as TimestampType);
   if (typeof v === 'string') return `CAST(${quoteLiteral(v)} AS ${type})`;
   return `CAST(${String(v)} AS ${type})`;
+}
+
+const INTEGER_TYPES = new Set(['Int8', 'Int16', 'Int32', 'Int64', 'UInt8', 'UInt16', 'UInt32', 'UInt64']);
+
+/** The JavaScript type of the filter values a tag column takes, or undefined (not filtered). */
+function keyFilterKind(c: ColumnMetadata): 'string' | 'bigint' | undefined {
+  if (c.type === 'String') return 'string';
+  return INTEGER_TYPES.has(c.type) ? 'bigint' : undefined;
 }
 
 export interface Source {
@@ -113,13 +140,49 @@ export class RegionScan {
     for (const m of this.snapshot.memtables) {
       if (m.runs.every((r) => r.ts.length === 0)) continue;
       // Read in place through the table function; no copy into a DuckDB table.
-      const handle = publishRuns(m.metadata, m.fields, m.runs);
+      const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata));
       this.disposers.push(handle.dispose);
       sources.push({ from: `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`, columnIds: new Set(m.metadata.columns.map((c) => c.column_id)), timeRange: m.timeRange });
     }
+    // One source (a point query's usual case): its rows as they are, in one SELECT. Planning the
+    // nested form costs DuckDB ~0.4 ms more per query.
+    if (sources.length === 1) return this.select(sources[0]!, true);
     const body = sources.length === 0 ? this.emptyRelation() : this.merged(sources);
     const visible = md.columns.map((c) => `${quoteIdent(physicalName(c.column_id))} AS ${quoteIdent(c.name)}`).join(', ');
     return `SELECT ${visible} FROM (${body})`;
+  }
+
+  /** Inclusive lower bound of the rows read: the requested start or the TTL cutoff, the later. */
+  private lowerBound(): bigint | undefined {
+    const { start, ttlCutoff } = this.snapshot;
+    if (start === undefined) return ttlCutoff;
+    return ttlCutoff === undefined || start > ttlCutoff ? start : ttlCutoff;
+  }
+
+  /** Primary key values usable as a filter: only string values of string tags, integers of integer tags. */
+  private keyFilters(): Array<{ column: ColumnMetadata; values: readonly KeyFilterValue[] }> {
+    const md = this.snapshot.metadata;
+    const out: Array<{ column: ColumnMetadata; values: readonly KeyFilterValue[] }> = [];
+    for (const [id, values] of this.snapshot.keys ?? []) {
+      const column = md.columns.find((c) => c.column_id === id);
+      if (column === undefined || !md.primary_key.includes(id)) continue;
+      const kind = keyFilterKind(column);
+      if (kind === undefined || !values.every((v) => typeof v === kind)) continue;
+      out.push({ column, values });
+    }
+    return out;
+  }
+
+  /** The filter of a memtable's runs (keys are by position in the memtable's own primary key). */
+  private runFilter(memtable: RegionMetadata): RunFilter {
+    const lower = this.lowerBound();
+    const keys: Array<{ keyIndex: number; values: readonly KeyFilterValue[] }> = [];
+    for (const k of this.keyFilters()) {
+      const keyIndex = memtable.primary_key.indexOf(k.column.column_id);
+      // A memtable of older metadata may lack the column (it reads as its default): not filtered.
+      if (keyIndex >= 0) keys.push({ keyIndex, values: k.values });
+    }
+    return { ...(lower !== undefined && { start: lower }), ...(this.snapshot.end !== undefined && { end: this.snapshot.end }), keys };
   }
 
   /** Creates the temporary view `name` over the scan (`relation`) in `conn`; `detach` drops it. */
@@ -133,8 +196,12 @@ export class RegionScan {
     return `SELECT ${cols.join(', ')}, CAST(NULL AS UBIGINT) AS ${SEQUENCE_COLUMN}, CAST(NULL AS UTINYINT) AS ${OP_TYPE_COLUMN} WHERE false`;
   }
 
-  /** One source projected to the current columns, filtered by time and TTL. */
-  private select(s: Source): string {
+  /**
+   * One source projected to the current columns, filtered by time, TTL and key values; `alone`:
+   * the whole scan, so columns get their names, tombstones are dropped and `__sequence` and
+   * `__op_type` are left out (a source holds one row per key and time, or every row in append mode).
+   */
+  private select(s: Source, alone = false): string {
     const md = this.snapshot.metadata;
     const ts = md.columns.find((c) => c.column_id === md.time_index)!;
     const unit = ts.type as TimestampType;
@@ -142,18 +209,33 @@ export class RegionScan {
     // microseconds, so file time columns are cast back to the region's types.
     const col = (c: ColumnMetadata) => {
       const name = quoteIdent(physicalName(c.column_id));
-      if (!s.columnIds.has(c.column_id)) return `${defaultLiteral(c)} AS ${name}`;
+      const as = alone ? quoteIdent(c.name) : name;
+      if (!s.columnIds.has(c.column_id)) return `${defaultLiteral(c)} AS ${as}`;
       // Fields are cast to the column's current type: older files and memtables keep the type a
       // column had before ALTER … MODIFY COLUMN (a cast to the same type costs nothing).
-      if (c.semantic_type === 'field') return `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}`;
-      return s.fromFile && (c.type === 'TimestampSecond' || c.type === 'TimestampMillisecond') ? `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}` : name;
+      if (c.semantic_type === 'field') return `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${as}`;
+      if (s.fromFile && (c.type === 'TimestampSecond' || c.type === 'TimestampMillisecond')) return `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${as}`;
+      return alone ? `${name} AS ${as}` : name;
     };
     const cols = md.columns.map(col);
     const tsCol = quoteIdent(physicalName(ts.column_id));
     const where: string[] = [];
-    const lower = this.snapshot.start === undefined ? this.snapshot.ttlCutoff : this.snapshot.ttlCutoff === undefined ? this.snapshot.start : (this.snapshot.start > this.snapshot.ttlCutoff ? this.snapshot.start : this.snapshot.ttlCutoff);
+    const lower = this.lowerBound();
     if (lower !== undefined) where.push(`${tsCol} >= ${timeLiteral(lower, unit)}`);
     if (this.snapshot.end !== undefined) where.push(`${tsCol} <= ${timeLiteral(this.snapshot.end, unit)}`);
+    // Memtables are filtered by the table function; files here, on the Parquet scan's own columns.
+    if (s.fromFile) {
+      for (const k of this.keyFilters()) {
+        if (!s.columnIds.has(k.column.column_id)) continue;
+        const literals = k.values.map((v) => (typeof v === 'string' ? quoteLiteral(v) : String(v)));
+        const col = quoteIdent(physicalName(k.column.column_id));
+        where.push(literals.length === 0 ? 'false' : literals.length === 1 ? `${col} = ${literals[0]!}` : `${col} IN (${literals.join(', ')})`);
+      }
+    }
+    if (alone) {
+      if (!md.options.append_mode) where.push(`${OP_TYPE_COLUMN} = 1`);
+      return `SELECT ${cols.join(', ')} FROM ${s.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    }
     return `SELECT ${cols.join(', ')}, ${SEQUENCE_COLUMN}, ${OP_TYPE_COLUMN} FROM ${s.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
   }
 

@@ -17,7 +17,7 @@ import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
 import type { Vector, WriteBatch } from '../batch/write-batch.js';
 import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
 import { changeAction, editAction, purgeAction, removeAction, truncateAction } from '../manifest/action.js';
-import { RegionScan } from '../read/region-scan.js';
+import { RegionScan, type ScanRequest } from '../read/region-scan.js';
 import { compactFiles } from '../compaction/compact-files.js';
 import { expiredFiles, pickCompactions } from '../compaction/twcs.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
@@ -425,9 +425,10 @@ export class Region {
 
   /**
    * A consistent snapshot for reading: the SST files overlapping `[start, end]` (inclusive, time
-   * index unit; files entirely past the TTL are left out) and the rows of every memtable now.
+   * index unit; files entirely past the TTL are left out) and the rows of every memtable now;
+   * `keys` narrows what the scan reads to rows of those primary key values (region-scan.ts).
    */
-  scan(opts: { readonly start?: bigint; readonly end?: bigint } = {}): RegionScan {
+  scan(opts: ScanRequest = {}): RegionScan {
     this.checkOpen();
     const md = this.metadata;
     const unit = md.columns.find((c) => c.column_id === md.time_index)!.type as TimestampType;
@@ -470,6 +471,7 @@ export class Region {
       ...(opts.start !== undefined && { start: opts.start }),
       ...(opts.end !== undefined && { end: opts.end }),
       ...(ttlCutoff !== undefined && { ttlCutoff }),
+      ...(opts.keys !== undefined && opts.keys.size > 0 && { keys: opts.keys }),
       release,
     });
   }

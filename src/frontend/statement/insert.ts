@@ -57,6 +57,7 @@ function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
     return Number(t / 86_400n);
   }
   if (c.data_type === 'Binary' && v.kind === 'string') return Buffer.from(v.value, 'utf8');
+  if (c.data_type === 'Binary' && v.kind === 'hex') return Buffer.from(v.digits, 'hex');
   const k = constantOf(v, c.data_type);
   if (c.data_type === 'Int64' || c.data_type === 'UInt64') return k === null ? null : BigInt(k as number | string);
   return k;

@@ -23,6 +23,19 @@ function cannotParse(what: string, type: ColumnType): TsdbError {
   return new TsdbError(StatusCode.InvalidSyntax, `Failed to parse value: Fail to parse ${what}, invalid column type: ${type}`);
 }
 
+/** NaN and the infinities as Rust's `f64::from_str` reads them (in any case). */
+const NON_FINITE: ReadonlyMap<string, number> = new Map([
+  ['nan', NaN],
+  ['+nan', NaN],
+  ['-nan', NaN],
+  ['inf', Infinity],
+  ['+inf', Infinity],
+  ['infinity', Infinity],
+  ['+infinity', Infinity],
+  ['-inf', -Infinity],
+  ['-infinity', -Infinity],
+]);
+
 /** A value of a numeric literal for an integer or float column (timestamps: an epoch in the column's unit). */
 function numberFor(text: string, type: ColumnType): number | string {
   const range = INT_RANGE[type];
@@ -66,8 +79,18 @@ export function constantOf(v: ValueExpr, type: ColumnType): DefaultValue {
       }
       if (type === 'Binary') return v.value;
       if (type.startsWith('Timestamp') || type === 'Date') return v.value;
+      if (type === 'Float32' || type === 'Float64') {
+        const special = NON_FINITE.get(v.value.trim().toLowerCase());
+        if (special !== undefined) return special;
+      }
       if (!/^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(v.value)) throw cannotParse(`string ${v.value}`, type);
       return numberFor(v.value.trim(), type);
+    case 'hex': {
+      // Bytes only for a binary column; a constant (a DEFAULT) holds them as UTF-8 text.
+      const bytes = Buffer.from(v.digits, 'hex');
+      if (type === 'Binary' && Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes)) return bytes.toString('utf8');
+      throw cannotParse(`hex literal X'${v.digits}'`, type);
+    }
     case 'default':
     case 'sql':
       throw new TsdbError(StatusCode.InvalidArguments, `a ${v.kind === 'default' ? 'DEFAULT' : 'expression'} is not a constant`);
@@ -88,7 +111,9 @@ export function columnDefault(type: ColumnType, v: ValueExpr): ColumnDefault | {
     return { reason: 'expression', detail: v.text };
   }
   try {
-    return { kind: 'value', value: constantOf(v, type) };
+    const value = constantOf(v, type);
+    // Stored as JSON: NaN and the infinities as the text Number() and DuckDB's casts read back.
+    return { kind: 'value', value: typeof value === 'number' && !Number.isFinite(value) ? String(value) : value };
   } catch (err) {
     return { reason: 'value', detail: (err as Error).message };
   }

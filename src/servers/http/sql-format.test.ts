@@ -17,3 +17,12 @@ test('formats: unknown names mean greptimedb_v1; records and affected rows rende
   assert.equal(render('json', [records], 1).body, '{"data":[{"n":18446744073709551615}],"execution_time_ms":1}');
   assert.equal(render('csv', [{ kind: 'affected', rows: 2 }], 1).body, '2\n');
 });
+
+test('NaN and the infinities: null in the JSON formats (serde_json), NaN/inf/-inf in csv and table (Rust Display)', () => {
+  const records = { kind: 'records' as const, columns: [{ name: 'v', data_type: 'Float64' }], rows: [[Number.NaN], [Number.POSITIVE_INFINITY], [Number.NEGATIVE_INFINITY], [1.5], [9007199254740993n]] };
+  assert.equal(render('greptimedb_v1', [records], 1).body, '{"code":0,"output":[{"records":{"schema":{"column_schemas":[{"name":"v","data_type":"Float64"}]},"rows":[[null],[null],[null],[1.5],[9007199254740993]],"total_rows":5}}],"execution_time_ms":1}');
+  assert.equal(render('json', [records], 1).body, '{"data":[{"v":null},{"v":null},{"v":null},{"v":1.5},{"v":9007199254740993}],"execution_time_ms":1}');
+  assert.equal(render('influxdb_v1', [records], 1).body, '{"results":[{"statement_id":0,"series":[{"name":"","columns":["v"],"values":[[null],[null],[null],[1.5],[9007199254740993]]}]}],"execution_time_ms":1}');
+  assert.equal(render('csv', [records], 1).body, 'NaN\r\ninf\r\n-inf\r\n1.5\r\n9007199254740993\r\n');
+  assert.match(render('table', [records], 1).body, /│ NaN +│\n│ inf +│\n│ -inf +│\n/);
+});

@@ -46,9 +46,11 @@ function limited(o: Output, limit: number | undefined): Output {
   return { ...o, rows: o.rows.slice(0, limit) };
 }
 
+/** A cell as csv and table write it: NaN and the infinities as Rust prints them (`NaN`, `inf`, `-inf`). */
 function cellText(c: Cell): string {
   if (c === null) return '';
   if (typeof c === 'object') return toJson(c);
+  if (typeof c === 'number' && !Number.isFinite(c)) return Number.isNaN(c) ? 'NaN' : c > 0 ? 'inf' : '-inf';
   return String(c);
 }
 

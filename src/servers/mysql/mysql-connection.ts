@@ -627,13 +627,15 @@ const pad = (v: number, w = 2) => String(v).padStart(w, '0');
 /**
  * A bound parameter as a SQL literal; `target` is the tsdb type the placeholder stands for, when
  * known. Bytes (BLOB parameters) become `from_hex('…')` so that any byte survives, unless they go to
- * a known non-binary column (then they are its text); negative zero is `-0.0` (`String(-0)` is `0`).
+ * a known non-binary column (then they are its text); negative zero is `-0.0` (`String(-0)` is `0`),
+ * NaN and the infinities are DOUBLE casts of their text.
  */
 export function sqlLiteral(p: BoundParam, target?: string): string {
   const v: ParamValue = p.value;
   if (v === null) return 'NULL';
   if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid parameter value: ${v}`);
+    // NaN and the infinities as DuckDB reads them ('NaN', 'Infinity', '-Infinity').
+    if (!Number.isFinite(v)) return `'${String(v)}'::DOUBLE`;
     return Object.is(v, -0) ? '-0.0' : String(v);
   }
   if (typeof v === 'bigint') return v.toString();

@@ -172,7 +172,22 @@ describe('mysql text rows', () => {
     assert.equal(text(1, 'Float64'), '1');
     assert.equal(text(Infinity, 'Float64'), 'inf');
     assert.equal(text(NaN, 'Float64'), 'NaN');
+    assert.equal(text(-Infinity, 'Float64'), '-inf');
+    assert.equal(text(NaN, 'Float32'), 'NaN');
+    assert.equal(text(Infinity, 'Float32'), 'inf');
+    assert.equal(text(-Infinity, 'Float32'), '-inf');
     assert.equal(text(false, 'Boolean'), '0');
+  });
+
+  test('floats: non-finite values keep their IEEE bits in binary rows', () => {
+    const columns = [{ name: 'd', data_type: 'Float64' }, { name: 'f', data_type: 'Float32' }];
+    for (const v of [NaN, Infinity, -Infinity]) {
+      const row = encodeBinaryRow([v, v], columns, 'UTC');
+      // 0x00 header, a 1-byte null bitmap, then the DOUBLE and the FLOAT little-endian.
+      assert.equal(row.length, 2 + 8 + 4);
+      assert.ok(Object.is(row.readDoubleLE(2), v), `double ${v}`);
+      assert.ok(Object.is(row.readFloatLE(10), v), `float ${v}`);
+    }
   });
 });
 

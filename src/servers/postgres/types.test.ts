@@ -127,6 +127,17 @@ describe('cell encodings: text and binary for every data_type', () => {
     assert.throws(() => encodeBinary('Int64', 1n << 64n), (e: unknown) => e instanceof PgWireError && e.sqlstate === '22003');
   });
 
+  test('NaN and the infinities: text as PostgreSQL writes them, binary as their IEEE bits', () => {
+    for (const [v, t] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [-Infinity, '-Infinity']] as const) {
+      assert.equal(encodeText('Float64', v), t);
+      assert.equal(encodeText('Float32', v), t);
+      assert.ok(Object.is(encodeBinary('Float64', v)!.readDoubleBE(0), v));
+      assert.ok(Object.is(encodeBinary('Float32', v)!.readFloatBE(0), v));
+    }
+    assert.deepEqual(encodeBinary('Float64', NaN), Buffer.from('7ff8000000000000', 'hex'));
+    assert.deepEqual(encodeBinary('Float64', -Infinity), Buffer.from('fff0000000000000', 'hex'));
+  });
+
   test('float text as PostgreSQL prints it', () => {
     const f8: Array<[number, string]> = [
       [NaN, 'NaN'],

@@ -15,3 +15,15 @@ SET nope = 1;
 ADMIN nope('x');
 
 ADMIN FLUSH_TABLE('missing');
+
+SELECT 'abc'::INT;
+
+SELECT CAST('2024-13-01' AS DATE);
+
+SELECT 300::TINYINT;
+
+SELECT strptime('x', '%Y');
+
+SELECT 9223372036854775807 + 1;
+
+SELECT X'0g';
