@@ -135,3 +135,17 @@ export function endConnection(socket: Socket, last: Buffer | undefined, graceMs 
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
 }
+
+/**
+ * A deadline for a client to complete its login (handshake, TLS, authentication): past it the
+ * connection is dropped, so a client that connects and goes silent does not hold a socket until
+ * shutdown (MySQL's `connect_timeout`, PostgreSQL's `authentication_timeout`). Returns what cancels
+ * it, to be called once the client is logged in; closing the socket cancels it too.
+ */
+export function loginDeadline(socket: Socket, ms: number, expire: () => void): () => void {
+  const timer = setTimeout(expire, ms);
+  timer.unref();
+  const cancel = () => clearTimeout(timer);
+  socket.once('close', cancel);
+  return cancel;
+}

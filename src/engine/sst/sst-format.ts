@@ -33,10 +33,13 @@ export const METADATA_KEY = 'tsdb:metadata';
 /**
  * Rows per Parquet row group. GreptimeDB writes 102,400 (`max_row_group_row_count`), but DuckDB
  * skips only whole row groups by their min/max statistics and reads every column of a row group it
- * keeps: with 90,000 rows in one group a point query decoded the whole file (~12 ms; 8,192 rows:
- * ~3.5 ms, docs/benchmarks.md "After point-query work"); smaller groups gained nothing more.
+ * keeps: with 90,000 rows in one group a point query decoded the whole file (~12 ms; 16,384 rows:
+ * ~4 ms). Each row group also has a fixed cost in scans that read them all, so smaller is not
+ * better: on TSBS (docs/benchmarks.md "Row group size") 16,384 against 102,400 made one-host and
+ * few-host queries 0.6–0.75x as long and whole-table aggregations 1.25–1.5x as long; 8,192 was
+ * no faster for point queries and slower again for whole-table scans.
  */
-export const ROW_GROUP_ROWS = 8192;
+export const ROW_GROUP_ROWS = 16_384;
 
 export function physicalName(columnId: number): string {
   return `c${columnId}`;

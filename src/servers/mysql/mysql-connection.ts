@@ -20,7 +20,7 @@
  */
 import type { Socket } from 'node:net';
 import type { ServerTls } from '../tls.js';
-import { endConnection, writeWithBackpressure } from '../tcp-server.js';
+import { endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
@@ -82,9 +82,14 @@ export interface MysqlConnectionOptions {
   readonly connectionId: number;
   /** Largest payload accepted (default 128 MiB). */
   readonly maxPayloadSize?: number;
+  /** Time a client has to log in before it is dropped (default 10 s, MySQL's connect_timeout). */
+  readonly loginTimeoutMs?: number;
   /** The server's TLS (mode other than `disable`): CLIENT_SSL is offered. */
   readonly tls?: ServerTls;
 }
+
+/** MySQL's `connect_timeout` default. */
+const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 
 type State = 'handshake' | 'auth-switch' | 'command' | 'closed';
 
@@ -137,6 +142,8 @@ export class MysqlConnection {
   private database = 'public';
   private timezone = 'UTC';
   private warnings: Warning[] = [];
+  /** Cancels the login deadline. */
+  private readonly loggedIn: () => void;
   private readonly statements = new Map<number, Prepared>();
   private nextStatementId = 1;
 
@@ -154,6 +161,10 @@ export class MysqlConnection {
       this.destroy();
     });
     socket.on('close', () => (this.state = 'closed'));
+    this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
+      opts.logger.debug({ remote: raw.remoteAddress }, 'MySQL client did not log in in time: connection dropped');
+      this.destroy();
+    });
     const hello = encodeHandshakeV10({
       serverVersion: opts.serverVersion,
       connectionId: opts.connectionId,
@@ -328,6 +339,7 @@ export class MysqlConnection {
       this.database = database;
     }
     this.state = 'command';
+    this.loggedIn();
     return this.send(writePacket(encodeOk(), (seq + 1) & 0xff));
   }
 

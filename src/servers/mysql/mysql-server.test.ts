@@ -56,9 +56,14 @@ const sql: SqlHandler = {
   tables: async () => [],
 };
 
-async function startServer(t: TestContext, opts: { auth?: AuthHandler; maxPayloadSize?: number } = {}): Promise<number> {
+async function startServer(t: TestContext, opts: { auth?: AuthHandler; maxPayloadSize?: number; loginTimeoutMs?: number } = {}): Promise<number> {
   const server = new MysqlServer(
-    { logger: silentLogger(), serverVersion: '8.4.2-tsdb-test', ...(opts.maxPayloadSize !== undefined && { maxPayloadSize: opts.maxPayloadSize }) },
+    {
+      logger: silentLogger(),
+      serverVersion: '8.4.2-tsdb-test',
+      ...(opts.maxPayloadSize !== undefined && { maxPayloadSize: opts.maxPayloadSize }),
+      ...(opts.loginTimeoutMs !== undefined && { loginTimeoutMs: opts.loginTimeoutMs }),
+    },
     { sql, ...(opts.auth && { auth: opts.auth }) },
   );
   await server.start('127.0.0.1:0');
@@ -283,4 +288,16 @@ test('intercept: SELECT @@…, SHOW VARIABLES, SET, transactions; INSERT never',
   assert.deepEqual(intercept('SET foo = 1', s), { kind: 'ok', warning: 'Unsupported variable: foo' });
   assert.equal(intercept("INSERT INTO t VALUES ('SELECT @@x')", s), undefined);
   assert.equal(intercept('SELECT 1', s), undefined);
+});
+
+test('a client that does not log in in time is dropped; a logged-in one stays', { timeout: 10_000 }, async (t) => {
+  const port = await startServer(t, { loginTimeoutMs: 300 });
+  const { c: silent } = await open(t, port);
+  const good = await login(t, port);
+  const started = Date.now();
+  await silent.untilClosed();
+  assert.ok(Date.now() - started < 5000, 'dropped at the deadline');
+  await new Promise((r) => setTimeout(r, 400));
+  good.send(encodeSimpleCommand(COM_PING));
+  assert.equal((await good.next())[0], 0x00);
 });

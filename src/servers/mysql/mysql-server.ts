@@ -22,6 +22,8 @@ export interface MysqlServerOptions {
   readonly maxPayloadSize?: number;
   /** `mysql.tls` (default: mode `disable`). */
   readonly tls?: TlsOptions;
+  /** Time a client has to log in (default 10 s). */
+  readonly loginTimeoutMs?: number;
 }
 
 export interface MysqlHandlers {
@@ -52,6 +54,7 @@ export class MysqlServer extends TcpServer<MysqlConnection> {
       connectionId: this.nextConnectionId,
       ...(this.opts.maxPayloadSize !== undefined && { maxPayloadSize: this.opts.maxPayloadSize }),
       ...(this.tls !== undefined && { tls: this.tls }),
+      ...(this.opts.loginTimeoutMs !== undefined && { loginTimeoutMs: this.opts.loginTimeoutMs }),
     });
     this.nextConnectionId = (this.nextConnectionId % 0x7fffffff) + 1;
     return conn;

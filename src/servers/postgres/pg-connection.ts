@@ -56,7 +56,7 @@ import {
 } from './messages.js';
 import { bindParameters, parameterCount } from './bind.js';
 import { inferParamTypes } from '../param-types.js';
-import { endConnection, writeWithBackpressure } from '../tcp-server.js';
+import { endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
 import { cellEncoder, commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
@@ -71,7 +71,12 @@ export interface PgConnectionOptions {
   readonly secretKey: number;
   /** The server's TLS (mode other than `disable`): an SSLRequest is answered 'S'. */
   readonly tls?: ServerTls;
+  /** Time a client has to log in before it is dropped (default 60 s, PostgreSQL's authentication_timeout). */
+  readonly loginTimeoutMs?: number;
 }
+
+/** PostgreSQL's `authentication_timeout` default. */
+const DEFAULT_LOGIN_TIMEOUT_MS = 60_000;
 
 type State = 'startup' | 'password' | 'sasl-initial' | 'sasl' | 'ready' | 'closed';
 
@@ -111,7 +116,14 @@ export class PgConnection {
       this.destroy();
     });
     socket.on('close', () => (this.state = 'closed'));
+    this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
+      opts.logger.debug({ remote: raw.remoteAddress }, 'PostgreSQL client did not log in in time: connection dropped');
+      this.destroy();
+    });
   }
+
+  /** Cancels the login deadline. */
+  private readonly loggedIn: () => void;
 
   private readonly onData = (chunk: Buffer): void => {
     if (this.state === 'closed') return;
@@ -342,6 +354,7 @@ export class PgConnection {
       throw new PgWireError(SQLSTATE.INVALID_CATALOG_NAME, `Database not found: ${given}`, true);
     }
     this.state = 'ready';
+    this.loggedIn();
     const params: Array<[string, string]> = [
       ['server_version', this.opts.serverVersion],
       ['server_encoding', 'UTF8'],

@@ -24,8 +24,11 @@ const sql: SqlHandler = {
   tables: async () => [],
 };
 
-async function startServer(t: TestContext, auth?: AuthHandler): Promise<number> {
-  const server = new PostgresServer({ logger: silentLogger(), serverVersion: '16.3-tsdb-test' }, { sql, ...(auth && { auth }) });
+async function startServer(t: TestContext, auth?: AuthHandler, loginTimeoutMs?: number): Promise<number> {
+  const server = new PostgresServer(
+    { logger: silentLogger(), serverVersion: '16.3-tsdb-test', ...(loginTimeoutMs !== undefined && { loginTimeoutMs }) },
+    { sql, ...(auth && { auth }) },
+  );
   await server.start('127.0.0.1:0');
   t.after(() => server.shutdown());
   return server.boundAddress()!.port;
@@ -287,6 +290,22 @@ test('a malformed message closes only its connection with FATAL 08P01; a client 
   const good = await client(t, port);
   good.socket.write(startup({ user: 'u' }));
   await good.until('Z');
+  good.socket.write(query('SELECT 1'));
+  assert.deepEqual((await good.until('Z')).map((m) => m.type), ['T', 'D', 'C', 'Z']);
+});
+
+test('a client that does not finish its startup in time is dropped; a logged-in one stays', { timeout: 10_000 }, async (t) => {
+  const port = await startServer(t, undefined, 300);
+  const silent = await client(t, port);
+  const halfway = await client(t, port);
+  halfway.socket.write(startup({ user: 'u' }).subarray(0, 6));
+  const good = await client(t, port);
+  good.socket.write(startup({ user: 'u' }));
+  await good.until('Z');
+  const started = Date.now();
+  await Promise.all([silent.closedNow(), halfway.closedNow()]);
+  assert.ok(Date.now() - started < 5000, 'dropped at the deadline');
+  await new Promise((r) => setTimeout(r, 400));
   good.socket.write(query('SELECT 1'));
   assert.deepEqual((await good.until('Z')).map((m) => m.type), ['T', 'D', 'C', 'Z']);
 });

@@ -20,6 +20,8 @@ export interface PostgresServerOptions {
   readonly serverVersion?: string;
   /** `postgres.tls` (default: mode `disable`). */
   readonly tls?: TlsOptions;
+  /** Time a client has to log in (default 60 s). */
+  readonly loginTimeoutMs?: number;
 }
 
 export interface PostgresHandlers {
@@ -48,6 +50,7 @@ export class PostgresServer extends TcpServer<PgConnection> {
       processId: this.nextProcessId++,
       secretKey: randomInt(0, 2 ** 31),
       ...(this.tls !== undefined && { tls: this.tls }),
+      ...(this.opts.loginTimeoutMs !== undefined && { loginTimeoutMs: this.opts.loginTimeoutMs }),
     });
   }
 }
