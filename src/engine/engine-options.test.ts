@@ -17,7 +17,7 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
     TSDB_STANDALONE__REGION_ENGINE__MITO__MEMTABLE__DATA_FREEZE_THRESHOLD: '1000',
   };
   const { config } = loadConfig({ component: 'standalone', env, system: { totalMemory: 16 * GIB, cpus: 8 } });
-  const opts = engineOptions(config, new MemoryObjectStore(), silentLogger());
+  const opts = engineOptions(config, new MemoryObjectStore(), silentLogger(), { totalMemory: 16 * GIB });
   assert.deepEqual(opts.wal, { dir: '/srv/t/wal', fileSize: 128 * MIB, syncWrite: true, readBatchSize: 128, purgeInterval: 600_000, purgeThreshold: 4 * GIB });
   assert.equal(opts.globalWriteBufferSize, GIB);
   assert.equal(opts.globalWriteBufferRejectSize, 2 * GIB);
@@ -31,4 +31,6 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
   assert.equal(opts.sstMetaCache, false);
   assert.equal(opts.pageCache, true);
   assert.deepEqual(opts.memtable, { type: 'partition_tree', indexMaxKeysPerShard: 8192, dataFreezeThreshold: 1000, forkDictionaryBytes: GIB });
+  assert.equal(opts.memoryLimit, 8 * GIB, 'half the memory');
+  assert.equal(opts.spillDir, '/srv/t/tmp/duckdb');
 });

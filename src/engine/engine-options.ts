@@ -2,12 +2,22 @@
  * From the configuration (`[wal]`, `[region_engine.mito]`) to the region engine's options: the one
  * place that says which option drives what.
  */
+import { totalmem } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from '../common/logging.js';
 import type { MitoOptions, WalOptions } from '../config/options.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { RegionEngineOptions } from './region-engine.js';
 
-export function engineOptions(config: { readonly wal: WalOptions; readonly region_engine: { readonly mito: MitoOptions } }, store: ObjectStore, logger: Logger): RegionEngineOptions {
+/** Share of the machine's memory DuckDB may use (GreptimeDB's `query.memory_pool_size` default, 50%). */
+const DUCKDB_MEMORY_SHARE = 0.5;
+
+export function engineOptions(
+  config: { readonly wal: WalOptions; readonly region_engine: { readonly mito: MitoOptions }; readonly storage?: { readonly data_home: string } },
+  store: ObjectStore,
+  logger: Logger,
+  system: { readonly totalMemory: number } = { totalMemory: totalmem() },
+): RegionEngineOptions {
   const wal = config.wal;
   const mito = config.region_engine.mito;
   return {
@@ -28,6 +38,10 @@ export function engineOptions(config: { readonly wal: WalOptions; readonly regio
     vectorCacheSize: mito.vector_cache_size,
     autoFlushInterval: mito.auto_flush_interval,
     scanParallelism: mito.scan_parallelism,
+    // A compaction's merge of large files, or a big query, spills under data_home instead of
+    // growing until the machine runs out of memory.
+    memoryLimit: Math.floor(system.totalMemory * DUCKDB_MEMORY_SHARE),
+    ...(config.storage !== undefined && { spillDir: join(config.storage.data_home, 'tmp', 'duckdb') }),
     sstMetaCache: mito.sst_meta_cache_size > 0,
     pageCache: mito.page_cache_size > 0,
     memtable: {

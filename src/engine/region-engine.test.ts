@@ -551,3 +551,23 @@ test('vector_cache_size: repeated scans of an unchanged mutable memtable read it
   assert.deepEqual(await countAndSum(engine), [150, 50 * 2 + 100 * 3], 'the write is seen');
   assert.deepEqual([engine.vectorCacheStats().misses, engine.vectorCacheStats().hits], [2, 1]);
 });
+
+test("DuckDB keeps to memoryLimit and spills to spillDir, which is emptied at open", async (t) => {
+  const dir = tempDir(t);
+  const spillDir = join(dir, 'spill');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(spillDir, { recursive: true });
+  writeFileSync(join(spillDir, 'duckdb_temp_storage-left-by-a-crash.tmp'), 'x');
+  const engine = await openEngine(t, dir, { memoryLimit: 64 * MIB, spillDir });
+  assert.ok(!existsSync(join(spillDir, 'duckdb_temp_storage-left-by-a-crash.tmp')), 'stale spill files removed');
+  const conn = await engine.duckdb.connect();
+  try {
+    const settings = (await conn.runAndReadAll("SELECT current_setting('memory_limit'), current_setting('temp_directory')")).getRows()[0]!;
+    assert.deepEqual(settings, ['64.0 MiB', spillDir]);
+    // A sort of ~300 MiB of rows: more than the limit, so it only completes by spilling.
+    const sorted = (await conn.runAndReadAll('SELECT count(*), min(r), max(r) FROM (SELECT i, random() AS r, repeat(\'x\', 20) AS pad FROM range(10000000) t(i) ORDER BY r)')).getRows()[0]!;
+    assert.equal(sorted[0], 10_000_000n);
+  } finally {
+    conn.closeSync();
+  }
+});

@@ -3,6 +3,7 @@
  * and routes requests to them. It knows nothing of SQL or protocols: regions are created from
  * metadata and written with columnar batches.
  */
+import { rm } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -41,6 +42,13 @@ export interface RegionEngineOptions {
   readonly autoFlushInterval: Millis;
   /** `scan_parallelism` (resolved, ≥ 1): DuckDB threads. */
   readonly scanParallelism: number;
+  /**
+   * Bytes DuckDB may hold for queries, flushes and compactions (its `memory_limit`; default DuckDB's
+   * own, 80% of memory). Past it, sorts, joins, aggregates and windows spill to `spillDir`.
+   */
+  readonly memoryLimit?: number;
+  /** Where DuckDB spills (its `temp_directory`); emptied at open (only DuckDB's spill files live there). */
+  readonly spillDir?: string;
   /**
    * `sst_meta_cache_size` / `page_cache_size` > 0: DuckDB keeps Parquet footers / file blocks of SST
    * files in memory (its `parquet_metadata_cache` / `enable_external_file_cache`, on/off switches
@@ -125,7 +133,12 @@ export class RegionEngine {
     });
     let duckdb: DuckDBInstance;
     try {
-      duckdb = await DuckDBInstance.create(':memory:', { threads: String(opts.scanParallelism) });
+      if (opts.spillDir !== undefined) await rm(opts.spillDir, { recursive: true, force: true });
+      duckdb = await DuckDBInstance.create(':memory:', {
+        threads: String(opts.scanParallelism),
+        ...(opts.memoryLimit !== undefined && { memory_limit: `${Math.max(1, Math.floor(opts.memoryLimit / 2 ** 20))}MiB` }),
+        ...(opts.spillDir !== undefined && { temp_directory: opts.spillDir }),
+      });
       const conn = await duckdb.connect();
       registerMemtableScan(conn);
       await conn.run(`SET GLOBAL parquet_metadata_cache = ${opts.sstMetaCache ?? true}`);
