@@ -1,5 +1,5 @@
 /**
- * Certificates for the TLS tests, made with the `openssl` command (Debian base): a CA, a server
+ * Certificates for the TLS tests, made with the `openssl` command (Debian package openssl, installed by .ci/run): a CA, a server
  * certificate for localhost / 127.0.0.1 signed by it, client certificates signed by it, and a
  * client certificate of another CA.
  */
@@ -21,7 +21,12 @@ export interface TestCerts {
 }
 
 function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('the openssl command is missing: install the Debian package openssl (apt-get install -y openssl)');
+    throw err;
+  }
 }
 
 /** A key and a certificate signing request of `cn` in `dir`. */
