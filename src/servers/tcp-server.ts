@@ -6,6 +6,7 @@
  * its own connection.
  */
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { errorMessage } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
 import { formatAddress, parseAddress, type Address } from '../common/net/address.js';
 import type { TlsOptions } from '../config/options.js';
@@ -148,4 +149,69 @@ export function loginDeadline(socket: Socket, ms: number, expire: () => void): (
   const cancel = () => clearTimeout(timer);
   socket.once('close', cancel);
   return cancel;
+}
+
+/** What a connection does with its socket's events. */
+export interface ClientSocketEvents {
+  /** The protocol's name in log messages (`MySQL`, `PostgreSQL`). */
+  readonly name: string;
+  readonly logger: Logger;
+  readonly onData: (chunk: Buffer) => void;
+  /** A socket error (logged here): the connection drops itself. */
+  readonly onError: () => void;
+  readonly onClose: () => void;
+}
+
+/**
+ * A client connection's socket: the TCP socket, then the TLS socket over it once the client asked
+ * for TLS (both protocols start in plaintext), with the connection's listeners on whichever is read.
+ */
+export class ClientSocket {
+  /** What the protocol reads from and writes to. */
+  socket: Socket;
+  /** Whether the TLS handshake completed. */
+  private secure = false;
+
+  constructor(
+    readonly raw: Socket,
+    private readonly events: ClientSocketEvents,
+  ) {
+    this.socket = raw;
+    this.listen(raw);
+  }
+
+  /** Whether the client asked for TLS (the handshake may still be running). */
+  get encrypted(): boolean {
+    return this.socket !== this.raw;
+  }
+
+  /** In the TLS handshake, where the protocol has no way to say goodbye. */
+  get inTlsHandshake(): boolean {
+    return this.encrypted && !this.secure;
+  }
+
+  /** Goes on over TLS, starting with `head` (bytes the client sent after asking for it). */
+  startTls(tls: ServerTls, head?: Buffer): void {
+    this.raw.off('data', this.events.onData);
+    const socket = tls.upgrade(this.raw, head);
+    this.socket = socket;
+    socket.on('secure', () => (this.secure = true));
+    this.listen(socket);
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+    if (this.encrypted) this.raw.destroy();
+  }
+
+  private listen(socket: Socket): void {
+    const { name, logger } = this.events;
+    socket.on('data', this.events.onData);
+    socket.on('error', (err) => {
+      if (socket !== this.raw && !this.secure) logger.warn({ err, remote: this.raw.remoteAddress }, `${name} TLS handshake failed: ${errorMessage(err)}`);
+      else logger.debug({ err }, `${name} connection error`);
+      this.events.onError();
+    });
+    socket.on('close', this.events.onClose);
+  }
 }

@@ -20,7 +20,7 @@
  */
 import type { Socket } from 'node:net';
 import type { ServerTls } from '../tls.js';
-import { endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
+import { ClientSocket, endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
@@ -130,11 +130,11 @@ export class MysqlConnection {
   private readonly scramble = generateScramble();
   private readonly serverCaps: number;
   private caps: number;
-  /** The raw socket, then the TLS socket over it once the client asked for TLS. */
-  private socket: Socket;
-  private encrypted = false;
-  /** Whether the TLS handshake completed. */
-  private secure = false;
+  /** The socket, TCP then TLS. */
+  private readonly client: ClientSocket;
+  private get socket(): Socket {
+    return this.client.socket;
+  }
   /** Whether the next payload is the client's first (only the first can be an SSLRequest). */
   private firstPacket = true;
   private response: HandshakeResponse41 | undefined;
@@ -148,19 +148,19 @@ export class MysqlConnection {
   private nextStatementId = 1;
 
   constructor(
-    private readonly raw: Socket,
+    raw: Socket,
     private readonly opts: MysqlConnectionOptions,
   ) {
-    const socket = (this.socket = raw);
     this.serverCaps = serverCapabilities({ ssl: opts.tls !== undefined });
     this.caps = this.serverCaps;
     this.reader = new PacketReader(opts.maxPayloadSize !== undefined ? { maxPayloadSize: opts.maxPayloadSize } : {});
-    socket.on('data', this.onData);
-    socket.on('error', (err) => {
-      opts.logger.debug({ err }, 'MySQL connection error');
-      this.destroy();
+    this.client = new ClientSocket(raw, {
+      name: 'MySQL',
+      logger: opts.logger,
+      onData: this.onData,
+      onError: () => this.destroy(),
+      onClose: () => (this.state = 'closed'),
     });
-    socket.on('close', () => (this.state = 'closed'));
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
       opts.logger.debug({ remote: raw.remoteAddress }, 'MySQL client did not log in in time: connection dropped');
       this.destroy();
@@ -174,7 +174,7 @@ export class MysqlConnection {
       statusFlags: SERVER_STATUS_AUTOCOMMIT,
       authPluginName: MYSQL_NATIVE_PASSWORD,
     });
-    socket.write(writePacket(hello, 0));
+    raw.write(writePacket(hello, 0));
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -185,7 +185,7 @@ export class MysqlConnection {
         this.firstPacket = false;
         // The client does not wait for an answer to its SSLRequest: its TLS handshake follows at
         // once, so TLS starts here, with what was received after the SSLRequest.
-        if (first && this.opts.tls !== undefined && isSslRequest(payload)) return this.startTls(this.opts.tls, this.reader.takeRest());
+        if (first && this.opts.tls !== undefined && isSslRequest(payload)) return this.client.startTls(this.opts.tls, this.reader.takeRest());
         this.queue.push({ payload, seq });
       });
     } catch (err) {
@@ -245,31 +245,14 @@ export class MysqlConnection {
   close(): void {
     if (this.state === 'closed') return;
     // In the middle of a TLS handshake there is no way to say goodbye.
-    if (this.encrypted && !this.secure) return this.destroy();
+    if (this.client.inTlsHandshake) return this.destroy();
     this.state = 'closed';
     endConnection(this.socket, undefined);
   }
 
   destroy(): void {
     this.state = 'closed';
-    this.socket.destroy();
-    if (this.socket !== this.raw) this.raw.destroy();
-  }
-
-  /** After the SSLRequest: the session goes on over TLS, starting with the bytes already received. */
-  private startTls(tls: ServerTls, head: Buffer): void {
-    this.raw.off('data', this.onData);
-    const socket = tls.upgrade(this.raw, head);
-    this.socket = socket;
-    this.encrypted = true;
-    socket.on('secure', () => (this.secure = true));
-    socket.on('data', this.onData);
-    socket.on('error', (err) => {
-      if (this.secure) this.opts.logger.debug({ err }, 'MySQL connection error');
-      else this.opts.logger.warn({ err, remote: this.raw.remoteAddress }, `MySQL TLS handshake failed: ${errorMessage(err)}`);
-      this.destroy();
-    });
-    socket.on('close', () => (this.state = 'closed'));
+    this.client.destroy();
   }
 
   private async handle(payload: Buffer, seq: number): Promise<void> {
@@ -292,7 +275,7 @@ export class MysqlConnection {
       if (tls === undefined) throw new ErrReply(errOfKind(ER_NOT_SUPPORTED_YET, 'TLS is not enabled on this server: connect without SSL'));
       throw new MysqlProtocolError('unexpected SSLRequest');
     }
-    if (tls?.required && !this.encrypted) {
+    if (tls?.required && !this.client.encrypted) {
       throw new ErrReply(
         errOfKind(ER_SECURE_TRANSPORT_REQUIRED, 'Connections using insecure transport are prohibited while --require_secure_transport=ON.'),
       );

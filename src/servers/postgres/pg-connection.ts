@@ -56,7 +56,7 @@ import {
 } from './messages.js';
 import { bindParameters, parameterCount } from './bind.js';
 import { inferParamTypes } from '../param-types.js';
-import { endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
+import { ClientSocket, endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
 import { cellEncoder, commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
@@ -99,23 +99,23 @@ export class PgConnection {
   private database = 'public';
   private timezone = 'UTC';
   private applicationName = '';
-  /** The raw socket, then the TLS socket over it once the client asked for TLS. */
-  private socket: Socket;
-  private encrypted = false;
-  /** Whether the TLS handshake completed. */
-  private secure = false;
+  /** The socket, TCP then TLS. */
+  private readonly client: ClientSocket;
+  private get socket(): Socket {
+    return this.client.socket;
+  }
 
   constructor(
-    private readonly raw: Socket,
+    raw: Socket,
     private readonly opts: PgConnectionOptions,
   ) {
-    const socket = (this.socket = raw);
-    socket.on('data', this.onData);
-    socket.on('error', (err) => {
-      opts.logger.debug({ err }, 'PostgreSQL connection error');
-      this.destroy();
+    this.client = new ClientSocket(raw, {
+      name: 'PostgreSQL',
+      logger: opts.logger,
+      onData: this.onData,
+      onError: () => this.destroy(),
+      onClose: () => (this.state = 'closed'),
     });
-    socket.on('close', () => (this.state = 'closed'));
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
       opts.logger.debug({ remote: raw.remoteAddress }, 'PostgreSQL client did not log in in time: connection dropped');
       this.destroy();
@@ -185,7 +185,7 @@ export class PgConnection {
   close(): void {
     if (this.state === 'closed') return;
     // In the middle of a TLS handshake there is no way to say goodbye.
-    if (this.encrypted && !this.secure) return this.destroy();
+    if (this.client.inTlsHandshake) return this.destroy();
     this.state = 'closed';
     if (this.socket.destroyed) return;
     endConnection(this.socket, errorResponse({ severity: 'FATAL', code: '57P01', message: 'terminating connection due to administrator command' }));
@@ -194,33 +194,21 @@ export class PgConnection {
   /** Drops the connection now. */
   destroy(): void {
     this.state = 'closed';
-    this.socket.destroy();
-    if (this.socket !== this.raw) this.raw.destroy();
+    this.client.destroy();
   }
 
   /** Answers an SSLRequest: 'S' and the session goes on over TLS, or 'N' without TLS. */
   private async startTls(): Promise<void> {
     const tls = this.opts.tls;
     if (tls === undefined) return this.send(sslResponse(false));
-    if (this.encrypted) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'SSLRequest over TLS', true);
+    if (this.client.encrypted) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'SSLRequest over TLS', true);
     // The client must wait for the answer (PostgreSQL refuses the same, CVE-2021-23214).
-    if (this.queue.length > 0 || this.reader.pendingBytes > 0 || this.raw.readableLength > 0) {
+    if (this.queue.length > 0 || this.reader.pendingBytes > 0 || this.client.raw.readableLength > 0) {
       throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'received unencrypted data after SSL request', true);
     }
     await this.send(sslResponse(true));
     if (this.state === 'closed') return;
-    this.raw.off('data', this.onData);
-    const socket = tls.upgrade(this.raw);
-    this.socket = socket;
-    this.encrypted = true;
-    socket.on('secure', () => (this.secure = true));
-    socket.on('data', this.onData);
-    socket.on('error', (err) => {
-      if (this.secure) this.opts.logger.debug({ err }, 'PostgreSQL connection error');
-      else this.opts.logger.warn({ err, remote: this.raw.remoteAddress }, `PostgreSQL TLS handshake failed: ${errorMessage(err)}`);
-      this.destroy();
-    });
-    socket.on('close', () => (this.state = 'closed'));
+    this.client.startTls(tls);
   }
 
   private async handle(msg: FrontendMessage): Promise<void> {
@@ -251,7 +239,7 @@ export class PgConnection {
         this.destroy();
         return;
       case 'StartupMessage': {
-        if (this.opts.tls?.required && !this.encrypted) throw new PgWireError(SQLSTATE.INVALID_AUTHORIZATION, 'No encryption', true);
+        if (this.opts.tls?.required && !this.client.encrypted) throw new PgWireError(SQLSTATE.INVALID_AUTHORIZATION, 'No encryption', true);
         // Parameter names are case-insensitive (libpq sends PGTZ as `timezone`).
         const p = new Map([...msg.parameters].map(([k, v]) => [k.toLowerCase(), v]));
         const user = p.get('user');
