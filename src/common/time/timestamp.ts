@@ -4,6 +4,9 @@
  * session's time zone (`UTC`, `+08:00`, or an IANA name such as `Asia/Shanghai`).
  */
 
+import { StatusCode } from '../error/status-code.js';
+import { TsdbError } from '../error/tsdb-error.js';
+
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
 
 /** Nanoseconds in one tick of each unit. */
@@ -18,7 +21,7 @@ export function convertTime(value: bigint, from: TimeUnit, to: TimeUnit): bigint
 }
 
 const PATTERN =
-  /^\s*([+-]?\d{4,})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|UTC|[+-]\d{1,2}(?::?\d{2})?)?\s*$/i;
+  /^\s*([+-]?\d{4,6})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|UTC|[+-]\d{1,2}(?::?\d{2})?)?\s*$/i;
 
 /** Offset in minutes of `+08:00`, `-0530`, `+8`, `UTC`, `Z`; undefined when not an offset. */
 export function parseOffset(text: string): number | undefined {
@@ -86,25 +89,59 @@ export function zoneOffsetMinutes(zone: string, utcSeconds: number): number {
   return Math.round((d.getTime() - ms) / 60_000);
 }
 
-/** Offset in minutes of zone `zone` at UTC instant `utcMs`. */
-function zoneOffsetAt(zone: string, utcMs: number): number {
-  return zoneOffsetMinutes(zone, Math.floor(utcMs / 1000));
+/**
+ * Days since 1970-01-01 of a date of the proleptic Gregorian calendar, for any year (astronomical:
+ * 0 is 1 BC), by the days-from-civil algorithm of Howard Hinnant's "chrono-compatible low-level
+ * date algorithms" (integer arithmetic only, so not bound to the range of `Date`).
+ */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
-/** Offset in minutes of the session zone for a local wall-clock time given as if it were UTC. */
-function sessionOffset(zone: string, localAsUtcMs: number): number {
+/** The date of `days` since 1970-01-01 (the inverse of `daysFromCivil`). */
+export function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp + (mp < 10 ? 3 : -9);
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
+}
+
+/**
+ * The offset (minutes) that maps the wall-clock time `localSeconds` (seconds since the epoch, read
+ * as if the wall clock were UTC) of `zone` to an instant. The rule for the hours a daylight-saving
+ * change makes ambiguous or skips (docs/time-zones.md):
+ * - a time that happens twice (the clock goes back) is its first occurrence, the earlier instant;
+ * - a time that never happens (the clock goes forward) is read with the offset in force before the
+ *   change, so it lands as far after the change as it is after its start (02:30 on the day New
+ *   York goes from 02:00 EST to 03:00 EDT is 03:30 EDT), as PostgreSQL and java.time read it.
+ */
+export function localOffsetMinutes(zone: string, localSeconds: number): number {
   const fixed = parseOffset(zone);
   if (fixed !== undefined) return fixed;
-  if (/^system$/i.test(zone.trim())) return 0;
-  // Two steps find the offset in force at that wall-clock time (DST changes included).
-  let offset = zoneOffsetAt(zone, localAsUtcMs);
-  offset = zoneOffsetAt(zone, localAsUtcMs - offset * 60_000);
-  return offset;
+  if (/^system$/i.test(zone.trim()) || zone.trim() === '') return 0;
+  // The offsets in force a day either side of the wall-clock time (no zone changes twice within two days).
+  const before = zoneOffsetMinutes(zone, localSeconds - 86_400);
+  const after = zoneOffsetMinutes(zone, localSeconds + 86_400);
+  const valid = [before, after].filter((o) => zoneOffsetMinutes(zone, localSeconds - o * 60) === o);
+  if (valid.length === 0) return before;
+  // The larger offset is the earlier instant.
+  return Math.max(...valid);
 }
 
 /**
  * The epoch value of a timestamp string in `unit` (floored), or undefined when the string is not a
- * timestamp. `zone` applies to strings without an offset.
+ * timestamp. `zone` applies to strings without an offset (`localOffsetMinutes`). Years may have 4 to
+ * 6 digits and a sign; the value may lie outside every column's range (`checkTimestampRange`).
  */
 export function parseTimestamp(text: string, unit: TimeUnit, zone = 'UTC'): bigint | undefined {
   const m = PATTERN.exec(text);
@@ -114,18 +151,77 @@ export function parseTimestamp(text: string, unit: TimeUnit, zone = 'UTC'): bigi
   const month = Number(mo);
   const day = Number(d);
   if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60) return undefined;
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  if (date.getUTCMonth() !== month - 1) return undefined; // e.g. February 30
-  const localMs = date.getTime() + Number(h) * 3_600_000 + Number(mi) * 60_000 + Number(s) * 1000;
+  const days = daysFromCivil(year, month, day);
+  if (civilFromDays(days).day !== day) return undefined; // e.g. February 30
+  const localSeconds = days * 86_400 + Number(h) * 3600 + Number(mi) * 60 + Number(s);
   let offset: number;
   if (off !== undefined) {
     const o = parseOffset(off);
     if (o === undefined) return undefined;
     offset = o;
   } else {
-    offset = sessionOffset(zone, localMs);
+    offset = localOffsetMinutes(zone, localSeconds);
   }
-  const ns = BigInt(localMs - offset * 60_000) * 1_000_000n + BigInt(frac.padEnd(9, '0') || '0');
+  const ns = BigInt(localSeconds - offset * 60) * 1_000_000_000n + BigInt(frac.padEnd(9, '0') || '0');
   return convertTime(ns, 'ns', unit);
+}
+
+/**
+ * The values a timestamp column of each unit holds: those DuckDB, which reads every column, can
+ * convert (measured on DuckDB 1.5: a TIMESTAMP_NS from 1677-09-22 to 2262-04-11T23:47:16.854775806,
+ * the other units from 290309 BC (-290308-12-22) to 294247-01-10T04:00:54.775806, their microsecond
+ * range). Outside them DuckDB fails or, written as raw 64-bit integers, a value would wrap.
+ */
+export const TIMESTAMP_RANGE: Readonly<Record<TimeUnit, { readonly min: bigint; readonly max: bigint }>> = {
+  s: { min: -9_223_372_022_400n, max: 9_223_372_036_854n },
+  ms: { min: -9_223_372_022_400_000n, max: 9_223_372_036_854_775n },
+  us: { min: -9_223_372_022_400_000_000n, max: 9_223_372_036_854_775_806n },
+  ns: { min: -9_223_286_400_000_000_000n, max: 9_223_372_036_854_775_806n },
+};
+
+/** Whether `value` (in `unit`) is a timestamp a column of that unit holds. */
+export function inTimestampRange(value: bigint, unit: TimeUnit): boolean {
+  const r = TIMESTAMP_RANGE[unit];
+  return value >= r.min && value <= r.max;
+}
+
+/** `value` ticks of `unit` as UTC RFC 3339 text (any year; fraction in the unit's digits, none when zero). */
+export function formatTimestamp(value: bigint, unit: TimeUnit): string {
+  const ns = value * NS_PER_UNIT[unit];
+  let secs = ns / 1_000_000_000n;
+  let nanos = ns % 1_000_000_000n;
+  if (nanos < 0n) {
+    nanos += 1_000_000_000n;
+    secs -= 1n;
+  }
+  let days = secs / 86_400n;
+  let sod = secs % 86_400n;
+  if (sod < 0n) {
+    sod += 86_400n;
+    days -= 1n;
+  }
+  const { year, month, day } = civilFromDays(Number(days));
+  const p2 = (n: number | bigint) => String(n).padStart(2, '0');
+  const yearText = year < 0 ? `-${String(-year).padStart(4, '0')}` : year > 9999 ? `+${year}` : String(year).padStart(4, '0');
+  const s = Number(sod);
+  const digits = { s: 0, ms: 3, us: 6, ns: 9 }[unit];
+  const fraction = nanos === 0n || digits === 0 ? '' : `.${nanos.toString().padStart(9, '0').slice(0, digits)}`;
+  return `${yearText}-${p2(month)}-${p2(day)}T${p2(Math.floor(s / 3600))}:${p2(Math.floor((s % 3600) / 60))}:${p2(s % 60)}${fraction}Z`;
+}
+
+const UNIT_NAMES: Record<TimeUnit, string> = { s: 'TimestampSecond', ms: 'TimestampMillisecond', us: 'TimestampMicrosecond', ns: 'TimestampNanosecond' };
+
+/**
+ * Throws InvalidArguments naming the value, the column and the range when `value` (in `unit`) is
+ * outside what a column of that unit holds (`TIMESTAMP_RANGE`); `shown` is the value as the user
+ * wrote it, when it was text.
+ */
+export function checkTimestampRange(value: bigint, unit: TimeUnit, column: string, shown?: string): void {
+  if (inTimestampRange(value, unit)) return;
+  const r = TIMESTAMP_RANGE[unit];
+  const what = shown !== undefined ? `'${shown}'` : `${value} (${formatTimestamp(value, unit)})`;
+  throw new TsdbError(
+    StatusCode.InvalidArguments,
+    `Timestamp ${what} is out of range for column ${column} (${UNIT_NAMES[unit]}): it must be between ${formatTimestamp(r.min, unit)} and ${formatTimestamp(r.max, unit)}`,
+  );
 }
