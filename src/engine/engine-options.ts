@@ -41,7 +41,7 @@ export function engineOptions(
     // A compaction's merge of large files, or a big query, spills under data_home instead of
     // growing until the machine runs out of memory.
     memoryLimit: Math.floor(system.totalMemory * DUCKDB_MEMORY_SHARE),
-    ...(config.storage !== undefined && { spillDir: join(config.storage.data_home, 'tmp', 'duckdb') }),
+    ...(config.storage !== undefined && { spillDir: join(config.storage.data_home, 'tmp', 'duckdb'), scratchDir: join(config.storage.data_home, 'tmp', 'sst') }),
     sstMetaCache: mito.sst_meta_cache_size > 0,
     pageCache: mito.page_cache_size > 0,
     memtable: {

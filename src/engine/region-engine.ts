@@ -3,7 +3,9 @@
  * and routes requests to them. It knows nothing of SQL or protocols: regions are created from
  * metadata and written with columnar batches.
  */
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -50,6 +52,11 @@ export interface RegionEngineOptions {
   /** Where DuckDB spills (its `temp_directory`); emptied at open (only DuckDB's spill files live there). */
   readonly spillDir?: string;
   /**
+   * Where SSTs bound for a remote store are written before their upload (`{data_home}/tmp/sst`);
+   * emptied at open. Default: a new directory under the OS's temporary directory, removed at close.
+   */
+  readonly scratchDir?: string;
+  /**
    * `sst_meta_cache_size` / `page_cache_size` > 0: DuckDB keeps Parquet footers / file blocks of SST
    * files in memory (its `parquet_metadata_cache` / `enable_external_file_cache`, on/off switches
    * only: DuckDB 1.5 takes no byte budget for them). 0 turns them off. Default: on.
@@ -92,8 +99,9 @@ export class RegionEngine {
     private readonly opts: RegionEngineOptions,
     private readonly wal: Wal,
     readonly writeBuffer: WriteBufferManager,
-    /** The DuckDB that writes and reads SST files (in memory; spills to the OS temp dir). */
+    /** The DuckDB that writes and reads SST files and runs queries (in memory; sandboxed: `sandbox`). */
     readonly duckdb: DuckDBInstance,
+    private readonly scratch: { readonly dir: string; readonly own: boolean },
   ) {
     this.jobs = new BackgroundJobs(opts.maxBackgroundJobs);
     this.workers = new RegionWorkers(opts.numWorkers ?? 8);
@@ -103,6 +111,7 @@ export class RegionEngine {
       store: opts.store,
       checkpointDistance: opts.manifestCheckpointDistance,
       memtable: opts.memtable ?? DEFAULT_MEMTABLE_OPTIONS,
+      scratchDir: scratch.dir,
       sstWriteBufferSize: opts.sstWriteBufferSize ?? 8 * 1024 * 1024,
       vectorCache: new VectorCache(opts.vectorCacheSize ?? 512 * 1024 * 1024),
       logger: opts.logger.child({ engine: 'mito' }),
@@ -132,8 +141,16 @@ export class RegionEngine {
       rejectSize: opts.globalWriteBufferRejectSize,
     });
     let duckdb: DuckDBInstance;
+    let scratch: { dir: string; own: boolean };
     try {
       if (opts.spillDir !== undefined) await rm(opts.spillDir, { recursive: true, force: true });
+      if (opts.scratchDir !== undefined) {
+        await rm(opts.scratchDir, { recursive: true, force: true });
+        await mkdir(opts.scratchDir, { recursive: true });
+        scratch = { dir: resolve(opts.scratchDir), own: false };
+      } else {
+        scratch = { dir: await mkdtemp(join(tmpdir(), 'tsdb-sst-')), own: true };
+      }
       duckdb = await DuckDBInstance.create(':memory:', {
         threads: String(opts.scanParallelism),
         ...(opts.memoryLimit !== undefined && { memory_limit: `${Math.max(1, Math.floor(opts.memoryLimit / 2 ** 20))}MiB` }),
@@ -143,12 +160,13 @@ export class RegionEngine {
       registerMemtableScan(conn);
       await conn.run(`SET GLOBAL parquet_metadata_cache = ${opts.sstMetaCache ?? true}`);
       await conn.run(`SET GLOBAL enable_external_file_cache = ${opts.pageCache ?? true}`);
+      await sandbox(conn, [opts.store.localRoot, scratch.dir].filter((d): d is string => d !== undefined));
       conn.closeSync();
     } catch (err) {
       await wal.close();
       throw err;
     }
-    return new RegionEngine(opts, wal, writeBuffer, duckdb);
+    return new RegionEngine(opts, wal, writeBuffer, duckdb, scratch);
   }
 
   private connect = (): Promise<DuckDBConnection> => this.duckdb.connect();
@@ -308,5 +326,33 @@ export class RegionEngine {
     for (const id of [...this.regions.keys()]) await this.closeRegion(id);
     await this.wal.close();
     this.duckdb.closeSync();
+    if (this.scratch.own) await rm(this.scratch.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Shuts DuckDB in (DESIGN.md D12): it reads and writes only files under `dirs` (the store's local
+ * root and the scratch directory; its spill directory is allowed by DuckDB itself), opens no network
+ * connection, installs and loads no extension (json, parquet and icu are built in), and its
+ * configuration is locked so that nothing run later can undo this. Session-dependent behaviour is
+ * therefore fixed for the whole instance: the time zone is UTC (tsdb applies session time zones in
+ * its own rewrites, `query/session-time.ts`) and integer division gives integers, as in the tsdb
+ * dialect (`7 / 2` = 3).
+ */
+async function sandbox(conn: DuckDBConnection, dirs: readonly string[]): Promise<void> {
+  const allowed = dirs.map((d) => (d.endsWith(sep) ? d : d + sep));
+  const list = `[${allowed.map((d) => `'${d.replaceAll("'", "''")}'`).join(', ')}]`;
+  for (const statement of [
+    "SET GLOBAL TimeZone = 'UTC'",
+    'SET GLOBAL integer_division = true',
+    'SET GLOBAL autoinstall_known_extensions = false',
+    'SET GLOBAL autoload_known_extensions = false',
+    'SET GLOBAL allow_community_extensions = false',
+    'SET GLOBAL allow_unsigned_extensions = false',
+    `SET GLOBAL allowed_directories = ${list}`,
+    'SET GLOBAL enable_external_access = false',
+    'SET GLOBAL lock_configuration = true',
+  ]) {
+    await conn.run(statement);
   }
 }

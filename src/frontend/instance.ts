@@ -3,6 +3,7 @@
  * writes to regions, queries to DuckDB over region scans) and returns one output per statement.
  * Servers reach it through `servers/handlers.ts`.
  */
+import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
@@ -12,10 +13,10 @@ import { valuesRelation } from '../query/values-relation.js';
 import { PG_CATALOG, pgCatalogTable, relationOid, type PgCatalogSession } from '../catalog/pg-catalog.js';
 import { pgDialect } from '../query/pg-dialect.js';
 import { buildInfo } from '../common/build-info.js';
-import { installFunctions, prepareSession } from '../query/session-functions.js';
+import { installFunctions } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { isValidTimeZone } from '../common/time/timestamp.js';
+import { isValidTimeZone, type TimeUnit } from '../common/time/timestamp.js';
 import { timeUnitOf } from '../engine/region/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
@@ -35,7 +36,7 @@ import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
-import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables } from './statement/show.js';
+import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables, type ShowWhere } from './statement/show.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
 function accessOf(stmt: Statement): AccessKind | undefined {
@@ -61,6 +62,9 @@ function accessOf(stmt: Statement): AccessKind | undefined {
 
 /** The PostgreSQL version the PostgreSQL server announces (`server_version` `16.3-tsdb-<version>`). */
 const PG_SERVER_VERSION = '16.3';
+
+/** The name the rows of a SHOW stand under in its WHERE's query (a per-process nonce: no table has it). */
+const SHOW_ROWS = `__tsdb_show_rows_${randomBytes(6).toString('hex')}`;
 
 /** Query connections kept open between queries. */
 const MAX_IDLE_CONNECTIONS = 8;
@@ -127,7 +131,7 @@ export class FrontendInstance {
   async execute(stmt: Statement, session: Session): Promise<Output> {
     const access = accessOf(stmt);
     if (access !== undefined) checkPermission(session.user, access);
-    const connect = () => this.regions.connect();
+    const where = this.showWhere(session);
     switch (stmt.kind) {
       case 'query':
         return this.query(stmt.sql, session);
@@ -135,7 +139,7 @@ export class FrontendInstance {
         return this.query(stmt.statement, session, stmt.analyze ? 'analyze' : 'explain');
       case 'insert':
         if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
-        return affected(await insertValues(stmt, session, this.catalog, this.tables));
+        return affected(await insertValues(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
       case 'delete':
         return affected(await deleteRows(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
       case 'create_table': {
@@ -158,13 +162,13 @@ export class FrontendInstance {
         session.database = stmt.database;
         return affected(0);
       case 'show_databases':
-        return showDatabases(stmt, this.catalog, connect);
+        return showDatabases(stmt, this.catalog, where);
       case 'show_tables':
-        return showTables(stmt, session, this.catalog, connect);
+        return showTables(stmt, session, this.catalog, where);
       case 'show_columns':
-        return showColumns(stmt, session, this.catalog, connect);
+        return showColumns(stmt, session, this.catalog, where);
       case 'show_index':
-        return showIndex(stmt, session, this.catalog, connect);
+        return showIndex(stmt, session, this.catalog, where);
       case 'show_create_table':
         return showCreateTable(stmt, session, this.catalog);
       case 'show_create_database':
@@ -296,12 +300,31 @@ export class FrontendInstance {
     for (const c of this.idle.splice(0)) c.closeSync();
   }
 
-  private async query(sql: string, session: Session, explain?: 'explain' | 'analyze'): Promise<Output> {
+  /**
+   * `SHOW … WHERE cond` over the rows shown: a query of one relation of them, `SELECT * FROM <rows>
+   * WHERE cond`, and nothing else (a condition that would end the WHERE, `… UNION SELECT …`, is refused).
+   */
+  private showWhere(session: Session): ShowWhere {
+    return (columns, rows, condition) => {
+      const name = SHOW_ROWS;
+      const shape = (tree: unknown) => {
+        const node = (tree as { statements: Array<{ node: Record<string, unknown> }> }).statements[0]?.node;
+        const from = node?.['from_table'] as Record<string, unknown> | undefined;
+        const cte = node?.['cte_map'] as { map?: unknown[] } | undefined;
+        const ok =
+          node?.['type'] === 'SELECT_NODE' && from?.['type'] === 'BASE_TABLE' && from['table_name'] === name && from['schema_name'] === '' &&
+          (node['modifiers'] as unknown[]).length === 0 && (node['group_expressions'] as unknown[]).length === 0 && node['having'] === null && node['qualify'] === null && (cte?.map ?? []).length === 0;
+        if (!ok) throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: SHOW … WHERE takes one condition on the rows shown, not: ${condition}`);
+      };
+      return this.query(`SELECT * FROM ${name} WHERE ${condition}`, session, undefined, { name, relation: valuesRelation(columns, rows), shape });
+    };
+  }
+
+  private async query(sql: string, session: Session, explain?: 'explain' | 'analyze', rows?: { readonly name: string; readonly relation: string; readonly shape: (tree: unknown) => void }): Promise<Output> {
     const conn = await this.takeConnection();
     try {
       this.functionsInstalled ??= installFunctions(conn);
       await this.functionsInstalled;
-      await prepareSession(conn, session);
     } catch (err) {
       conn.closeSync();
       throw err;
@@ -318,7 +341,9 @@ export class FrontendInstance {
           relationOid: (text) => relationOid(text, this.informationSchemaSource(), pg),
         }),
       }),
+      ...(rows !== undefined && { check: rows.shape }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
+        if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
         if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
           const table = await informationSchemaTable(name, this.informationSchemaSource());
@@ -334,10 +359,17 @@ export class FrontendInstance {
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
         const ts = info.columns.find((c) => c.name === info.time_index)!;
+        const timestampColumns = new Map<string, TimeUnit>();
+        for (const c of info.columns) {
+          const unit = timeUnitOf(c.data_type);
+          if (unit !== undefined) timestampColumns.set(c.name, unit);
+        }
         return {
           key: fullTableName(info),
           timeIndex: { name: ts.name, unit: timeUnitOf(ts.data_type)! },
           primaryKey: info.primary_key,
+          timestampColumns,
+          columnNames: info.columns.map((c) => c.name),
           relation: (range, keys) => this.tables.relation(info, range, keys),
         };
       },

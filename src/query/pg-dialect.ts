@@ -152,6 +152,9 @@ const RELATION_SIZE = `COALESCE((SELECT CAST(sum(__tsdb_t.data_length) AS BIGINT
 const DATABASE_SIZE = `COALESCE((SELECT CAST(sum(__tsdb_t.data_length) AS BIGINT) FROM ${ARGS1}, information_schema.tables __tsdb_t JOIN pg_catalog.pg_database __tsdb_d ON __tsdb_d.datname = __tsdb_t.table_schema WHERE __tsdb_t.table_type = 'BASE TABLE' AND (__tsdb_d.datname = CAST(__tsdb_args.a1 AS VARCHAR) OR CAST(__tsdb_d.oid AS VARCHAR) = CAST(__tsdb_args.a1 AS VARCHAR))), 0)`;
 const SIZE_PRETTY = `CASE WHEN abs($1) < 10240 THEN CAST($1 AS VARCHAR) || ' bytes' WHEN abs($1) < 10485760 THEN CAST(round($1 / 1024.0) AS BIGINT) || ' kB' WHEN abs($1) < 10737418240 THEN CAST(round($1 / 1048576.0) AS BIGINT) || ' MB' WHEN abs($1) < 10995116277760 THEN CAST(round($1 / 1073741824.0) AS BIGINT) || ' GB' ELSE CAST(round($1 / 1099511627776.0) AS BIGINT) || ' TB' END`;
 
+/** The value of setting $1 in pg_settings (NULL when it has none). */
+const SETTING = `(SELECT __tsdb_s.setting FROM ${ARGS1}, pg_catalog.pg_settings __tsdb_s WHERE lower(__tsdb_s.name) = lower(__tsdb_args.a1))`;
+
 /**
  * The SQL of a catalog function called with `argc` arguments (`$1`…), or undefined to leave the
  * call to DuckDB (`has_table_privilege`, `pg_type_is_visible`, … are DuckDB's: always true).
@@ -217,9 +220,12 @@ function functionSql(name: string, argc: number, s: PgSession): string | undefin
       return 'CASE WHEN $2 = 1 AND len($1) > 0 THEN len($1) END';
     case 'array_lower/2':
       return 'CASE WHEN $2 = 1 AND len($1) > 0 THEN 1 END';
+    // PostgreSQL's settings as pg_settings shows them (never the query engine's); an unknown name is
+    // an error unless the second argument (missing_ok) is true.
     case 'current_setting/1':
+      return `COALESCE(${SETTING}, error('unrecognized configuration parameter "' || CAST($1 AS VARCHAR) || '"'))`;
     case 'current_setting/2':
-      return `(SELECT __tsdb_s.setting FROM ${ARGS1}, pg_catalog.pg_settings __tsdb_s WHERE lower(__tsdb_s.name) = lower(__tsdb_args.a1))`;
+      return `CASE WHEN $2 THEN ${SETTING} ELSE COALESCE(${SETTING}, error('unrecognized configuration parameter "' || CAST($1 AS VARCHAR) || '"')) END`;
     case 'pg_get_viewdef/1':
     case 'pg_get_viewdef/2':
     case 'pg_get_triggerdef/1':

@@ -24,7 +24,10 @@ import { parseSqlJson, stringifySqlJson } from './sql-json.js';
 import { tableRefs, type BaseTableNode } from './table-refs.js';
 import { keyValuesOf, type KeyValues } from './key-predicates.js';
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
-import { rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
+import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
+import { checkSandbox } from './sandbox.js';
+import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
+import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
 import type { TimeUnit } from '../common/time/timestamp.js';
 
 /** A table as an SQL relation, valid until released. */
@@ -41,6 +44,10 @@ export interface TableSource {
   readonly timeIndex?: { readonly name: string; readonly unit: TimeUnit };
   /** The table's primary key (the default groups of a range query). */
   readonly primaryKey?: readonly string[];
+  /** Its timestamp columns (the time index among them) by name: what literals compared with them mean. */
+  readonly timestampColumns?: ReadonlyMap<string, TimeUnit>;
+  /** Every column's name. */
+  readonly columnNames?: readonly string[];
   /**
    * The table's rows (of the inclusive time range only, when given; the relation may also leave
    * out rows whose primary key columns hold none of `keys`' values) as a relation for DuckDB.
@@ -61,12 +68,14 @@ export interface QueryDialect {
 export interface QueryContext {
   /** The session's database: where unqualified table names are looked up (and `database()`). */
   readonly database: string;
-  /** The session's time zone (`timezone()`). */
+  /** The session's time zone (`timezone()`, and the one naive timestamp strings are read in: `session-time.ts`). */
   readonly timezone: string;
   /** The table `database.name` of catalog `catalog` ('' = the session's); throws TableNotFound. */
   resolve(catalog: string, database: string, name: string): Promise<TableSource>;
   /** The session's protocol dialect, if it has one. */
   readonly dialect?: QueryDialect;
+  /** Checks the shape of the parsed query (the caller runs a query of a given form); throws to refuse it. */
+  check?(tree: unknown): void;
 }
 
 /**
@@ -82,6 +91,9 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
   ['Out of Range', StatusCode.InvalidArguments],
   ['Not implemented', StatusCode.Unsupported],
   ['Out of Memory', StatusCode.RuntimeResourcesExhausted],
+  // DuckDB's own sandbox (external access off, configuration locked) refused something the SQL
+  // front end let through: still the user's request at fault, and a permission matter.
+  ['Permission', StatusCode.PermissionDenied],
 ]);
 
 /**
@@ -108,21 +120,57 @@ const PLACEHOLDER = `__tsdb_scan_${randomBytes(6).toString('hex')}_`;
 const PLACEHOLDER_PATTERN = new RegExp(`"?${PLACEHOLDER}\\d+"?`, 'g');
 
 /** A range query as plain SQL (unchanged when the query is not one). */
-async function expandRangeQuery(sql: string, ctx: QueryContext): Promise<string> {
+async function expandRangeQuery(sql: string, ctx: QueryContext, nowMs: number): Promise<string> {
   const rq = parseRangeQuery(sql);
   if (rq === undefined) return sql;
   const parts = rq.table;
   const source = await ctx.resolve(parts.length === 3 ? parts[0]! : '', parts.length >= 2 ? parts[parts.length - 2]! : ctx.database, parts[parts.length - 1]!);
   if (source.timeIndex === undefined) throw new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: a range query needs a table with a time index, not ${parts.join('.')}`);
-  return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, Date.now(), ctx.timezone);
+  return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, nowMs, ctx.timezone);
 }
 
 /** DuckDB's name of an expression: its SQL text, as `json_deserialize_sql` writes it. */
-async function expressionName(conn: DuckDBConnection, tree: unknown, expr: unknown): Promise<string> {
-  const statements = (tree as { statements: Array<{ node: Record<string, unknown> }> }).statements;
-  const probe = { error: false, statements: [{ ...statements[0], node: { ...statements[0]!.node, select_list: [expr], from_table: { type: 'EMPTY', alias: '', sample: null, query_location: 0 }, where_clause: null, group_expressions: [], group_sets: [], having: null, qualify: null, modifiers: [], cte_map: { map: [] } } }] };
-  const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(probe))})`)).getRows()[0]![0] as string;
+async function expressionName(conn: DuckDBConnection, expr: Json): Promise<string> {
+  const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(selectTree([expr])))})`)).getRows()[0]![0] as string;
   return text.replace(/^SELECT\s+/i, '');
+}
+
+/**
+ * The values of constant timestamp expressions (nanoseconds since the epoch), evaluated by DuckDB in
+ * one round trip; an expression DuckDB cannot evaluate is left out (the query itself reports it).
+ */
+async function foldTimestamps(conn: DuckDBConnection, exprs: readonly Node[]): Promise<Map<object, bigint>> {
+  const out = new Map<object, bigint>();
+  if (exprs.length === 0) return out;
+  const probe = selectTree(exprs.map((e) => functionNode('epoch_ns', [{ ...castNode(structuredClone(e), 'TIMESTAMP_NS'), try_cast: true }])));
+  try {
+    const row = (await conn.runAndReadAll(`SELECT * FROM json_execute_serialized_sql(${quoteLiteral(stringifySqlJson(probe))})`)).getRows()[0] ?? [];
+    exprs.forEach((e, i) => {
+      const v = row[i];
+      if (typeof v === 'bigint') out.set(e, v);
+    });
+  } catch {
+    // Not foldable after all: the scan is not narrowed by it.
+  }
+  return out;
+}
+
+/**
+ * Unaliased select items as written, to be named after the rewrites as DuckDB names what the user
+ * wrote (`now()`, not the constant that replaced it): the lists, the index, the item before and its
+ * text.
+ */
+function snapshotSelectItems(tree: unknown): Array<{ list: Json[]; index: number; original: Json; text: string }> {
+  const out: Array<{ list: Json[]; index: number; original: Json; text: string }> = [];
+  for (const list of selectLists(tree)) {
+    list.forEach((item, index) => {
+      if (isNode(item) && item['alias'] === '' && item['class'] !== 'STAR') {
+        const text = stringifySqlJson(item);
+        out.push({ list, index, original: JSON.parse(text) as Json, text });
+      }
+    });
+  }
+  return out;
 }
 
 /** DuckDB's parse tree of `sql` (query locations DuckDB has none for are 0). */
@@ -153,7 +201,8 @@ function spliceUnchanged(tree: unknown, parsed: string, sql: string, refs: reado
 
 /** Runs one query in `conn`; returns its rows. */
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
-  const sql = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx);
+  const nowMs = Date.now();
+  const sql = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
   const tree = await serializeSql(conn, sql);
   if (tree.error) {
     const message = tree.error_message ?? 'cannot parse the query';
@@ -166,16 +215,35 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   const bodies = new Map<string, string>();
   const names = new Map<string, string>();
   try {
-    const dialectChanged = ctx.dialect !== undefined && (await ctx.dialect.rewrite(tree, sql, (expr) => parseExpression(conn, expr)));
+    ctx.check?.(tree);
+    await ctx.dialect?.rewrite(tree, sql, (expr) => parseExpression(conn, expr));
+    checkSandbox(tree);
     const refs = tableRefs(tree);
     const sources: TableSource[] = [];
     for (const ref of refs) sources.push(await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name));
     const timeColumns = new Map<string, TimeUnit>();
-    for (const s of sources) if (s.timeIndex !== undefined && !timeColumns.has(s.timeIndex.name)) timeColumns.set(s.timeIndex.name, s.timeIndex.unit);
-    const unnamed = rewriteTimeLiterals(tree, timeColumns);
-    for (const u of unnamed) u.node['alias'] = await expressionName(conn, tree, u.original);
+    const columnNames = new Set<string>();
+    for (const s of sources) {
+      for (const [name, unit] of s.timestampColumns ?? []) timeColumns.set(name, unit);
+      for (const name of s.columnNames ?? []) columnNames.add(name.toLowerCase());
+    }
+    const items = snapshotSelectItems(tree);
+    rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames });
+    rewriteTimeLiterals(tree, timeColumns);
+    rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));
+    for (const item of items) {
+      const now = item.list[item.index];
+      if (isNode(now) && now['alias'] === '' && stringifySqlJson(now) !== item.text) now['alias'] = await expressionName(conn, item.original);
+    }
     // One table: unaliased functions of its columns are named as GreptimeDB names them.
     if (refs.length === 1) nameSelectItems(tree, refs[0]!.alias !== '' ? refs[0]!.alias : refs[0]!.table_name);
+    // Constant bounds on the time index of a table read once (`ts > now() - INTERVAL '1 hour'`), evaluated for its scan.
+    const bounds: Node[] = [];
+    refs.forEach((ref, i) => {
+      const ti = sources[i]!.timeIndex;
+      if (ti !== undefined && refs.filter((r, j) => sources[j]!.key === sources[i]!.key).length === 1) bounds.push(...foldableBounds(tree, ref, ti.name, ti.unit));
+    });
+    const folded = await foldTimestamps(conn, bounds);
     const uses = new Map<string, number>();
     for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
     const parsedRefs: ParsedTableRef[] = refs.map((r) => ({ ...r }));
@@ -185,7 +253,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       if (view === undefined) {
         view = `${PLACEHOLDER}${views.size + 1}`;
         // A table read once gets the query's time range and key values on its scan; one read twice, all of it.
-        const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit) : undefined;
+        const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
         const keys = uses.get(source.key) === 1 && source.primaryKey !== undefined ? keyValuesOf(tree, ref, source.primaryKey) : undefined;
         const relation = await source.relation(range, keys);
         relations.push(relation);
@@ -199,10 +267,10 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       ref.schema_name = '';
       ref.table_name = view;
     }
-    const sessionChanged = rewriteSessionFunctions(tree, ctx);
+    rewriteSessionFunctions(tree, ctx);
     if (views.size > 0) rewriteDistinctOn(tree);
     const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => bodies.get(views.get(sources[i]!.key)!)!);
-    const deserialized = spliced !== undefined || (views.size === 0 && !sessionChanged && !dialectChanged) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
+    const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
     const rewritten = spliced ?? (views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`));
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.

@@ -14,8 +14,9 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { parseDuration } from '../common/time/duration.js';
-import { parseTimestamp } from '../common/time/timestamp.js';
-import { quoteIdent } from '../engine/sst/sst-format.js';
+import { canonicalTimeZone, parseOffset, parseTimestamp, zoneOffsetMinutes } from '../common/time/timestamp.js';
+import { quoteIdent, quoteLiteral } from '../engine/sst/sst-format.js';
+import { isUtc } from './session-time.js';
 import { tokenize, type Token } from '../sql/lexer.js';
 
 export type Fill = { readonly kind: 'null' } | { readonly kind: 'prev' } | { readonly kind: 'linear' } | { readonly kind: 'value'; readonly sql: string };
@@ -245,22 +246,34 @@ export interface RangeTable {
   readonly primaryKey: readonly string[];
 }
 
-/** The plain SQL of a range query over its table; `nowMs` for `TO NOW`, `zone` for TO strings. */
+/**
+ * The plain SQL of a range query over its table; `nowMs` for `TO NOW`, `zone` (the session's) for
+ * the default origin and TO strings.
+ *
+ * Slots are counted from the origin, by default the epoch in the session's time zone (local
+ * midnight of 1970-01-01). An ALIGN of whole days in a zone with daylight saving counts on the
+ * zone's wall clock instead, so that every daily slot starts at local midnight, summer and winter
+ * (a local day is then 23 or 25 hours long on the days the clock changes); shorter ALIGNs count in
+ * real time from the origin (an hourly slot is an hour, also in the hour a zone repeats).
+ */
 export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone: string): string {
   const ts = quoteIdent(t.timeIndex);
   const A = q.alignMs;
-  // The default origin is the epoch in the session's time zone: ALIGN '1d' slots start at local midnight.
-  let origin = Number(parseTimestamp('1970-01-01 00:00:00', 'ms', zone) ?? 0n);
-  if (q.to?.kind === 'now') origin = nowMs;
+  const wall = A % 86_400_000 === 0 && !isUtc(zone) && parseOffset(zone) === undefined;
+  const wallMs = (utcMs: number) => (wall ? utcMs + zoneOffsetMinutes(zone, Math.floor(utcMs / 1000)) * 60_000 : utcMs);
+  let origin = wall ? 0 : Number(parseTimestamp('1970-01-01 00:00:00', 'ms', zone) ?? 0n);
+  if (q.to?.kind === 'now') origin = wallMs(nowMs);
   else if (q.to?.kind === 'time') {
     const o = parseTimestamp(q.to.text, 'ms', zone);
     if (o === undefined) throw syntax(`Illegal ALIGN TO value: ${q.to.text}`);
-    origin = Number(o);
+    origin = wallMs(Number(o));
   }
+  const zoneText = quoteLiteral(canonicalTimeZone(zone));
   const by = q.by ?? t.primaryKey.map(quoteIdent);
   const ranges = q.items.filter((x): x is RangeItem => x.kind === 'range');
   const maxRange = Math.max(...ranges.map((r) => r.rangeMs));
-  const e = `epoch_ms(${ts})`;
+  // A row's time in the slots' terms: its instant, or its wall-clock time in the zone.
+  const e = wall ? `epoch_ms(timezone(${zoneText}, CAST(${ts} AS TIMESTAMPTZ)))` : `epoch_ms(${ts})`;
   // Slots T with T <= ts < T + maxRange: from the first aligned T above ts - maxRange to the one at or below ts.
   const slots =
     `SELECT *, unnest(range(` +
@@ -301,7 +314,10 @@ export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone:
       return `${value(i)} AS ${quoteIdent(item.alias ?? rangeName(item, table, fillText))}`;
     }
     const bare = item.text.replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (bare === t.timeIndex.toLowerCase() || item.text === `${table}.${t.timeIndex}`) return `CAST(make_timestamp(__slot * 1000) AS ${t.timeType}) AS ${ts}`;
+    if (bare === t.timeIndex.toLowerCase() || item.text === `${table}.${t.timeIndex}`) {
+      const start = wall ? `CAST(timezone(${zoneText}, make_timestamp(__slot * 1000)) AS TIMESTAMP)` : 'make_timestamp(__slot * 1000)';
+      return `CAST(${start} AS ${t.timeType}) AS ${ts}`;
+    }
     const k = by.findIndex((b) => b.replace(/^"(.*)"$/, '$1').toLowerCase() === bare);
     if (k >= 0) return `__by${k} AS ${quoteIdent(item.text.replace(/^"(.*)"$/, '$1'))}`;
     throw syntax(`Illegal Range select: ${item.text} is neither the time index, a BY column nor a RANGE expression`);

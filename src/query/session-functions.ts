@@ -1,13 +1,13 @@
 /**
  * The tsdb functions DuckDB lacks (reference api.md §4.7; DESIGN.md "Dialect gaps"), as DuckDB
- * macros on the instance: `date_bin`, `date_format`, `to_unixtime`, `version()`, `build()`. The
- * session's `database()` and `timezone()` become constants in the parse tree (a macro of that name
- * would hide DuckDB's own two-argument `timezone`); the session's time zone becomes the
- * connection's (now(), timestamptz casts, formatting).
+ * macros on the instance: `date_bin`, `date_format`, `to_unixtime`, `version()`, `build()`, and
+ * `__tsdb_instant` of the session-time rewrites (`session-time.ts`). The session's `database()` and
+ * `timezone()` become constants in the parse tree (a macro of that name would hide DuckDB's own
+ * two-argument `timezone`). DuckDB's own time zone is UTC for every session; the session's is
+ * applied by `session-time.ts`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { buildInfo } from '../common/build-info.js';
-import { parseOffset } from '../common/time/timestamp.js';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 
 /** Creates the instance-wide macros (idempotent). */
@@ -16,38 +16,22 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   const macros = [
     // date_bin(stride, ts[, origin]) is DuckDB's time_bucket with the origin last (epoch by default).
     "CREATE OR REPLACE MACRO date_bin(stride, t) AS time_bucket(stride, t, TIMESTAMP '1970-01-01 00:00:00'), (stride, t, origin) AS time_bucket(stride, t, origin)",
-    // Timestamps hold UTC instants: formatted in the session's time zone.
+    // The wall clock of t as written (session-time.ts turns an instant into the session's wall clock first).
     'CREATE OR REPLACE MACRO date_format(t, fmt) AS strftime(make_timestamptz(epoch_us(CAST(t AS TIMESTAMP))), fmt)',
-    // Seconds since the epoch; a string is read in the session's time zone, a timestamp is already UTC.
+    // Seconds since the epoch; a string (already UTC text, session-time.ts) or a timestamp.
     "CREATE OR REPLACE MACRO to_unixtime(t) AS CAST(CASE WHEN typeof(t) = 'VARCHAR' THEN epoch(CAST(t AS TIMESTAMPTZ)) ELSE epoch(CAST(t AS TIMESTAMP)) END AS BIGINT)",
+    // The instant at which the wall clock of zone z reads b, where b is the start of the bucket of
+    // instant t: t's own offset when it holds at b (so that the hour a zone repeats keeps each of its
+    // two buckets), else the zone's (a bucket that began before a change of offset).
+    'CREATE OR REPLACE MACRO __tsdb_instant(b, t, z) AS CASE ' +
+      'WHEN timezone(z, CAST(b - (timezone(z, CAST(t AS TIMESTAMPTZ)) - CAST(t AS TIMESTAMP)) AS TIMESTAMPTZ)) = b ' +
+      'THEN b - (timezone(z, CAST(t AS TIMESTAMPTZ)) - CAST(t AS TIMESTAMP)) ' +
+      'ELSE CAST(timezone(z, b) AS TIMESTAMP) END',
     `CREATE OR REPLACE MACRO version() AS ${quoteLiteral(`8.4.2-tsdb-${b.version}`)}`,
     `CREATE OR REPLACE MACRO build() AS ${quoteLiteral(`branch: ${b.branch}\ncommit: ${b.commit}\ncommit_short: ${b.commit.slice(0, 8)}\nversion: ${b.version}`)}`,
   ];
   for (const m of macros) await conn.run(m);
 }
-
-/** DuckDB's name for a session time zone: IANA names as they are, whole-hour offsets as `Etc/GMT∓h`. */
-export function duckdbTimeZone(zone: string): string {
-  const z = zone.trim();
-  if (/^(utc|system|z)$/i.test(z)) return 'UTC';
-  const offset = parseOffset(z);
-  if (offset === undefined) return z;
-  if (offset === 0) return 'UTC';
-  // POSIX-style names invert the sign: Etc/GMT-8 is UTC+8. Half-hour offsets have no such name.
-  return offset % 60 === 0 ? `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset) / 60}` : 'UTC';
-}
-
-/** Prepares a query connection for a session: its time zone, and `/` of integers giving integers (7 / 2 = 3). */
-export async function prepareSession(conn: DuckDBConnection, session: { readonly timezone: string }): Promise<void> {
-  const zone = duckdbTimeZone(session.timezone);
-  // Queries cannot change a connection's settings, so one set for the same zone still holds.
-  if (preparedZones.get(conn) === zone) return;
-  await conn.run(`SET TimeZone = ${quoteLiteral(zone)}; SET integer_division = true`);
-  preparedZones.set(conn, zone);
-}
-
-/** The zone each pooled connection was last prepared for. */
-const preparedZones = new WeakMap<DuckDBConnection, string>();
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { tableRefs } from './table-refs.js';
-import { rewriteTimeLiterals, timeRangeOf } from './time-predicates.js';
+import { foldableBounds, rewriteTimeLiterals, timeRangeOf } from './time-predicates.js';
 
 const db = await DuckDBInstance.create(':memory:');
 const conn = await db.connect();
@@ -60,4 +60,21 @@ test('the time range of a simple query reaches its table: AND-ed literal bounds,
   ]) {
     assert.equal(await range(sql), undefined, sql);
   }
+});
+
+test('constant expressions bounding the time index are cast to its type, and their values narrow the scan', async () => {
+  const tree = await parse("SELECT * FROM t WHERE ts >= CAST('2024-01-01 12:00:00' AS TIMESTAMP) - INTERVAL '1 hour' AND ts < to_timestamp(1704114000) AND ts > (SELECT max(ts) FROM t) AND v < random()");
+  rewriteTimeLiterals(tree, new Map([['ts', 'ms' as const]]));
+  // Other sides become the column's type (DuckDB refuses to compare TIMESTAMP_MS with TIMESTAMP WITH TIME ZONE).
+  assert.match(await unparse(tree), /ts >= CAST\(.* AS TIMESTAMP_MS\)\) AND \(ts < CAST\(to_timestamp\(1704114000\) AS TIMESTAMP_MS\)\) AND \(ts > CAST\(\(SELECT/);
+  const ref = tableRefs(tree)[0]!;
+  // The subquery is no constant; the other two are, and the caller evaluates them.
+  const bounds = foldableBounds(tree, ref, 'ts', 'ms');
+  assert.equal(bounds.length, 2);
+  const folded = new Map<object, bigint>([[bounds[0]!, BigInt(Date.UTC(2024, 0, 1, 11)) * 1_000_000n], [bounds[1]!, BigInt(Date.UTC(2024, 0, 1, 13)) * 1_000_000n]]);
+  assert.deepEqual(timeRangeOf(tree, ref, 'ts', 'ms', folded), { start: BigInt(Date.UTC(2024, 0, 1, 11)), end: BigInt(Date.UTC(2024, 0, 1, 13)) });
+  assert.equal(timeRangeOf(tree, ref, 'ts', 'ms'), undefined, 'nothing usable without their values');
+  // The rewritten query runs.
+  await conn.run('CREATE TABLE IF NOT EXISTS t AS SELECT epoch_ms(x)::TIMESTAMP_MS AS ts, x AS v FROM range(0, 3000, 500) r(x)');
+  await conn.runAndReadAll(await unparse(tree));
 });

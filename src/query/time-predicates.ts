@@ -1,21 +1,20 @@
 /**
- * The time index in DuckDB's parse tree of a query:
+ * Timestamp columns in DuckDB's parse tree of a query:
  * - integer literals compared with a timestamp column (`ts >= 1000`, `ts BETWEEN 0 AND 10`,
  *   `ts IN (1, 2)`) are epochs in the column's unit, as in GreptimeDB; DuckDB refuses to compare
  *   them, so they become timestamps of that unit;
- * - the time range a query's WHERE puts on a table's time index (literal bounds joined by AND)
- *   goes to the table's scan, so that SST files outside it are never opened.
+ * - any other expression compared with a timestamp column (`ts > now() - INTERVAL '5 minutes'`,
+ *   `ts < to_timestamp(…)`, a subquery) is cast to the column's type: DuckDB refuses to compare a
+ *   TIMESTAMP_S/_MS/_NS column with a TIMESTAMP WITH TIME ZONE, and the column stays bare, so that
+ *   DuckDB still pushes the comparison into the Parquet scan;
+ * - the time range a query's WHERE puts on a table's time index (bounds joined by AND: literals, and
+ *   constant expressions the caller evaluated, `foldableBounds`) goes to the table's scan, so that
+ *   SST files outside it are never opened.
  */
-import { parseTimestamp, type TimeUnit } from '../common/time/timestamp.js';
+import { convertTime, parseTimestamp, type TimeUnit } from '../common/time/timestamp.js';
 import { integerOf } from './sql-json.js';
+import { castNode, castTypeOf, columnNamesOf, functionNode, isNode, stringOf, type Json, type Node } from './sql-tree.js';
 import { whereOfTable, type BaseTableNode } from './table-refs.js';
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type Node = { [k: string]: Json };
-
-function isNode(v: Json | undefined): v is Node {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'INTEGER_LITERAL']);
 
@@ -31,38 +30,12 @@ function integerConstant(n: Json | undefined): bigint | undefined {
 
 /** The string of a string constant node (or of a cast of one), else undefined. */
 function stringConstant(n: Json | undefined): string | undefined {
-  if (!isNode(n)) return undefined;
-  if (n['class'] === 'CAST') return stringConstant(n['child']);
-  if (n['class'] !== 'CONSTANT') return undefined;
-  const value = n['value'] as Node;
-  return (value['type'] as Node)['id'] === 'VARCHAR' && value['is_null'] !== true ? (value['value'] as string) : undefined;
+  if (isNode(n) && n['class'] === 'CAST') return stringConstant(n['child']);
+  return stringOf(n);
 }
 
-function columnName(n: Json | undefined): readonly string[] | undefined {
-  return isNode(n) && n['class'] === 'COLUMN_REF' ? (n['column_names'] as string[]) : undefined;
-}
-
-function fn(name: string, child: Json): Node {
-  return {
-    class: 'FUNCTION',
-    type: 'FUNCTION',
-    alias: '',
-    query_location: 0,
-    function_name: name,
-    schema: '',
-    children: [child],
-    filter: null,
-    order_bys: { type: 'ORDER_MODIFIER', orders: [] },
-    distinct: false,
-    is_operator: false,
-    export_state: false,
-    catalog: '',
-  };
-}
-
-function cast(child: Json, type: string): Node {
-  return { class: 'CAST', type: 'OPERATOR_CAST', alias: '', query_location: 0, child, cast_type: { id: type, type_info: null }, try_cast: false };
-}
+const fn = (name: string, child: Json): Node => functionNode(name, [child]);
+const cast = castNode;
 
 /** A timestamp of `unit` from an integer constant node. */
 function timestampOf(constant: Node, unit: TimeUnit): Node {
@@ -76,6 +49,19 @@ function timestampOf(constant: Node, unit: TimeUnit): Node {
     case 'ns':
       return fn('make_timestamp_ns', constant);
   }
+}
+
+/** DuckDB's timestamp types, but the one with a time zone, and DATE: what a timestamp column compares with as it is. */
+const PLAIN_TIME_TYPES = new Set(['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'DATE']);
+
+/**
+ * Whether an expression compared with a timestamp column is cast to the column's type: anything but
+ * a constant (DuckDB casts it), a column, or a cast to a timestamp type without a time zone.
+ */
+function needsCast(n: Json | undefined): boolean {
+  if (!isNode(n) || n['class'] === 'CONSTANT' || n['class'] === 'COLUMN_REF') return false;
+  const type = castTypeOf(n);
+  return type === undefined || !PLAIN_TIME_TYPES.has(type);
 }
 
 /** DuckDB's timestamp type of each unit. */
@@ -94,12 +80,13 @@ export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, 
   const unnamed: Array<{ node: Node; original: Node }> = [];
   const wrappedFunctions = new WeakSet<Node>();
   const unitOf = (n: Json | undefined) => {
-    const names = columnName(n);
+    const names = columnNamesOf(n);
     return names === undefined ? undefined : columns.get(names[names.length - 1]!);
   };
-  const fix = (parent: Node, key: string, unit: TimeUnit) => {
-    const c = parent[key];
-    if (integerConstant(c) !== undefined) parent[key] = timestampOf(c as Node, unit);
+  const fix = (parent: Node | Json[], key: string | number, unit: TimeUnit) => {
+    const c = (parent as Record<string | number, Json>)[key];
+    if (integerConstant(c) !== undefined) (parent as Record<string | number, Json>)[key] = timestampOf(c as Node, unit);
+    else if (needsCast(c)) (parent as Record<string | number, Json>)[key] = cast(c!, TIME_TYPES[unit]);
   };
   const walk = (n: Json): void => {
     if (Array.isArray(n)) {
@@ -121,7 +108,7 @@ export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, 
     } else if (n['class'] === 'OPERATOR' && (n['type'] === 'COMPARE_IN' || n['type'] === 'COMPARE_NOT_IN')) {
       const children = n['children'] as Json[];
       const u = unitOf(children[0]);
-      if (u !== undefined) for (let i = 1; i < children.length; i++) if (integerConstant(children[i]) !== undefined) children[i] = timestampOf(children[i] as Node, u);
+      if (u !== undefined) for (let i = 1; i < children.length; i++) fix(children, i, u);
     }
     for (const [k, v] of Object.entries(n)) {
       if (Array.isArray(v)) {
@@ -155,83 +142,132 @@ export interface TimeRange {
   end?: bigint;
 }
 
+/** Comparison types as seen from the column's side (`X < ts` is `ts > X`). */
+const FLIPPED: Record<string, string> = {
+  COMPARE_LESSTHAN: 'COMPARE_GREATERTHAN',
+  COMPARE_GREATERTHAN: 'COMPARE_LESSTHAN',
+  COMPARE_LESSTHANOREQUALTO: 'COMPARE_GREATERTHANOREQUALTO',
+  COMPARE_GREATERTHANOREQUALTO: 'COMPARE_LESSTHANOREQUALTO',
+};
+
 /**
- * The time range that the WHERE clause of the SELECT reading `table` directly (`SELECT … FROM
- * table WHERE …`, as the query, a subquery or a CTE) puts on the table's time index `column` (unit
- * `unit`): the terms joined by AND that compare the column with a literal. Undefined when the
- * table is read some other way (a join) or nothing usable is said. Only bounds that can only
- * narrow correctly are taken; the caller pushes them only for a table read once.
+ * The terms joined by AND in the WHERE clause of the SELECT that reads `table` directly (`SELECT …
+ * FROM table WHERE …`, as the query, a subquery or a CTE) that compare its column `column` with
+ * something else: `[comparison type as seen from the column, the other side]` (a BETWEEN gives two).
+ * Undefined when the table is read some other way (a join) or has no WHERE.
  */
-export function timeRangeOf(tree: unknown, table: BaseTableNode, column: string, unit: TimeUnit): TimeRange | undefined {
-  // The SELECT that reads the table directly (the query itself, a subquery or a CTE): its WHERE
-  // filters every row the table gives, so its time bounds may prune the table's scan.
+function columnTerms(tree: unknown, table: BaseTableNode, column: string): Array<[string, Json]> | undefined {
+  // The SELECT that reads the table directly: its WHERE filters every row the table gives, so its
+  // bounds on the column may prune the table's scan.
   const found = whereOfTable(tree, table);
   if (found === undefined) return undefined;
   const where = found.where as Node;
   const names = found.names;
-  const isTimeColumn = (n: Json | undefined) => {
-    const c = columnName(n);
+  const isColumn = (n: Json | undefined) => {
+    const c = columnNamesOf(n);
     if (c === undefined || c[c.length - 1] !== column) return false;
     return c.length === 1 || (c.length === 2 && names.has(c[0]!));
   };
-  /**
-   * A literal bound in the column's unit: an integer epoch (exact), or a timestamp string read as
-   * UTC as DuckDB reads it, floored to the unit (inexact: a `<` bound keeps its own value).
-   */
-  let exact = true;
-  const bound = (n: Json | undefined): bigint | undefined => {
-    exact = true;
-    if (isNode(n) && n['class'] === 'CAST' && isNode(n['child']) && n['child']['class'] === 'FUNCTION') {
-      const f = n['child'];
-      if (f['function_name'] === 'epoch_ms' || f['function_name'] === 'to_timestamp') return integerConstant((f['children'] as Json[])[0]);
+  const out: Array<[string, Json]> = [];
+  const terms = where['class'] === 'CONJUNCTION' && where['type'] === 'CONJUNCTION_AND' ? (where['children'] as Json[]) : [where];
+  for (const t of terms) {
+    if (!isNode(t)) continue;
+    if (t['class'] === 'BETWEEN' && isColumn(t['input'])) {
+      out.push(['COMPARE_GREATERTHANOREQUALTO', t['lower']!], ['COMPARE_LESSTHANOREQUALTO', t['upper']!]);
+    } else if (t['class'] === 'COMPARISON') {
+      if (isColumn(t['left'])) out.push([t['type'] as string, t['right']!]);
+      else if (isColumn(t['right'])) out.push([FLIPPED[t['type'] as string] ?? (t['type'] as string), t['left']!]);
     }
-    if (isNode(n) && n['class'] === 'FUNCTION' && (n['function_name'] === 'make_timestamp' || n['function_name'] === 'make_timestamp_ns')) {
-      return (n['children'] as Json[]).length === 1 ? integerConstant((n['children'] as Json[])[0]) : undefined;
-    }
-    const s = stringConstant(n);
-    exact = false;
-    return s === undefined ? undefined : parseTimestamp(s, unit, 'UTC');
+  }
+  return out;
+}
+
+/** Functions whose value changes from call to call: an expression calling one is not a constant. */
+const VOLATILE = new Set(['random', 'uuid', 'gen_random_uuid', 'uuidv4', 'uuidv7', 'nextval', 'currval', 'setseed']);
+
+/** Whether an expression has the same value wherever it is evaluated: no column, subquery, parameter or volatile call. */
+function isConstantExpression(n: Json): boolean {
+  if (Array.isArray(n)) return n.every(isConstantExpression);
+  if (!isNode(n)) return true;
+  const c = n['class'];
+  if (c === 'COLUMN_REF' || c === 'SUBQUERY' || c === 'PARAMETER' || c === 'STAR' || c === 'WINDOW' || c === 'LAMBDA_REF') return false;
+  if (c === 'FUNCTION' && VOLATILE.has(String(n['function_name']).toLowerCase())) return false;
+  return Object.values(n).every(isConstantExpression);
+}
+
+/** The epoch functions `timestampOf` writes, and the unit of their integer, by the cast around them (if any). */
+const EPOCH_FUNCTIONS: Record<string, { cast: string | undefined; unit: TimeUnit }> = {
+  to_timestamp: { cast: 'TIMESTAMP_S', unit: 's' },
+  epoch_ms: { cast: 'TIMESTAMP_MS', unit: 'ms' },
+  make_timestamp: { cast: undefined, unit: 'us' },
+  make_timestamp_ns: { cast: undefined, unit: 'ns' },
+};
+
+/** A literal bound in `unit`: an integer epoch (exact when no finer than `unit`) or a timestamp string read as UTC, floored (inexact). */
+function literalBound(n: Json | undefined, unit: TimeUnit): { value: bigint; exact: boolean } | undefined {
+  const castType = castTypeOf(n);
+  const f = castType !== undefined && isNode(n) ? n['child'] : n;
+  const epoch = isNode(f) && f['class'] === 'FUNCTION' ? EPOCH_FUNCTIONS[String(f['function_name'])] : undefined;
+  if (epoch !== undefined && epoch.cast === castType && (f as Node)['schema'] === '' && ((f as Node)['children'] as Json[]).length === 1) {
+    const v = integerConstant(((f as Node)['children'] as Json[])[0]);
+    if (v === undefined) return undefined;
+    const value = convertTime(v, epoch.unit, unit);
+    return { value, exact: convertTime(value, unit, epoch.unit) === v };
+  }
+  const s = stringConstant(n);
+  const v = s === undefined ? undefined : parseTimestamp(s, unit, 'UTC');
+  return v === undefined ? undefined : { value: v, exact: false };
+}
+
+/**
+ * The other sides of `columnTerms` that are no literal but a constant expression (`now() - INTERVAL
+ * '5 minutes'`, cast to the column's type by `rewriteTimeLiterals`): the caller evaluates them once
+ * and gives their values to `timeRangeOf`.
+ */
+export function foldableBounds(tree: unknown, table: BaseTableNode, column: string, unit: TimeUnit): Node[] {
+  return (columnTerms(tree, table, column) ?? []).map(([, other]) => other).filter((o): o is Node => isNode(o) && literalBound(o, unit) === undefined && isConstantExpression(o));
+}
+
+/**
+ * The time range that the WHERE clause of the SELECT reading `table` directly puts on the table's
+ * time index `column` (unit `unit`): its terms joined by AND that compare the column with a literal,
+ * or with a constant expression whose value (nanoseconds since the epoch) `folded` holds. Undefined
+ * when the table is read some other way (a join) or nothing usable is said. Only bounds that can
+ * only narrow correctly are taken; the caller pushes them only for a table read once.
+ */
+export function timeRangeOf(tree: unknown, table: BaseTableNode, column: string, unit: TimeUnit, folded?: ReadonlyMap<object, bigint>): TimeRange | undefined {
+  const terms = columnTerms(tree, table, column);
+  if (terms === undefined) return undefined;
+  const bound = (n: Json): { value: bigint; exact: boolean } | undefined => {
+    const ns = isNode(n) ? folded?.get(n) : undefined;
+    // A folded value is floored to the unit: inexact, as a string.
+    return ns !== undefined ? { value: convertTime(ns, 'ns', unit), exact: false } : literalBound(n, unit);
   };
   const range: TimeRange = {};
   const narrow = (start?: bigint, end?: bigint) => {
     if (start !== undefined && (range.start === undefined || start > range.start)) range.start = start;
     if (end !== undefined && (range.end === undefined || end < range.end)) range.end = end;
   };
-  const terms = where['class'] === 'CONJUNCTION' && where['type'] === 'CONJUNCTION_AND' ? (where['children'] as Json[]) : [where];
-  for (const t of terms) {
-    if (!isNode(t)) continue;
-    if (t['class'] === 'BETWEEN' && isTimeColumn(t['input'])) {
-      narrow(bound(t['lower']), bound(t['upper']));
-      continue;
-    }
-    if (t['class'] !== 'COMPARISON') continue;
-    let type = t['type'] as string;
-    let other: Json | undefined;
-    if (isTimeColumn(t['left'])) other = t['right'];
-    else if (isTimeColumn(t['right'])) {
-      other = t['left'];
-      // `X < ts` is `ts > X`.
-      type = ({ COMPARE_LESSTHAN: 'COMPARE_GREATERTHAN', COMPARE_GREATERTHAN: 'COMPARE_LESSTHAN', COMPARE_LESSTHANOREQUALTO: 'COMPARE_GREATERTHANOREQUALTO', COMPARE_GREATERTHANOREQUALTO: 'COMPARE_LESSTHANOREQUALTO' } as Record<string, string>)[type] ?? type;
-    } else continue;
+  for (const [type, other] of terms) {
     const b = bound(other);
     if (b === undefined) continue;
     switch (type) {
       case 'COMPARE_EQUAL':
-        narrow(b, b);
+        narrow(b.value, b.value);
         break;
       case 'COMPARE_GREATERTHAN':
-        narrow(b + 1n);
+        narrow(b.value + 1n);
         break;
       case 'COMPARE_GREATERTHANOREQUALTO':
-        narrow(b);
+        narrow(b.value);
         break;
       case 'COMPARE_LESSTHAN':
         // The scan range only prunes (DuckDB still applies the WHERE): a bound that may have lost
         // a fraction of the unit must not exclude the instant it was floored to.
-        narrow(undefined, exact ? b - 1n : b);
+        narrow(undefined, b.exact ? b.value - 1n : b.value);
         break;
       case 'COMPARE_LESSTHANOREQUALTO':
-        narrow(undefined, b);
+        narrow(undefined, b.value);
         break;
     }
   }

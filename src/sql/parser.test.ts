@@ -533,10 +533,43 @@ test('splits on top-level ; only, skipping empty statements', () => {
 test('unknown statements are Unsupported with the first word as written', () => {
   fails('SELEC 42', StatusCode.Unsupported, 'SQL statement is not supported, keyword: SELEC');
   fails('tql eval (0, 10, \'5s\') up', StatusCode.Unsupported, 'SQL statement is not supported, keyword: tql');
-  fails("COPY t TO '/tmp/x.parquet'", StatusCode.Unsupported, 'SQL statement is not supported, keyword: COPY');
   // The first failing statement decides, even after good ones.
   fails('SELECT 1; Frob x; SELEC 2', StatusCode.Unsupported, 'SQL statement is not supported, keyword: Frob');
   fails("'abc'", StatusCode.InvalidSyntax, syntax("Expected: an SQL statement, found: 'abc' at Line: 1, Column: 1"));
+});
+
+test("statements that would reach outside the database are refused with a permission error, for every user", () => {
+  const denied = (what: string) => `Permission denied: ${what} is not allowed: tsdb SQL does not reach the server's files, network, extensions or engine settings`;
+  for (const [sql, what] of [
+    ["COPY t TO '/tmp/x.parquet'", 'COPY'],
+    ["copy (SELECT 1) TO '/tmp/x.csv'", 'COPY'],
+    ["ATTACH '/tmp/x.db' AS x", 'ATTACH'],
+    ['DETACH x', 'DETACH'],
+    ['INSTALL httpfs', 'INSTALL'],
+    ['FORCE INSTALL httpfs', 'FORCE INSTALL'],
+    ['LOAD httpfs', 'LOAD'],
+    ["EXPORT DATABASE '/tmp/x'", 'EXPORT'],
+    ["IMPORT DATABASE '/tmp/x'", 'IMPORT'],
+    ['PRAGMA database_list', 'PRAGMA'],
+    ['CALL pragma_version()', 'CALL'],
+    ['CHECKPOINT', 'CHECKPOINT'],
+    ['VACUUM', 'VACUUM'],
+    ['RESET lock_configuration', 'RESET'],
+    ["CREATE SECRET (TYPE s3, KEY_ID 'a', SECRET 'b')", 'CREATE SECRET'],
+    ["CREATE OR REPLACE PERSISTENT SECRET s (TYPE s3)", 'CREATE SECRET'],
+    ['SET enable_external_access = true', 'SET enable_external_access'],
+    ["SET allowed_directories = ['/']", 'SET allowed_directories'],
+    ['SET SESSION threads TO 8', 'SET threads'],
+    ['SET GLOBAL lock_configuration = false', 'SET GLOBAL lock_configuration'],
+    ['SET @@global.memory_limit = 1', 'SET GLOBAL memory_limit'],
+    ["SET VARIABLE x = (SELECT 1)", 'SET VARIABLE'],
+  ] as const) {
+    fails(sql, StatusCode.PermissionDenied, denied(what));
+  }
+  // Session variables tsdb keeps itself are not the engine's, though DuckDB has settings of those names.
+  assert.equal(one("SET TimeZone = 'UTC'").kind, 'set');
+  assert.equal(one('SET search_path TO public').kind, 'set');
+  fails('SET GLOBAL time_zone = 1', StatusCode.Unsupported, 'SQL statement is not supported, keyword: GLOBAL');
 });
 
 test('syntax errors carry the position of the offending token over the whole input', () => {

@@ -4,6 +4,7 @@
  * Queries (SELECT, WITH, VALUES, …), WHERE conditions and non-literal expressions stay SQL
  * text for DuckDB. Errors are TsdbErrors with GreptimeDB's codes and messages (api.md §2).
  */
+import { isEngineSetting } from './engine-settings.js';
 import { fastInsert } from './fast-insert.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -43,6 +44,19 @@ const QUERY_WORDS = new Set(['SELECT', 'WITH', 'VALUES', 'FROM', 'TABLE']);
 
 function unsupported(keyword: string): TsdbError {
   return new TsdbError(StatusCode.Unsupported, `SQL statement is not supported, keyword: ${keyword}`);
+}
+
+/**
+ * First words of statements that reach outside the database — files (`COPY`, `EXPORT`, `IMPORT`,
+ * `ATTACH`), extensions (`INSTALL`, `LOAD`), the engine's state and settings (`PRAGMA`, `CALL`,
+ * `CHECKPOINT`, `VACUUM`, `DETACH`, `RESET`): refused for every user with a permission error
+ * (DESIGN.md D12), rather than as merely unsupported.
+ */
+const OUTSIDE_WORDS = new Set(['COPY', 'EXPORT', 'IMPORT', 'ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'PRAGMA', 'CALL', 'CHECKPOINT', 'VACUUM', 'RESET']);
+
+/** The permission error of a statement that would reach outside the database. */
+export function outsideTheDatabase(what: string): TsdbError {
+  return new TsdbError(StatusCode.PermissionDenied, `Permission denied: ${what} is not allowed: tsdb SQL does not reach the server's files, network, extensions or engine settings`);
 }
 
 function syntaxMessage(expected: string, tok: Token): string {
@@ -223,6 +237,7 @@ class StatementParser {
     if (first.kind !== 'ident') throw this.expected('an SQL statement');
     const word = first.value.toUpperCase();
     if (QUERY_WORDS.has(word)) return { kind: 'query', sql: text, text };
+    if (OUTSIDE_WORDS.has(word)) throw outsideTheDatabase(word === 'FORCE' ? `FORCE ${this.peek(1).text.toUpperCase()}` : word);
     this.pos++;
     switch (word) {
       case 'CREATE':
@@ -277,6 +292,8 @@ class StatementParser {
       return { kind: 'create_database', name, ifNotExists, options, text };
     }
     if (this.eatKw('TABLE')) return this.createTable(text);
+    // CREATE [OR REPLACE] [PERSISTENT | TEMPORARY] SECRET: credentials for DuckDB's file systems.
+    for (let k = 0; k < 5 && this.pos + k < this.toks.length; k++) if (this.kwAt(k, 'SECRET')) throw outsideTheDatabase('CREATE SECRET');
     const t = this.peek();
     if (t.kind === 'eof') throw this.expected('an object type after CREATE');
     throw unsupported(t.text);
@@ -822,16 +839,21 @@ class StatementParser {
 
   private set(text: string): Statement {
     if (this.peekKw('GLOBAL') || (this.peek().kind === 'ident' && this.peek().value.toLowerCase().startsWith('@@global'))) {
+      // SET GLOBAL x, SET @@global.x (`@@global` `.` `x` as tokens)
+      const name = this.peekKw('GLOBAL') ? this.peek(1).value : this.peek().value.toLowerCase() === '@@global' && this.peekOp('.', 1) ? this.peek(2).value : this.peek().value.replace(/^@@global\./i, '');
+      if (isEngineSetting(name)) throw outsideTheDatabase(`SET GLOBAL ${name}`);
       throw unsupported(this.peek().text);
     }
     if ((this.peekKw('SESSION') || this.peekKw('LOCAL')) && !this.peekOp('=', 1) && !this.kwAt(1, 'TO')) this.pos++;
     let variable: string;
     if (this.eatKw('TIME', 'ZONE')) variable = 'time_zone';
     else if (this.eatKw('NAMES')) variable = 'names';
+    else if (this.peekKw('VARIABLE') && (this.peek(1).kind === 'ident' || this.peek(1).kind === 'quoted_ident')) throw outsideTheDatabase('SET VARIABLE');
     else {
       const parts = [this.ident()];
       while (this.eatOp('.')) parts.push(this.ident());
       variable = variableName(parts.join('.'));
+      if (isEngineSetting(variable)) throw outsideTheDatabase(`SET ${variable}`);
       if (!this.eatOp('=') && !this.eatKw('TO')) throw this.expected('equals sign or TO');
     }
     if (this.atEnd()) throw this.expected('variable value');

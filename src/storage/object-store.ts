@@ -36,6 +36,8 @@ export interface ObjectStore {
    * local files only). Undefined for remote stores, which go through the local cache.
    */
   localPath(path: string): string | undefined;
+  /** For a store on the local file system: the absolute directory every `localPath` lies under; else undefined. */
+  readonly localRoot: string | undefined;
 }
 
 export class ObjectNotFoundError extends Error {

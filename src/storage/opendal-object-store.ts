@@ -28,7 +28,7 @@ export class OpendalObjectStore implements ObjectStore {
   readonly description: string;
   private readonly op: Operator;
   /** Absolute root directory for the fs scheme; undefined for remote stores. */
-  private readonly localRoot: string | undefined;
+  readonly localRoot: string | undefined;
   /** Absolute directory of the fs scheme's temporary files. */
   private readonly tmpDir: string | undefined;
 

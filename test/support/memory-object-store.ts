@@ -61,6 +61,8 @@ export class MemoryObjectStore implements ObjectStore {
     for (const path of [...this.objects.keys()]) if (path.startsWith(prefix)) this.objects.delete(path);
   }
 
+  readonly localRoot = undefined;
+
   localPath(): string | undefined {
     return undefined;
   }

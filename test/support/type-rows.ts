@@ -96,7 +96,8 @@ export const TYPE_ROWS: readonly TypeRow[] = [
     t0: '9999-12-31 23:59:59',
     t3: '9999-12-31 23:59:59.999',
     t6: '9999-12-31 23:59:59.999999',
-    t9: '2262-04-11 23:47:16.854775807',
+    // The latest instant a nanosecond column holds (int64's maximum is DuckDB's `infinity`, refused).
+    t9: '2262-04-11 23:47:16.854775806',
   },
   {
     ts: 3000,

@@ -45,6 +45,17 @@ export function isValidTimeZone(zone: string): boolean {
   }
 }
 
+/** The name ICU and Intl know an IANA zone by (`europe/berlin` → `Europe/Berlin`); other zones as they are. */
+export function canonicalTimeZone(zone: string): string {
+  const z = zone.trim();
+  if (parseOffset(z) !== undefined || /^system$/i.test(z)) return z;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: z }).resolvedOptions().timeZone;
+  } catch {
+    return z;
+  }
+}
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterOf(zone: string): Intl.DateTimeFormat | undefined {
@@ -212,16 +223,14 @@ export function formatTimestamp(value: bigint, unit: TimeUnit): string {
 const UNIT_NAMES: Record<TimeUnit, string> = { s: 'TimestampSecond', ms: 'TimestampMillisecond', us: 'TimestampMicrosecond', ns: 'TimestampNanosecond' };
 
 /**
- * Throws InvalidArguments naming the value, the column and the range when `value` (in `unit`) is
- * outside what a column of that unit holds (`TIMESTAMP_RANGE`); `shown` is the value as the user
- * wrote it, when it was text.
+ * Throws InvalidArguments naming the value, the column (when given) and the range when `value` (in
+ * `unit`) is outside what a column of that unit holds (`TIMESTAMP_RANGE`); `shown` is the value as
+ * the user wrote it, when it was text.
  */
-export function checkTimestampRange(value: bigint, unit: TimeUnit, column: string, shown?: string): void {
+export function checkTimestampRange(value: bigint, unit: TimeUnit, column?: string, shown?: string): void {
   if (inTimestampRange(value, unit)) return;
   const r = TIMESTAMP_RANGE[unit];
   const what = shown !== undefined ? `'${shown}'` : `${value} (${formatTimestamp(value, unit)})`;
-  throw new TsdbError(
-    StatusCode.InvalidArguments,
-    `Timestamp ${what} is out of range for column ${column} (${UNIT_NAMES[unit]}): it must be between ${formatTimestamp(r.min, unit)} and ${formatTimestamp(r.max, unit)}`,
-  );
+  const where = column !== undefined ? `column ${column} (${UNIT_NAMES[unit]})` : UNIT_NAMES[unit];
+  throw new TsdbError(StatusCode.InvalidArguments, `Timestamp ${what} is out of range for ${where}: it must be between ${formatTimestamp(r.min, unit)} and ${formatTimestamp(r.max, unit)}`);
 }

@@ -93,6 +93,10 @@ export class FaultyObjectStore implements ObjectStore {
     await this.inner.deleteAll(prefix);
   }
 
+  get localRoot(): string | undefined {
+    return this.inner.localRoot;
+  }
+
   localPath(path: string): string | undefined {
     return this.inner.localPath(path);
   }

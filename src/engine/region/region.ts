@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -48,6 +47,8 @@ export interface RegionContext {
   readonly sstWriteBufferSize: number;
   /** `[region_engine.mito.memtable]`: the kind of memtable and its options. */
   readonly memtable: MemtableOptions;
+  /** Where SSTs bound for a remote store are written before their upload. */
+  readonly scratchDir: string;
   readonly logger: Logger;
 }
 
@@ -392,7 +393,7 @@ export class Region {
     const stats = mt.stats();
     const fileId = randomUUID();
     const objectPath = `${this.dir}${fileId}.parquet`;
-    const local = this.ctx.store.localPath(objectPath) ?? join(tmpdir(), `tsdb-flush-${fileId}.parquet`);
+    const local = this.ctx.store.localPath(objectPath) ?? join(this.ctx.scratchDir, `${fileId}.parquet`);
     await mkdir(dirname(local), { recursive: true });
     const started = Date.now();
     let meta: FileMeta | undefined;

@@ -22,17 +22,17 @@ function notFound(column: string, table: TableInfo): TsdbError {
   return new TsdbError(StatusCode.TableColumnNotFound, `Column ${column} not exists in table ${table.name}`);
 }
 
-function defaultOf(column: string, type: ColumnType, v: ValueExpr): ColumnDefault | undefined {
+function defaultOf(column: string, type: ColumnType, v: ValueExpr, zone: string): ColumnDefault | undefined {
   if (v.kind === 'null') return undefined;
-  const d = columnDefault(type, v);
+  const d = columnDefault(type, v, zone);
   if ('reason' in d) throw new TsdbError(StatusCode.InvalidArguments, `Invalid default value of column ${column}: ${d.detail}`);
   return d;
 }
 
-function newColumn(def: ColumnDef, id: number, table: TableInfo): ColumnSchema {
+function newColumn(def: ColumnDef, id: number, table: TableInfo, zone: string): ColumnSchema {
   if (def.timeIndex) throw new TsdbError(StatusCode.InvalidArguments, `Cannot add the time index column ${def.name}: a table has one time index`);
   const type = columnTypeOf(def.type);
-  const dflt = def.default === undefined ? undefined : defaultOf(def.name, type, def.default);
+  const dflt = def.default === undefined ? undefined : defaultOf(def.name, type, def.default, zone);
   const nullable = def.nullable !== false;
   if (!nullable && dflt === undefined) {
     throw new TsdbError(StatusCode.InvalidArguments, `Cannot add column ${def.name} to table ${table.name}: it is NOT NULL without a default value`);
@@ -76,8 +76,8 @@ function checkKey(key: string): void {
   }
 }
 
-/** The table after the statement's action. */
-export function altered(table: TableInfo, action: AlterTable['action']): TableInfo {
+/** The table after the statement's action (`zone`: the session's, in which a timestamp DEFAULT string is read). */
+export function altered(table: TableInfo, action: AlterTable['action'], zone = 'UTC'): TableInfo {
   const next = { ...table, schema_version: table.schema_version + 1 };
   const find = (name: string) => table.columns.find((c) => c.name === name);
   switch (action.kind) {
@@ -90,7 +90,7 @@ export function altered(table: TableInfo, action: AlterTable['action']): TableIn
           if (ifNotExists) continue;
           throw new TsdbError(StatusCode.TableColumnExists, `Column ${column.name} already exists in table ${table.name}`);
         }
-        const c = newColumn(column, nextId++, table);
+        const c = newColumn(column, nextId++, table, zone);
         if (c.semantic_type === 'tag') primaryKey.push(c.name);
         if (location === undefined) columns.push(c);
         else if ('first' in location) columns.unshift(c);
@@ -117,7 +117,7 @@ export function altered(table: TableInfo, action: AlterTable['action']): TableIn
     case 'drop_default': {
       const c = find(action.name);
       if (c === undefined) throw notFound(action.name, table);
-      const dflt = action.kind === 'set_default' ? defaultOf(c.name, c.data_type, action.default) : undefined;
+      const dflt = action.kind === 'set_default' ? defaultOf(c.name, c.data_type, action.default, zone) : undefined;
       if (dflt === undefined && !c.nullable && c.semantic_type !== 'timestamp') {
         throw new TsdbError(StatusCode.InvalidArguments, `Cannot drop the default of column ${c.name}: it is NOT NULL`);
       }
@@ -173,7 +173,7 @@ export async function alterTable(stmt: AlterTable, session: Session, catalog: Ca
   if (stmt.action.kind === 'rename' && (await catalog.table(database, stmt.action.newName)) !== undefined) {
     throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${session.catalog}.${database}.${stmt.action.newName}\``);
   }
-  const next = altered(info, stmt.action);
+  const next = altered(info, stmt.action, session.timezone);
   if (stmt.action.kind !== 'rename') {
     const options = regionOptionsOf(next.options);
     for (const [i, id] of tableRegionIds(next).entries()) await regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));

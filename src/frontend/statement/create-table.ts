@@ -27,8 +27,8 @@ function isTimestamp(t: ColumnType): t is TimestampType {
 }
 
 /** A column's DEFAULT as stored: a constant of the column's type, or the time of the write. */
-function defaultOf(def: ColumnDef, type: ColumnType, v: ValueExpr): ColumnDefault {
-  const d = columnDefault(type, v);
+function defaultOf(def: ColumnDef, type: ColumnType, v: ValueExpr, zone: string): ColumnDefault {
+  const d = columnDefault(type, v, zone);
   if (!('reason' in d)) return d;
   throw invalidColumn(def.name, d.reason === 'expression' ? `unsupported default expression ${d.detail}` : `invalid default value: ${d.detail}`);
 }
@@ -42,7 +42,7 @@ export function withDatabaseOptions(own: Readonly<Record<string, string>>, datab
 }
 
 /** Checks the statement and builds the table's info (id allocated by the caller). */
-export function tableInfoOf(stmt: CreateTable, database: string, tableId: number, databaseOptions: Readonly<Record<string, string>>): TableInfo {
+export function tableInfoOf(stmt: CreateTable, database: string, tableId: number, databaseOptions: Readonly<Record<string, string>>, zone = 'UTC'): TableInfo {
   const name = stmt.name.parts.at(-1)!;
   const seen = new Set<string>();
   for (const c of stmt.columns) {
@@ -71,7 +71,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
       data_type: type,
       semantic_type: isTime ? 'timestamp' : primaryKey.includes(c.name) ? 'tag' : 'field',
       nullable: isTime ? false : c.nullable !== false,
-      ...(c.default !== undefined && c.default.kind !== 'null' && { default: defaultOf(c, type, c.default) }),
+      ...(c.default !== undefined && c.default.kind !== 'null' && { default: defaultOf(c, type, c.default, zone) }),
       ...(c.comment !== undefined && { comment: c.comment }),
     };
   });
@@ -120,7 +120,7 @@ export async function createTable(
     return createLike(stmt, src, database, catalog, regions, stmt.ifNotExists);
   }
   const id = await catalog.allocateTableId();
-  const info = tableInfoOf(stmt, database, id, db.options);
+  const info = tableInfoOf(stmt, database, id, db.options, session.timezone);
   if (info.engine === 'metric') return metric(info, stmt.ifNotExists);
   return createWithRegions(info, catalog, regions, stmt.ifNotExists);
 }

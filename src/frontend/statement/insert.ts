@@ -1,23 +1,21 @@
 /**
  * INSERT / REPLACE … VALUES and INSERT … SELECT: rows to one columnar write batch per region; DELETE
  * as tombstones of the rows a condition matches. Literals are converted
- * here with the reference's messages; other expressions (`now()`, `1 + 1`, casts) are evaluated by
- * DuckDB, once per distinct expression. Naive timestamp strings are read in the session's time
- * zone. The statement is checked whole before anything is written: a bad row writes nothing.
+ * here with the reference's messages; other expressions (`now()`, `1 + 1`, casts, subqueries) are
+ * evaluated as one query, through the same path (and sandbox) as a SELECT. Naive timestamp strings
+ * are read in the session's time zone; a timestamp outside its column's range is refused, never
+ * wrapped. The statement is checked whole before anything is written: a bad row writes nothing.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { fullTableName, INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import type { Cell, Output } from '../../query/output.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { convertTime, parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
+import { checkTimestampRange, convertTime, parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
 import { timeUnitOf } from '../../engine/region/time-unit.js';
 import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
 import type { ColumnType } from '../../engine/region/metadata.js';
-import { quoteIdent, quoteLiteral, SQL_TYPES } from '../../engine/sst/sst-format.js';
-import { cellOf } from '../../query/result-conversion.js';
-import { duckdbError } from '../../query/query-executor.js';
+import { quoteIdent, SQL_TYPES } from '../../engine/sst/sst-format.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
 import type { TableRouter } from '../table-router.js';
 import type { Session } from '../session.js';
@@ -48,6 +46,7 @@ function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
     if (v.kind === 'string') {
       const t = parseTimestamp(v.value, unit, session.timezone);
       if (t === undefined) throw parseFailure(v.value, 'Timestamp');
+      checkTimestampRange(t, unit, c.name, v.value);
       return t;
     }
   }
@@ -69,7 +68,14 @@ function defaultValue(c: ColumnSchema, table: TableInfo): Value {
   const unit = timeUnitOf(c.data_type);
   if (d?.kind === 'current_timestamp' && unit !== undefined) return nowIn(unit);
   if (d?.kind === 'value' && d.value !== null) {
-    if (unit !== undefined || c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(d.value as number | string);
+    if (unit !== undefined) {
+      // An epoch in the column's unit; a string is a DEFAULT stored before they were read at CREATE (UTC).
+      const t = typeof d.value === 'string' && !/^-?\d+$/.test(d.value) ? parseTimestamp(d.value, unit, 'UTC') : BigInt(d.value as number | string);
+      if (t === undefined) throw parseFailure(String(d.value), 'Timestamp');
+      checkTimestampRange(t, unit, c.name);
+      return t;
+    }
+    if (c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(d.value as number | string);
     return d.value;
   }
   if (!c.nullable) {
@@ -78,21 +84,17 @@ function defaultValue(c: ColumnSchema, table: TableInfo): Value {
   return null;
 }
 
-/** Evaluates expressions with DuckDB, converted to each column's type: one query per distinct expression. */
-async function evaluate(conn: DuckDBConnection, text: string, c: ColumnSchema): Promise<Value> {
-  const unit = timeUnitOf(c.data_type);
-  const sql = unit !== undefined ? `SELECT epoch_ns(CAST((${text}) AS TIMESTAMPTZ))` : `SELECT CAST((${text}) AS ${SQL_TYPES[c.data_type]})`;
-  let cell;
-  try {
-    cell = cellOf((await conn.runAndReadAll(sql)).getRows()[0]![0]!);
-  } catch (err) {
-    throw duckdbError(err);
-  }
-  if (cell === null) return null;
-  if (unit !== undefined) return convertTime(BigInt(cell as number | bigint), 'ns', unit);
-  if (c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(cell as number | bigint | string);
-  if (c.data_type === 'Binary') return Uint8Array.from(cell as number[]);
-  return cell as Value;
+/**
+ * The values of expressions for their columns, evaluated as one query (`query`, the SELECT path:
+ * session time zone, sandbox): cast to the column's type in DuckDB, but for timestamp columns,
+ * whose values are converted by their result's type (`cellValue`: a timestamp, an epoch in the
+ * column's unit, or a string read in the session's zone).
+ */
+async function evaluate(exprs: ReadonlyArray<{ text: string; column: ColumnSchema }>, zone: string, query: (sql: string) => Promise<Output>): Promise<Value[]> {
+  const items = exprs.map((e, i) => `${timeUnitOf(e.column.data_type) !== undefined ? `(${e.text})` : `CAST((${e.text}) AS ${SQL_TYPES[e.column.data_type]})`} AS ${quoteIdent(`v${i}`)}`);
+  const out = await query(`SELECT ${items.join(', ')}`);
+  if (out.kind !== 'records' || out.rows.length !== 1) throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: a VALUES expression must give one value');
+  return exprs.map((e, i) => cellValue(out.rows[0]![i]!, out.columns[i]!.data_type, e.column, zone));
 }
 
 function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vector {
@@ -159,8 +161,8 @@ function emptyValues(info: TableInfo, rows: number): Map<string, Value[]> {
   return new Map<string, Value[]>(info.columns.map((c) => [c.name, new Array<Value>(rows)]));
 }
 
-/** Executes INSERT … VALUES; returns the number of rows written. */
-export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, tables: TableRouter): Promise<number> {
+/** Executes INSERT … VALUES (expressions evaluated by `query`); returns the number of rows written. */
+export async function insertValues(stmt: Insert, session: Session, catalog: CatalogManager, tables: TableRouter, query: (sql: string) => Promise<Output>): Promise<number> {
   if (stmt.source.kind !== 'values') throw new TsdbError(StatusCode.Unexpected, 'insertValues of an INSERT … SELECT');
   const rows = stmt.source.rows;
   const { info, targets } = await target(stmt, session, catalog);
@@ -181,38 +183,38 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
     });
   });
   if (expressions.length > 0) {
-    const conn = await tables.connect();
-    try {
-      const zone = session.timezone;
-      await conn.run(`SET TimeZone = ${quoteLiteral(/^[+-]/.test(zone) ? `UTC${zone}` : zone)}`).catch(() => undefined);
-      const done = new Map<string, Value>();
-      for (const e of expressions) {
-        const key = `${e.column.data_type}\u0000${e.text}`;
-        if (!done.has(key)) done.set(key, await evaluate(conn, e.text, e.column));
-        values.get(e.column.name)![e.row] = done.get(key)!;
-      }
-    } finally {
-      conn.closeSync();
+    // Each distinct expression once (per column type), all in one query.
+    const distinct = new Map<string, { text: string; column: ColumnSchema; index: number }>();
+    for (const e of expressions) {
+      const key = `${e.column.data_type}\u0000${e.column.name}\u0000${e.text}`;
+      if (!distinct.has(key)) distinct.set(key, { text: e.text, column: e.column, index: distinct.size });
     }
+    const results = await evaluate([...distinct.values()], session.timezone, query);
+    for (const e of expressions) values.get(e.column.name)![e.row] = results[distinct.get(`${e.column.data_type}\u0000${e.column.name}\u0000${e.text}`)!.index]!;
   }
   return writeRows(info, targets, values, rows.length, tables);
 }
 
-/** A query result cell (of result type `from`) as a value of column `c`. */
-function cellValue(v: Cell, from: string, c: ColumnSchema): Value {
+/**
+ * A query result cell (of result type `from`) as a value of column `c`: into a timestamp column, a
+ * timestamp converted to its unit, an integer as an epoch in it, a string read in `zone`; checked
+ * against the column's range.
+ */
+function cellValue(v: Cell, from: string, c: ColumnSchema, zone: string): Value {
   if (v === null) return null;
   const unit = timeUnitOf(c.data_type);
   if (unit !== undefined) {
     const fromUnit = timeUnitOf(from as ColumnType);
-    if (fromUnit === undefined) {
-      if (typeof v === 'string') {
-        const t = parseTimestamp(v, unit);
-        if (t === undefined) throw parseFailure(v, 'Timestamp');
-        return t;
-      }
-      return BigInt(v as number | bigint);
-    }
-    return convertTime(BigInt(v as number | bigint), fromUnit, unit);
+    let t: bigint;
+    if (fromUnit !== undefined) t = convertTime(BigInt(v as number | bigint), fromUnit, unit);
+    else if (typeof v === 'string') {
+      const parsed = parseTimestamp(v, unit, zone);
+      if (parsed === undefined) throw parseFailure(v, 'Timestamp');
+      t = parsed;
+    } else if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) t = BigInt(v);
+    else throw new TsdbError(StatusCode.InvalidArguments, `Cannot write a value of type ${from} into the timestamp column ${c.name}`);
+    checkTimestampRange(t, unit, c.name);
+    return t;
   }
   switch (vectorTypeOf(c.data_type)) {
     case 'int64':
@@ -239,7 +241,7 @@ export async function insertSelect(stmt: Insert, session: Session, catalog: Cata
     throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${out.columns.length}`);
   }
   const values = emptyValues(info, out.rows.length);
-  out.rows.forEach((row, r) => targets.forEach((c, i) => (values.get(c.name)![r] = cellValue(row[i]!, out.columns[i]!.data_type, c))));
+  out.rows.forEach((row, r) => targets.forEach((c, i) => (values.get(c.name)![r] = cellValue(row[i]!, out.columns[i]!.data_type, c, session.timezone))));
   return writeRows(info, targets, values, out.rows.length, tables);
 }
 
@@ -259,7 +261,7 @@ export async function deleteRows(stmt: Delete, session: Session, catalog: Catalo
   const out = await query(`SELECT ${keyColumns.map((c) => quoteIdent(c.name)).join(', ')} FROM ${from}${stmt.where !== undefined ? ` WHERE ${stmt.where}` : ''}`);
   if (out.kind !== 'records' || out.rows.length === 0) return 0;
   const columns = new Map<number, Vector>(
-    keyColumns.map((c, i) => [c.column_id, vectorOf(c.data_type, out.rows.map((row) => cellValue(row[i]!, out.columns[i]!.data_type, c)), c.name)]),
+    keyColumns.map((c, i) => [c.column_id, vectorOf(c.data_type, out.rows.map((row) => cellValue(row[i]!, out.columns[i]!.data_type, c, session.timezone)), c.name)]),
   );
   await tables.write(info, { op: OP_DELETE, rowCount: out.rows.length, columns });
   return out.rows.length;

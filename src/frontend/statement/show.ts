@@ -3,7 +3,6 @@
  * (reference api.md §4.1, §4.4). LIKE patterns follow SQL (`%`, `_`); WHERE conditions are
  * evaluated by DuckDB over the rows shown.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { SHOW_TYPES } from '../../catalog/column-types.js';
 import { INFORMATION_SCHEMA_TABLES, sqlTypeName } from '../../catalog/information-schema.js';
@@ -11,9 +10,7 @@ import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../cat
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../../engine/sst/sst-format.js';
-import { records, type Cell, type Output } from '../../query/output.js';
-import { duckdbError } from '../../query/query-executor.js';
-import { convertResult } from '../../query/result-conversion.js';
+import { records, type Cell, type Output, type OutputColumn } from '../../query/output.js';
 import type { ShowFilter, Statement } from '../../sql/ast.js';
 import type { Session } from '../session.js';
 import { isInternalColumn } from '../metric-engine.js';
@@ -25,27 +22,25 @@ export function likeMatches(pattern: string, text: string): boolean {
   return new RegExp(`^${re}$`, 's').test(text);
 }
 
-/** String rows filtered by LIKE (on the first column) or WHERE (by DuckDB over the rows). */
-async function filtered(columns: readonly string[], rows: string[][], filter: ShowFilter | undefined, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+/**
+ * Rows a `SHOW … WHERE cond` keeps: `cond` is evaluated over the rows shown (string columns of the
+ * names given) as a query's WHERE, through the query path and its sandbox (`FrontendInstance`).
+ */
+export type ShowWhere = (columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>, condition: string) => Promise<Output>;
+
+/** String rows filtered by LIKE (on the first column) or WHERE (`where`). */
+async function filtered(columns: readonly string[], rows: string[][], filter: ShowFilter | undefined, where: ShowWhere): Promise<Output> {
   const schema = columns.map((name) => ({ name, data_type: 'String' }));
   if (filter === undefined) return records(schema, rows);
   if (filter.kind === 'like') return records(schema, rows.filter((r) => likeMatches(filter.pattern, r[0]!)));
-  const conn = await connect();
-  try {
-    const values = rows.length === 0 ? `SELECT ${columns.map((c) => `NULL::VARCHAR AS ${quoteIdent(c)}`).join(', ')} WHERE false` : `SELECT * FROM (VALUES ${rows.map((r) => `(${r.map(quoteLiteral).join(', ')})`).join(', ')}) AS t(${columns.map(quoteIdent).join(', ')})`;
-    const result = await conn.runAndReadAll(`SELECT * FROM (${values}) WHERE ${filter.sql}`);
-    return records(schema, convertResult(result).rows as string[][]);
-  } catch (err) {
-    throw duckdbError(err);
-  } finally {
-    conn.closeSync();
-  }
+  const out = await where(schema, rows, filter.sql);
+  return out.kind === 'records' ? records(schema, out.rows) : out;
 }
 
-export async function showDatabases(stmt: Extract<Statement, { kind: 'show_databases' }>, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+export async function showDatabases(stmt: Extract<Statement, { kind: 'show_databases' }>, catalog: CatalogManager, where: ShowWhere): Promise<Output> {
   const dbs = await catalog.databases();
-  if (!stmt.full) return filtered(['Database'], dbs.map((d) => [d.name]), stmt.filter, connect);
-  return filtered(['Database', 'Options'], dbs.map((d) => [d.name, optionLines(d.options)]), stmt.filter, connect);
+  if (!stmt.full) return filtered(['Database'], dbs.map((d) => [d.name]), stmt.filter, where);
+  return filtered(['Database', 'Options'], dbs.map((d) => [d.name, optionLines(d.options)]), stmt.filter, where);
 }
 
 function optionLines(options: Readonly<Record<string, string>>): string {
@@ -55,14 +50,14 @@ function optionLines(options: Readonly<Record<string, string>>): string {
     .join('\n');
 }
 
-export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' }>, session: Session, catalog: CatalogManager, where: ShowWhere): Promise<Output> {
   const database = stmt.database ?? session.database;
   await catalog.requireDatabase(database);
   const tables: Array<[string, string]> =
     database === INFORMATION_SCHEMA ? INFORMATION_SCHEMA_TABLES.map((t) => [t, 'LOCAL TEMPORARY']) : (await catalog.tables(database)).map((t) => [t.name, 'BASE TABLE']);
   const name = `Tables_in_${database}`;
-  if (!stmt.full) return filtered([name], tables.map(([t]) => [t]), stmt.filter, connect);
-  return filtered([name, 'Table_type'], tables.map(([t, type]) => [t, type]), stmt.filter, connect);
+  if (!stmt.full) return filtered([name], tables.map(([t]) => [t]), stmt.filter, where);
+  return filtered([name, 'Table_type'], tables.map(([t, type]) => [t, type]), stmt.filter, where);
 }
 
 async function requireTable(catalog: CatalogManager, session: Session, name: { parts: readonly string[] }, short: boolean): Promise<TableInfo> {
@@ -145,7 +140,7 @@ export async function showCreateDatabase(stmt: Extract<Statement, { kind: 'show_
 }
 
 /** `SHOW [FULL] COLUMNS FROM t`: MySQL's columns plus `Tsdb_type` (reference api.md §4.4). */
-export async function showColumns(stmt: Extract<Statement, { kind: 'show_columns' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+export async function showColumns(stmt: Extract<Statement, { kind: 'show_columns' }>, session: Session, catalog: CatalogManager, where: ShowWhere): Promise<Output> {
   const name = stmt.database !== undefined ? { parts: [stmt.database, ...stmt.name.parts.slice(-1)] } : stmt.name;
   const info = await requireTable(catalog, session, name, false);
   const key = (c: ColumnSchema) => (c.semantic_type === 'tag' ? 'PRI' : c.semantic_type === 'timestamp' ? 'TIME INDEX' : '');
@@ -158,11 +153,11 @@ export async function showColumns(stmt: Extract<Statement, { kind: 'show_columns
   const columns = stmt.full
     ? ['Field', 'Type', 'Collation', 'Null', 'Key', 'Default', 'Extra', 'Privileges', 'Comment', 'Tsdb_type']
     : ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra', 'Tsdb_type'];
-  return filtered(columns, rows, stmt.filter, connect);
+  return filtered(columns, rows, stmt.filter, where);
 }
 
 /** `SHOW INDEX FROM t`: MySQL's columns; the primary key as `PRIMARY`, the time index as `TIME INDEX`. */
-export async function showIndex(stmt: Extract<Statement, { kind: 'show_index' }>, session: Session, catalog: CatalogManager, connect: () => Promise<DuckDBConnection>): Promise<Output> {
+export async function showIndex(stmt: Extract<Statement, { kind: 'show_index' }>, session: Session, catalog: CatalogManager, where: ShowWhere): Promise<Output> {
   const name = stmt.database !== undefined ? { parts: [stmt.database, ...stmt.name.parts.slice(-1)] } : stmt.name;
   const info = await requireTable(catalog, session, name, false);
   const rows: string[][] = [];
@@ -172,5 +167,5 @@ export async function showIndex(stmt: Extract<Statement, { kind: 'show_index' }>
   });
   rows.push([info.name, '1', 'TIME INDEX', '1', info.time_index, 'A', '', '', '', '', '', '', '', 'YES', '']);
   const columns = ['Table', 'Non_unique', 'Key_name', 'Seq_in_index', 'Column_name', 'Collation', 'Cardinality', 'Sub_part', 'Packed', 'Null', 'Index_type', 'Comment', 'Index_comment', 'Visible', 'Expression'];
-  return filtered(columns, rows, stmt.filter, connect);
+  return filtered(columns, rows, stmt.filter, where);
 }

@@ -7,6 +7,8 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { ColumnType, DefaultValue } from '../../engine/region/metadata.js';
 import type { ValueExpr } from '../../sql/ast.js';
 import type { ColumnDefault } from '../../catalog/table-info.js';
+import { checkTimestampRange, inTimestampRange, parseTimestamp } from '../../common/time/timestamp.js';
+import { timeUnitOf } from '../../engine/region/time-unit.js';
 
 const INT_RANGE: Partial<Record<ColumnType, [bigint, bigint]>> = {
   Int8: [-128n, 127n],
@@ -39,12 +41,12 @@ const NON_FINITE: ReadonlyMap<string, number> = new Map([
 /** A value of a numeric literal for an integer or float column (timestamps: an epoch in the column's unit). */
 function numberFor(text: string, type: ColumnType): number | string {
   const range = INT_RANGE[type];
-  const isTime = type.startsWith('Timestamp');
-  if (range !== undefined || isTime) {
+  const unit = timeUnitOf(type);
+  if (range !== undefined || unit !== undefined) {
     if (!/^[+-]?\d+$/.test(text)) throw cannotParse(`number ${text}`, type);
     const v = BigInt(text);
-    const [lo, hi] = range ?? [-(2n ** 63n), 2n ** 63n - 1n];
-    if (v < lo || v > hi) throw new TsdbError(StatusCode.InvalidArguments, `Value ${text} is out of range for column type ${type}`);
+    if (unit !== undefined) checkTimestampRange(v, unit);
+    else if (v < range![0] || v > range![1]) throw new TsdbError(StatusCode.InvalidArguments, `Value ${text} is out of range for column type ${type}`);
     // Beyond 2^53, keep the digits (a number would round).
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
@@ -105,10 +107,18 @@ const WRITE_TIME = new Set(['current_timestamp', 'current_timestamp()', 'now()',
  * type. What cannot be stored comes back as the reason: an expression other than the write time,
  * or a value that does not fit the type.
  */
-export function columnDefault(type: ColumnType, v: ValueExpr): ColumnDefault | { readonly reason: 'expression' | 'value'; readonly detail: string } {
+export function columnDefault(type: ColumnType, v: ValueExpr, zone = 'UTC'): ColumnDefault | { readonly reason: 'expression' | 'value'; readonly detail: string } {
   if (v.kind === 'sql') {
     if (type.startsWith('Timestamp') && WRITE_TIME.has(v.text.replace(/\s+/g, '').toLowerCase())) return { kind: 'current_timestamp' };
     return { reason: 'expression', detail: v.text };
+  }
+  const unit = timeUnitOf(type);
+  if (unit !== undefined && v.kind === 'string') {
+    // A timestamp string is read now, in the zone of the session that writes the DEFAULT clause.
+    const t = parseTimestamp(v.value, unit, zone);
+    if (t === undefined) return { reason: 'value', detail: `Failed to parse ${v.value} to Timestamp value` };
+    if (!inTimestampRange(t, unit)) return { reason: 'value', detail: `'${v.value}' is out of range for ${type}` };
+    return { kind: 'value', value: t >= BigInt(Number.MIN_SAFE_INTEGER) && t <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(t) : t.toString() };
   }
   try {
     const value = constantOf(v, type);

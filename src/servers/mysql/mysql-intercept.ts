@@ -4,6 +4,7 @@
  * does not handle (GreptimeDB `src/servers/src/mysql/federated.rs`). `INSERT …` is never intercepted.
  */
 import type { Cell, OutputColumn } from '../../query/output.js';
+import { isEngineSetting } from '../../sql/engine-settings.js';
 
 export { splitStatements } from '../postgres/intercept.js';
 
@@ -125,6 +126,7 @@ export function intercept(stmt: string, s: MysqlSession): MysqlIntercepted | und
   }
   if (/^set (?:(?:session|global) )?transaction\b/i.test(norm)) return { kind: 'ok' };
   m = /^set (?:(?:session|global|local) )?@{0,2}([\w.]+) ?(?:=|:=)/i.exec(norm);
-  if (m) return { kind: 'ok', warning: `Unsupported variable: ${m[1]!}` };
+  // A setting of the query engine is refused by the SQL front end (a permission error), not ignored.
+  if (m && !isEngineSetting(m[1]!.replace(/^(?:session|global|local)\./i, ''))) return { kind: 'ok', warning: `Unsupported variable: ${m[1]!}` };
   return undefined;
 }

@@ -3,6 +3,7 @@
  * `SHOW` statements psql and drivers send that tsdb's SQL does not handle, and the split of a
  * simple Query into its statements (each runs and answers on its own, as PostgreSQL does).
  */
+import { isEngineSetting } from '../../sql/engine-settings.js';
 
 /**
  * Splits SQL text on `;` outside quotes ('…', "…", $tag$…$tag$) and comments (`--`, `/* *\/`).
@@ -133,6 +134,9 @@ export function intercept(stmt: string): Intercepted | undefined {
   }
   m = /^set (?:(?:session|local) )?search_path(?: to | ?= ?)(.+)$/i.exec(s);
   if (m) return { kind: 'set-search-path', value: unquote(m[1]!.split(',')[0]!) };
+  // A setting of the query engine is refused by the SQL front end (a permission error), not ignored.
+  m = /^set (?:(?:session|local|global) )?([\w.]+)( [\w"])?/i.exec(s);
+  if (m && (isEngineSetting(m[1]!) || (m[1]!.toLowerCase() === 'variable' && m[2] !== undefined))) return undefined;
   if (/^set\b/i.test(s) && !/^set ?@/i.test(s)) return { kind: 'tag', tag: 'SET' };
   m = /^show (.+)$/i.exec(s);
   if (m) {

@@ -1,0 +1,105 @@
+/**
+ * DuckDB's parse trees as `json_serialize_sql` writes them (`sql-json.ts` reads and writes them):
+ * the JSON shape, and factories for the nodes tsdb's rewrites put into them.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Node = { [k: string]: Json };
+
+export function isNode(v: Json | undefined): v is Node {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A function call (`is_operator` for `+`, `-` and the like). */
+export function functionNode(name: string, children: Json[], operator = false): Node {
+  return {
+    class: 'FUNCTION',
+    type: 'FUNCTION',
+    alias: '',
+    query_location: 0,
+    function_name: name,
+    schema: '',
+    children,
+    filter: null,
+    order_bys: { type: 'ORDER_MODIFIER', orders: [] },
+    distinct: false,
+    is_operator: operator,
+    export_state: false,
+    catalog: '',
+  };
+}
+
+/** `CAST(child AS type)` of a type without parameters (`TIMESTAMP_NS`, `DATE`, …). */
+export function castNode(child: Json, type: string): Node {
+  return { class: 'CAST', type: 'OPERATOR_CAST', alias: '', query_location: 0, child, cast_type: { id: type, type_info: null }, try_cast: false };
+}
+
+/** A VARCHAR constant. */
+export function stringNode(value: string): Node {
+  return { class: 'CONSTANT', type: 'VALUE_CONSTANT', alias: '', query_location: 0, value: { type: { id: 'VARCHAR', type_info: null }, is_null: false, value } };
+}
+
+/** The text of a VARCHAR constant node, else undefined. */
+export function stringOf(n: Json | undefined): string | undefined {
+  if (!isNode(n) || n['class'] !== 'CONSTANT') return undefined;
+  const value = n['value'] as Node;
+  return (value['type'] as Node)['id'] === 'VARCHAR' && value['is_null'] !== true ? (value['value'] as string) : undefined;
+}
+
+/** The names of a column reference (`["cpu", "ts"]` for `cpu.ts`), else undefined. */
+export function columnNamesOf(n: Json | undefined): readonly string[] | undefined {
+  return isNode(n) && n['class'] === 'COLUMN_REF' ? (n['column_names'] as string[]) : undefined;
+}
+
+/** The lower-case name of a function call node, else undefined. */
+export function functionNameOf(n: Json | undefined): string | undefined {
+  return isNode(n) && n['class'] === 'FUNCTION' && typeof n['function_name'] === 'string' ? n['function_name'].toLowerCase() : undefined;
+}
+
+/** The type a CAST node casts to (`TIMESTAMP_NS`, `TIMESTAMP WITH TIME ZONE`, …), else undefined. */
+export function castTypeOf(n: Json | undefined): string | undefined {
+  if (!isNode(n) || n['class'] !== 'CAST' || !isNode(n['cast_type'])) return undefined;
+  return String(n['cast_type']['id']);
+}
+
+/** The serialized tree of `SELECT <items>` (no FROM), for `json_deserialize_sql` or `json_execute_serialized_sql`. */
+export function selectTree(items: Json[]): Node {
+  return {
+    error: false,
+    statements: [
+      {
+        node: {
+          type: 'SELECT_NODE',
+          modifiers: [],
+          cte_map: { map: [] },
+          select_list: items,
+          from_table: { type: 'EMPTY', alias: '', sample: null, query_location: 0 },
+          where_clause: null,
+          group_expressions: [],
+          group_sets: [],
+          aggregate_handling: 'STANDARD_HANDLING',
+          having: null,
+          sample: null,
+          qualify: null,
+        },
+        named_param_map: [],
+      },
+    ],
+  };
+}
+
+/** Every select list in the tree (of the query, its subqueries and CTEs), each with its items. */
+export function selectLists(tree: unknown): Json[][] {
+  const out: Json[][] = [];
+  const walk = (n: Json): void => {
+    if (Array.isArray(n)) {
+      for (const x of n) walk(x);
+      return;
+    }
+    if (!isNode(n)) return;
+    if (n['type'] === 'SELECT_NODE' && Array.isArray(n['select_list'])) out.push(n['select_list']);
+    for (const v of Object.values(n)) walk(v);
+  };
+  walk(tree as Json);
+  return out;
+}
