@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { TIMESTAMP_RANGE } from '../../common/time/timestamp.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
 import { DEFAULT_MAX_SERIES, LineProtocolError, parseLineProtocol, resetSeriesCache, type Precision } from './line-protocol.js';
 
@@ -178,10 +179,8 @@ function reference(body: string, precision: Precision, now: bigint): IngestTable
         while (p < n && !VALUE_END.includes(body[p]!)) p++;
         const v = body.slice(start, p);
         if (!/^-?\d+$/.test(v)) fail('invalid timestamp');
-        ts = BigInt(v);
-        if (ts < INT64_MIN || ts > INT64_MAX) fail('timestamp out of range');
-        ts *= FACTOR[precision];
-        if (ts < INT64_MIN || ts > INT64_MAX) fail('timestamp out of range');
+        ts = BigInt(v) * FACTOR[precision];
+        if (ts < TIMESTAMP_RANGE.ns.min || ts > TIMESTAMP_RANGE.ns.max) fail('timestamp out of range');
       }
     }
     while (body[p] === ' ' || body[p] === '\t' || body[p] === '\r') p++;
@@ -295,7 +294,7 @@ function validLine(rnd: () => number): string {
   }
   s += ` ${fields.join(',')}`;
   const r = rnd();
-  if (r < 0.7) s += ` ${pick(['1451606400000000000', '-1', '0', '1451606400', '9223372036854775807', '12', String(Math.floor(rnd() * 1e15))])}`;
+  if (r < 0.7) s += ` ${pick(['1451606400000000000', '-1', '0', '1451606400', '9223372036854775807', '9223372036854775806', '-9223286400000000000', '12', String(Math.floor(rnd() * 1e15))])}`;
   if (rnd() < 0.1) s += pick([' ', '\t', ' \r']);
   return s;
 }

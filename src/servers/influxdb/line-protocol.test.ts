@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
@@ -275,18 +276,18 @@ describe('parseLineProtocol: output', () => {
       ['h', 3_600_000_000_000n],
     ];
     for (const [p, f] of factors) {
-      const t = one('m f=1 1\nm f=1 -3\nm f=1 0\nm f=1 1000003\nm f=1 2562047\nm f=1 -2562047', p);
-      assert.deepEqual(values(t, 'tsdb_timestamp'), [f, -3n * f, 0n, 1000003n * f, 2562047n * f, -2562047n * f], p);
+      const t = one('m f=1 1\nm f=1 -3\nm f=1 0\nm f=1 1000003\nm f=1 2562047\nm f=1 -2562024', p);
+      assert.deepEqual(values(t, 'tsdb_timestamp'), [f, -3n * f, 0n, 1000003n * f, 2562047n * f, -2562024n * f], p);
     }
   });
 
-  test('timestamps: negative, 19 digits, leading zeros, the int64 limits', () => {
+  test('timestamps: negative, 19 digits, leading zeros, the limits of a nanosecond column', () => {
     const t = one(
-      ['m f=1 1451606400000000000', 'm f=1 -1451606400000000000', 'm f=1 000000000000000000000000000012', 'm f=1 9223372036854775807', 'm f=1 -9223372036854775808', 'm f=1 -1', 'm f=1 4294967296', 'm f=1 -4294967296'].join('\n'),
+      ['m f=1 1451606400000000000', 'm f=1 -1451606400000000000', 'm f=1 000000000000000000000000000012', 'm f=1 9223372036854775806', 'm f=1 -9223286400000000000', 'm f=1 -1', 'm f=1 4294967296', 'm f=1 -4294967296'].join('\n'),
     );
-    assert.deepEqual(values(t, 'tsdb_timestamp'), [1451606400000000000n, -1451606400000000000n, 12n, 9223372036854775807n, -9223372036854775808n, -1n, 4294967296n, -4294967296n]);
+    assert.deepEqual(values(t, 'tsdb_timestamp'), [1451606400000000000n, -1451606400000000000n, 12n, 9223372036854775806n, -9223286400000000000n, -1n, 4294967296n, -4294967296n]);
     assert.deepEqual(values(one('m f=1 9223372036', 's'), 'tsdb_timestamp'), [9223372036000000000n]);
-    assert.deepEqual(values(one('m f=1 -9223372036854', 'ms'), 'tsdb_timestamp'), [-9223372036854000000n]);
+    assert.deepEqual(values(one('m f=1 -9223286400000', 'ms'), 'tsdb_timestamp'), [-9223286400000000000n]);
     assert.deepEqual(values(one('m f=1 1451606400123', 'ms'), 'tsdb_timestamp'), [1451606400123000000n]);
   });
 
@@ -459,9 +460,6 @@ describe('parseLineProtocol: errors', () => {
     ['m f=1 --1', 1, 'invalid timestamp "--1"'],
     ['m f=1 +1', 1, 'invalid timestamp "+1"'],
     ['m f=1 1e9', 1, 'invalid timestamp "1e9"'],
-    ['m f=1 9223372036854775808', 1, 'timestamp out of range: "9223372036854775808"'],
-    ['m f=1 -9223372036854775809', 1, 'timestamp out of range: "-9223372036854775809"'],
-    ['m f=1 99999999999999999999999999', 1, 'timestamp out of range: "99999999999999999999999999"'],
     ['m f=1 1 2', 1, 'unexpected text after the timestamp: "2"'],
     ['m f=1 1 \tx', 1, 'unexpected text after the timestamp: "x"'],
     ['m f=1\tx', 1, 'unexpected text after the fields: "x"'],
@@ -482,12 +480,57 @@ describe('parseLineProtocol: errors', () => {
     });
   }
 
-  test('timestamps out of range once multiplied by the precision', () => {
-    assert.equal(failure('m f=1 9223372037', 1, 's'), 'timestamp out of range: "9223372037" (precision s)');
-    assert.equal(failure('m f=1 -9223372037', 1, 's'), 'timestamp out of range: "-9223372037" (precision s)');
-    assert.equal(failure('m f=1 9223372036854775807', 1, 'us'), 'timestamp out of range: "9223372036854775807" (precision us)');
-    assert.equal(failure('m f=1 2562048', 1, 'h'), 'timestamp out of range: "2562048" (precision h)');
-    assert.equal(failure('m f=1 153722868', 1, 'm'), 'timestamp out of range: "153722868" (precision m)');
+  test('timestamps (× the precision) within the range of a nanosecond column, 1677-09-22 to 2262-04-11: just inside and just outside, each precision', () => {
+    // [precision, the first and last values inside, in that precision]
+    const edges: Array<[Precision, bigint, bigint, bigint]> = [
+      ['ns', -9223286400000000000n, 9223372036854775806n, 1n],
+      ['us', -9223286400000000n, 9223372036854775n, 1_000n],
+      ['ms', -9223286400000n, 9223372036854n, 1_000_000n],
+      ['s', -9223286400n, 9223372036n, 1_000_000_000n],
+      ['m', -153721440n, 153722867n, 60_000_000_000n],
+      ['h', -2562024n, 2562047n, 3_600_000_000_000n],
+    ];
+    const range = 'column tsdb_timestamp (TimestampNanosecond): it must be between 1677-09-22T00:00:00Z and 2262-04-11T23:47:16.854775806Z';
+    for (const [p, min, max, f] of edges) {
+      assert.deepEqual(values(one(`m f=1 ${min}\nm f=2 ${max}`, p), 'tsdb_timestamp'), [min * f, max * f], p);
+      const written = (v: bigint) => (p === 'ns' ? '' : ` (written ${v} with precision ${p})`);
+      for (const v of [min - 1n, max + 1n]) {
+        const problem = failure(`m f=1 1\n\nm f=2 ${v}\nm f=3 3`, 3, p);
+        assert.ok(problem.startsWith(`Timestamp ${v * f} (`), problem);
+        assert.ok(problem.endsWith(`is out of range for ${range}${written(v)}`), problem);
+      }
+    }
+    assert.equal(failure('m f=1 9223372036854775807', 1), `Timestamp 9223372036854775807 (2262-04-11T23:47:16.854775807Z) is out of range for ${range}`);
+    assert.equal(failure('m f=1 -9223286400000000001', 1), `Timestamp -9223286400000000001 (1677-09-21T23:59:59.999999999Z) is out of range for ${range}`);
+    assert.equal(failure('m f=1 9223372037', 1, 's'), `Timestamp 9223372037000000000 (2262-04-11T23:47:17Z) is out of range for ${range} (written 9223372037 with precision s)`);
+  });
+
+  test('timestamps beyond int64 (× the precision) are out of range the same way', () => {
+    const range = 'is out of range for column tsdb_timestamp (TimestampNanosecond): it must be between 1677-09-22T00:00:00Z and 2262-04-11T23:47:16.854775806Z';
+    assert.equal(failure('m f=1 9223372036854775808', 1), `Timestamp 9223372036854775808 (2262-04-11T23:47:16.854775808Z) ${range}`);
+    assert.equal(failure('m f=1 -9223372036854775809', 1), `Timestamp -9223372036854775809 (1677-09-21T00:12:43.145224191Z) ${range}`);
+    assert.match(failure('m f=1 99999999999999999999999999', 1), new RegExp(`^Timestamp 99999999999999999999999999 \\(\\+\\d+-\\d\\d-\\d\\dT[\\d:.]+Z\\) ${range.replace(/[()]/g, '\\$&')}$`));
+    assert.equal(failure('m f=1 -9223372036854775807', 1, 'us'), `Timestamp -9223372036854775807000 (-290308-12-21T19:59:05.224193000Z) ${range} (written -9223372036854775807 with precision us)`);
+    assert.match(failure('m f=1 2562048', 1, 'h'), /^Timestamp 9223372800000000000 \(2262-04-12T00:00:00Z\) is out of range .* \(written 2562048 with precision h\)$/);
+    assert.match(failure('m f=1 -153722868', 1, 'm'), /^Timestamp -9223372080000000000 \(1677-09-21T00:12:00Z\) is out of range .* \(written -153722868 with precision m\)$/);
+  });
+
+  test('a measurement has at most MAX_COLUMNS_PER_TABLE - 1 tags and fields (its table also has the time index)', () => {
+    const most = MAX_COLUMNS_PER_TABLE - 1;
+    const tags = (n: number, prefix = 't') => Array.from({ length: n }, (_, i) => `${prefix}${i}=v`).join(',');
+    const fields = (n: number, prefix = 'f') => Array.from({ length: n }, (_, i) => `${prefix}${i}=${i}`).join(',');
+    assert.equal(one(`m,${tags(most - 1)} f=1 1`).columns.length, MAX_COLUMNS_PER_TABLE);
+    assert.equal(one(`m ${fields(most)} 1`).columns.length, MAX_COLUMNS_PER_TABLE);
+    const problem = `too many tags and fields in measurement "m": at most ${most} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, the time index included)`;
+    assert.equal(failure(`m,${tags(most)} f=1 1`, 1), problem);
+    assert.equal(failure(`m ${fields(most + 1)} 1`, 1), problem);
+    assert.equal(failure(`m,${tags(10_000)} f=1 1`, 1), problem);
+    // Across the lines of a request: the line that adds one column too many is named.
+    assert.equal(failure(`other f=1 1\nm,${tags(4000)} f=1 1\nm,${tags(4000)} ${fields(most - 4001)} 2\nm,${tags(4000)} g=1 3`, 4), problem);
+    // Through the series cache, too.
+    one(`cachedwide,${tags(most - 1)} f=1 1`);
+    assert.equal(failure(`cachedwide,${tags(most - 1)} f=1,g=2 1`, 1), problem.replace('"m"', '"cachedwide"'));
+    assert.equal(failure(`cachedwide x=1 1\ncachedwide,${tags(most - 1)} f=1 1`, 2), problem.replace('"m"', '"cachedwide"'));
   });
 
   test('the line number counts blank lines, comments, CRLF and strings spanning lines', () => {

@@ -11,10 +11,12 @@
  * - Lines end with `\n` or `\r\n`; blank lines and lines starting with `#` are skipped; leading and
  *   trailing spaces and tabs are ignored.
  * - Refused: empty tag values, an unescaped `=` in a tag value, duplicate tags in a line, lines
- *   without fields, integers outside their range, NaN / Inf, timestamps (× precision) outside int64,
- *   text after the timestamp, a key that is a tag in one line and a field in another, a field with
- *   two types in one request, a tag or field named `tsdb_timestamp`. A repeated field in a line: the
- *   last value wins.
+ *   without fields, integers outside their range, NaN / Inf, timestamps (× precision) outside the
+ *   range of a nanosecond time index (1677-09-22 to 2262-04-11, `TIMESTAMP_RANGE.ns`), text after
+ *   the timestamp, a key that is a tag in one line and a field in another, a field with two types in
+ *   one request, a tag or field named `tsdb_timestamp`, a measurement with more tags and fields than
+ *   a table may have columns (`MAX_COLUMNS_PER_TABLE`, less the time index). A repeated field in a
+ *   line: the last value wins.
  *
  * The whole body is refused on the first bad line (`LineProtocolError`, naming the 1-based line).
  *
@@ -31,8 +33,11 @@
  * - Arrays grow by doubling (the first table starts sized for every line) and are trimmed at the end.
  * - Strings in the output are copies, never views into the body that would keep it in memory.
  */
+import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
+import { RANGE_HALVES } from '../../common/time/range-halves.js';
+import { checkTimestampRange } from '../../common/time/timestamp.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
 
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
@@ -49,6 +54,12 @@ const PRECISION_STEPS: Record<Precision, readonly number[]> = {
   m: [1000, 1000, 1000, 60],
   h: [1000, 1000, 1000, 3600],
 };
+
+/** Nanoseconds per unit of each precision. */
+const PRECISION_NS: Record<Precision, bigint> = { ns: 1n, us: 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+
+/** The range of the nanosecond time index (`TIMESTAMP_RANGE.ns`) as 32-bit halves. */
+const { minHi: NS_MIN_HI, minLo: NS_MIN_LO, maxHi: NS_MAX_HI, maxLo: NS_MAX_LO } = RANGE_HALVES.ns;
 
 /**
  * The `precision` query parameter: `n` / `ns` (also when absent or empty), `u` / `us` / `µ`, `ms`,
@@ -668,6 +679,7 @@ class LineProtocolParser {
     let col = table.byName.get(key);
     if (col === undefined) {
       if (key === TIMESTAMP_COLUMN) this.fail(`${quote(key)} is reserved for the timestamp column`);
+      this.checkWidth(table);
       col = new ColumnBuilder(detach(key), TAG, this.lineNo, table.rows, table.cap);
       table.tags.push(col);
       table.byName.set(col.name, col);
@@ -675,6 +687,14 @@ class LineProtocolParser {
       this.fail(`field type conflict: ${quote(key)} of measurement ${quote(table.name)} is a tag here but a field on line ${col.line}`);
     }
     return col;
+  }
+
+  /** Fails when `table` has as many tags and fields as a table may have besides its time index. */
+  private checkWidth(table: TableBuilder): void {
+    if (table.tags.length + table.fields.length + 1 < MAX_COLUMNS_PER_TABLE) return;
+    this.fail(
+      `too many tags and fields in measurement ${quote(table.name)}: at most ${MAX_COLUMNS_PER_TABLE - 1} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, the time index included)`,
+    );
   }
 
   /** The table of the measurement at `pos`; leaves `pos` at the `,` or space after it. */
@@ -839,6 +859,7 @@ class LineProtocolParser {
       const kind = this.kind;
       if (col === undefined) {
         if (key === TIMESTAMP_COLUMN) this.fail(`${quote(key)} is reserved for the timestamp column`);
+        this.checkWidth(table);
         col = new ColumnBuilder(detach(key), kind, this.lineNo, row, table.cap);
         table.fields.push(col);
         table.byName.set(col.name, col);
@@ -1023,6 +1044,18 @@ class LineProtocolParser {
     return end;
   }
 
+  /** Fails for a timestamp (`text`, at the request's precision) outside the range of the nanosecond time index. */
+  private outOfRange(text: string): never {
+    const ns = BigInt(text) * PRECISION_NS[this.precision];
+    const written = this.precision === 'ns' ? '' : ` (written ${text} with precision ${this.precision})`;
+    try {
+      checkTimestampRange(ns, 'ns', TIMESTAMP_COLUMN);
+    } catch (err) {
+      this.fail(`${(err as Error).message}${written}`);
+    }
+    return this.fail(`timestamp ${text}${written} is out of range`);
+  }
+
   /** Parses the optional timestamp after the fields, then the end of the line. */
   private timestamp(table: TableBuilder, row: number): void {
     const s = this.s;
@@ -1071,11 +1104,6 @@ class LineProtocolParser {
           hi = hi * k + carry;
           overflow = hi >= TWO_32;
         }
-        // int64 holds magnitudes up to 2^63 − 1, or 2^63 when negative.
-        if (overflow || hi > 0x80000000 || (hi === 0x80000000 && (lo > 0 || !negative))) {
-          const unit = this.precision === 'ns' ? '' : ` (precision ${this.precision})`;
-          this.fail(`timestamp out of range: ${quote(s.slice(start, p))}${unit}`);
-        }
         if (negative) {
           if (lo === 0) {
             hi = -hi;
@@ -1083,6 +1111,10 @@ class LineProtocolParser {
             lo = TWO_32 - lo;
             hi = -hi - 1;
           }
+        }
+        // The range of a nanosecond column (within int64; `hi` is exact even past it, unless `overflow`).
+        if (overflow || hi < NS_MIN_HI || (hi === NS_MIN_HI && lo < NS_MIN_LO) || hi > NS_MAX_HI || (hi === NS_MAX_HI && lo > NS_MAX_LO)) {
+          this.outOfRange(s.slice(start, p));
         }
       }
     }
