@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
@@ -225,7 +226,7 @@ test('database and physical table labels route the series and are not stored', (
 
 // --- values and timestamps ---------------------------------------------------------------------
 
-test('stale markers and other NaNs are kept bit for bit; timestamps cover all of int64', () => {
+test('stale markers and other NaNs are kept bit for bit; timestamps cover the range of a millisecond column', () => {
   const STALE = 0x7ff0000000000002n;
   const QUIET_NAN = 0x7ff8000000000001n;
   const NEG_ZERO = 0x8000000000000000n;
@@ -234,8 +235,8 @@ test('stale markers and other NaNs are kept bit for bit; timestamps cover all of
       label('__name__', 'm'),
       sampleBits(STALE, 1),
       sampleBits(QUIET_NAN, -1),
-      sampleBits(NEG_ZERO, 9223372036854775807n),
-      sample(Infinity, -9223372036854775808n),
+      sampleBits(NEG_ZERO, 9223372036854775n),
+      sample(Infinity, -9223372022400000n),
       sample(-1e300, 1700000000123),
       sample(0.1, 0x7fffffffn), // 31 bits
       sample(2, 0x80000000n), // 32 bits: the low word's top bit
@@ -243,13 +244,47 @@ test('stale markers and other NaNs are kept bit for bit; timestamps cover all of
     ),
   );
   const t = onlyGroup(decodeRemoteWrite(body).groups);
-  assert.deepEqual(column(t, 'tsdb_timestamp'), [1n, -1n, 9223372036854775807n, -9223372036854775808n, 1700000000123n, 0x7fffffffn, 0x80000000n, 0x800000000n]);
+  assert.deepEqual(column(t, 'tsdb_timestamp'), [1n, -1n, 9223372036854775n, -9223372022400000n, 1700000000123n, 0x7fffffffn, 0x80000000n, 0x800000000n]);
   const values = t.columns.find((c) => c.name === 'tsdb_value')!.vector.data as Float64Array;
   const bits = new BigUint64Array(values.buffer, values.byteOffset, values.length);
   assert.equal(bits[0], STALE);
   assert.equal(bits[1], QUIET_NAN);
   assert.equal(bits[2], NEG_ZERO);
   assert.deepEqual([...values].slice(3), [Infinity, -1e300, 0.1, 2, 3]);
+});
+
+test('a timestamp outside the range of a millisecond column (290309 BC to 294247 AD) refuses the request, naming the value, the column and the range', () => {
+  const range = 'column tsdb_timestamp (TimestampMillisecond): it must be between -290308-12-22T00:00:00Z and +294247-01-10T04:00:54.775Z';
+  const cases: Array<[bigint, string]> = [
+    [9223372036854776n, '+294247-01-10T04:00:54.776Z'],
+    [-9223372022400001n, '-290308-12-21T23:59:59.999Z'],
+    [9223372036854775807n, '+292278994-08-17T07:12:55.807Z'],
+    [-9223372036854775808n, '-292275055-05-16T16:47:04.192Z'],
+  ];
+  for (const [ts, date] of cases) {
+    const body = request(series(label('__name__', 'ok'), sample(1, 1)), series(label('__name__', 'up'), label('job', 'a'), sample(1, 1000), sample(2, ts)));
+    assert.throws(() => decodeRemoteWrite(body), (err: unknown) => {
+      assert.ok(err instanceof TsdbError);
+      assert.equal(err.code, StatusCode.InvalidArguments);
+      assert.equal(err.message, `invalid WriteRequest: a sample of metric up: Timestamp ${ts} (${date}) is out of range for ${range}`);
+      return true;
+    });
+  }
+});
+
+test('a metric has at most MAX_COLUMNS_PER_TABLE - 2 labels besides __name__ (its table also has the timestamp and the value)', () => {
+  const labels = (n: number, prefix = 'l') => Array.from({ length: n }, (_, i) => label(`${prefix}${String(i).padStart(5, '0')}`, 'v'));
+  const most = MAX_COLUMNS_PER_TABLE - 2;
+  const t = onlyGroup(decodeRemoteWrite(request(series(label('__name__', 'wide'), ...labels(most), sample(1, 1)))).groups);
+  assert.equal(t.columns.length, MAX_COLUMNS_PER_TABLE);
+  const message = `invalid WriteRequest: too many labels for metric wide: at most ${most} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, tsdb_timestamp and tsdb_value included)`;
+  rejects(request(series(label('__name__', 'wide'), ...labels(most + 1), sample(1, 1))), new RegExp(`^${message.replace(/[()]/g, '\\$&')}$`));
+  rejects(request(series(label('__name__', 'wide'), ...labels(10_000), sample(1, 1))), /too many labels for metric wide/);
+  // Across the series of one metric.
+  rejects(request(series(label('__name__', 'wide'), ...labels(most), sample(1, 1)), series(label('__name__', 'wide'), label('more', 'v'), sample(1, 2))), /too many labels for metric wide/);
+  // Other metrics have their own tables.
+  const groups = decodeRemoteWrite(request(series(label('__name__', 'a'), ...labels(most), sample(1, 1)), series(label('__name__', 'b'), ...labels(most), sample(1, 1)))).groups;
+  assert.deepEqual(groups.map((g) => g.table.columns.length), [MAX_COLUMNS_PER_TABLE, MAX_COLUMNS_PER_TABLE]);
 });
 
 test('absent Sample fields are zero, repeated ones take the last', () => {

@@ -17,8 +17,11 @@
  * The protobuf is decoded by hand, straight into column buffers, without one object per label or
  * sample: several times faster than protobufjs here (`bench/prom-codec/decode-bench.ts`).
  */
+import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
+import { fromHalves, RANGE_HALVES } from '../../common/time/range-halves.js';
+import { checkTimestampRange } from '../../common/time/timestamp.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
 import { type PbTimeSeries, WriteRequestType } from './prompb.js';
 import type { ReadSeries } from './remote-read.js';
@@ -44,8 +47,11 @@ export const PHYSICAL_TABLE_LABELS = ['x_tsdb_physical_table', '__physical_table
 /**
  * Decodes a remote write body: `body` is a snappy-compressed (block format) WriteRequest. Throws a
  * TsdbError with InvalidArguments for a body that is not snappy or not a WriteRequest, a series
- * without `__name__`, an empty or duplicate label name, a label named like a value column, and label
- * names or values that are not UTF-8. Nothing is returned for a request with an error anywhere.
+ * without `__name__`, an empty or duplicate label name, a label named like a value column, label
+ * names or values that are not UTF-8, a timestamp outside the range of a millisecond time index
+ * (`TIMESTAMP_RANGE.ms`), and a metric with more labels than a table may have columns
+ * (`MAX_COLUMNS_PER_TABLE`, less the time index and the value). Nothing is returned for a request
+ * with an error anywhere.
  */
 export function decodeRemoteWrite(body: Uint8Array): { groups: RemoteWriteGroup[]; samples: number } {
   const raw = snappyDecompress(body, 'WriteRequest');
@@ -100,6 +106,19 @@ const INTERN_SLOTS = 8192;
 const INTERN_MASK = INTERN_SLOTS - 1;
 const INTERN_MAX_LENGTH = 64;
 const INTERNED: (string | undefined)[] = new Array<string | undefined>(INTERN_SLOTS).fill(undefined);
+
+/** The range of the millisecond time index (`TIMESTAMP_RANGE.ms`) as 32-bit halves. */
+const { minHi: MS_MIN_HI, minLo: MS_MIN_LO, maxHi: MS_MAX_HI, maxLo: MS_MAX_LO } = RANGE_HALVES.ms;
+
+/** Refuses a sample of `metric` whose timestamp `hi · 2^32 + lo` is outside the range of the time index. */
+function timestampOutOfRange(metric: string, hi: number, lo: number): never {
+  try {
+    checkTimestampRange(fromHalves(hi, lo), 'ms', TIMESTAMP_COLUMN);
+  } catch (err) {
+    throw new TsdbError(StatusCode.InvalidArguments, `invalid WriteRequest: a sample of metric ${metric}: ${(err as Error).message}`);
+  }
+  throw new TsdbError(StatusCode.InvalidArguments, `invalid WriteRequest: a sample of metric ${metric} has a timestamp out of range`);
+}
 
 function malformed(message: string): TsdbError {
   return new TsdbError(StatusCode.InvalidArguments, `invalid WriteRequest: ${message}`);
@@ -255,6 +274,10 @@ class WriteRequestDecoder {
       } else {
         this.skip(key, end);
       }
+    }
+    // The range of a millisecond time index (`TIMESTAMP_RANGE.ms`), before the value is stored.
+    if (tHi < MS_MIN_HI || tHi > MS_MAX_HI || (tHi === MS_MIN_HI && tLo >>> 0 < MS_MIN_LO) || (tHi === MS_MAX_HI && tLo >>> 0 > MS_MAX_LO)) {
+      timestampOutOfRange(table.name, tHi, tLo);
     }
     const i = row * 2;
     table.values[i + LO] = vLo;
@@ -587,6 +610,14 @@ class TableBuilder {
       );
     }
     const j = this.tagNames.length;
+    // Beside the labels, a table has the time index and the value.
+    if (j + 2 >= MAX_COLUMNS_PER_TABLE) {
+      this.resetCurrent();
+      throw new TsdbError(
+        StatusCode.InvalidArguments,
+        `invalid WriteRequest: too many labels for metric ${this.name}: at most ${MAX_COLUMNS_PER_TABLE - 2} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, ${TIMESTAMP_COLUMN} and ${VALUE_COLUMN} included)`,
+      );
+    }
     this.tagIndex.set(name, j);
     this.tagNames.push(name);
     this.tagColumns.push(new Array<string | null>(this.rowCount).fill(null));
