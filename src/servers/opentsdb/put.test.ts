@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
+import { inTimestampRange } from '../../common/time/timestamp.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
-import { decodePut, putAnswer, type DecodedPut } from './put.js';
+import { decodePut, MAX_JSON_DEPTH, nestedDeeperThan, putAnswer, type DecodedPut } from './put.js';
 
 const FIXTURES = new URL('../../../../test/fixtures/opentsdb/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
@@ -141,6 +143,75 @@ test('fixture not-json.txt (and other non-JSON bodies): the whole request is ref
 test('fixture not-an-object.json (and other non-objects): the whole request is refused', () => {
   assertInvalidRequest(fixture('not-an-object.json'));
   for (const body of ['42', 'null', 'true', '[1]', '[[]]', `[${JSON.stringify(GOOD)}, null]`, `[${JSON.stringify(GOOD)}, "x"]`]) assertInvalidRequest(body);
+});
+
+/** Asserts that decoding `body` refuses the whole request with InvalidArguments and `message`. */
+function assertRefused(body: string, message: string): void {
+  assert.throws(
+    () => decodePut(body),
+    (err: unknown) => {
+      assert.ok(err instanceof TsdbError, String(err));
+      assert.equal(err.code, StatusCode.InvalidArguments);
+      assert.equal(err.message, message);
+      return true;
+    },
+  );
+}
+
+test('a body nested deeper than MAX_JSON_DEPTH is refused whole, however deep (no stack overflow)', () => {
+  const tooDeep = `Invalid OpenTSDB Json request: arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`;
+  const n = 100_000;
+  assertRefused('['.repeat(n) + ']'.repeat(n), tooDeep);
+  assertRefused('{"a":'.repeat(n) + '1' + '}'.repeat(n), tooDeep);
+  // Deep values in any field of a point: the ones checked, and the ones ignored.
+  const deep = '['.repeat(n) + ']'.repeat(n);
+  for (const field of ['metric', 'timestamp', 'value', 'extra']) assertRefused(`[{"metric":"m","timestamp":1,"value":1,"tags":{"h":"a"},"${field}":${deep}}]`, tooDeep);
+  assertRefused(`{"metric":"m","timestamp":1,"value":1,"tags":{"h":${deep}}}`, tooDeep);
+  // Not even closed: refused before JSON.parse sees it.
+  assertRefused('['.repeat(n), tooDeep);
+  // Exactly MAX_JSON_DEPTH levels: an array, a point, and an ignored field nested down to the limit.
+  const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  const atLimit = decodePut(`[{"metric":"m","timestamp":1,"value":1,"tags":{"h":"a"},"extra":${nested(MAX_JSON_DEPTH - 2)}}]`);
+  assert.equal(atLimit.tables.length, 1);
+  assert.deepEqual(atLimit.errors, []);
+  assertRefused(`[{"metric":"m","timestamp":1,"value":1,"tags":{"h":"a"},"extra":${nested(MAX_JSON_DEPTH - 1)}}]`, tooDeep);
+  // A deep value at the limit is refused as a point, and its message (and details) can be written.
+  const refused = decodePut(`[{"metric":${nested(MAX_JSON_DEPTH - 2)},"timestamp":1,"value":1,"tags":{"h":"a"}}]`);
+  assert.equal(refused.errors.length, 1);
+  assert.match(refused.errors[0]!.error, /^Invalid metric name: \[\[\[/);
+  assert.ok(JSON.stringify(putAnswer(0, refused.errors, true)).length > 0);
+});
+
+test('nestedDeeperThan: brackets in strings, after escaped quotes, do not count', () => {
+  assert.equal(nestedDeeperThan('[[1]]', 2), false);
+  assert.equal(nestedDeeperThan('[[[1]]]', 2), true);
+  assert.equal(nestedDeeperThan('[{"a":[1]}]', 2), true);
+  assert.equal(nestedDeeperThan('["[[[[", {"k]]]{{{": "\\"[[["}]', 2), false);
+  assert.equal(nestedDeeperThan('["\\\\", [[1]]]', 2), true);
+  assert.equal(nestedDeeperThan('[][][][]', 1), false);
+  assert.equal(nestedDeeperThan('', 0), false);
+});
+
+test('a metric with more tags than a table may have columns (besides its timestamp and value) refuses the whole request', () => {
+  const most = MAX_COLUMNS_PER_TABLE - 2;
+  const tags = (n: number, prefix = 't') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
+  const ok = decodeOne({ ...GOOD, tags: tags(most) });
+  assert.equal(ok.tables[0]!.columns.length, MAX_COLUMNS_PER_TABLE);
+  const message = (n: number) => `Too many tags for metric sys.cpu.nice: ${n}, maximum allowed: ${most} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, tsdb_timestamp and tsdb_value included)`;
+  assertRefused(JSON.stringify([GOOD, { ...GOOD, tags: tags(most + 1) }]), message(most + 1));
+  assertRefused(JSON.stringify({ ...GOOD, tags: tags(10_000) }), message(10_000));
+  // The union of the tag keys of a metric's points.
+  assertRefused(JSON.stringify([{ ...GOOD, tags: tags(most) }, GOOD, { ...GOOD, tags: { other: 'v' } }]), message(most + 1));
+  // Each metric has its own table.
+  const two = decodePut(JSON.stringify([{ ...GOOD, tags: tags(most) }, { ...GOOD, metric: 'other', tags: tags(most, 'u') }]));
+  assert.deepEqual(two.tables.map((t) => t.columns.length), [MAX_COLUMNS_PER_TABLE, MAX_COLUMNS_PER_TABLE]);
+});
+
+test('every timestamp a point may have is within the range of its millisecond column', () => {
+  for (const timestamp of [1, 999999999999, 1000000000000, 9999999999999]) {
+    const times = decodeOne({ ...GOOD, timestamp }).tables[0]!.columns.at(-1)!.vector.data as BigInt64Array;
+    assert.ok(inTimestampRange(times[0]!, 'ms'), String(timestamp));
+  }
 });
 
 test('an empty array decodes to nothing (GreptimeDB accepts it; OpenTSDB answers 400)', () => {

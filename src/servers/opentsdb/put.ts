@@ -8,9 +8,15 @@
  *
  * Where OpenTSDB and GreptimeDB (`servers/src/http/opentsdb.rs`, `opentsdb/codec.rs`) differ, the
  * GreptimeDB behaviour wins: a point with empty `tags` is accepted (a table with no tag columns),
- * timestamps with fewer than 13 digits are seconds and the others milliseconds, there is no limit
- * on the number of tags, and an empty array is an empty (successful) request.
+ * timestamps with fewer than 13 digits are seconds and the others milliseconds, and an empty array
+ * is an empty (successful) request.
+ *
+ * Refused whole (400), as no part of them can be written: a body nested deeper than
+ * `MAX_JSON_DEPTH` (GreptimeDB's serde_json refuses those too), and a metric with more tags than a
+ * table may have columns besides its timestamp and value (`MAX_COLUMNS_PER_TABLE`; OpenTSDB's own
+ * limit, `tsd.storage.max_tags`, is 8 by default; GreptimeDB has none).
  */
+import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
@@ -22,6 +28,17 @@ export const OPENTSDB_VALUE_COLUMN = 'tsdb_value';
 
 /** The message of a body that is not JSON, or not a data point object / array of them. */
 export const INVALID_JSON_REQUEST = 'Invalid OpenTSDB Json request';
+
+/**
+ * The deepest nesting of arrays and objects a body may have (serde_json's recursion limit, which
+ * GreptimeDB's decoder meets). A valid body needs 3 (an array of points with their tags); deeper
+ * values can only be in fields that are refused or ignored, and would otherwise be copied, deep,
+ * into error messages and `details` answers.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** The most tags of a metric: a table's columns less its timestamp and value. */
+const MAX_TAGS = MAX_COLUMNS_PER_TABLE - 2;
 
 /** The largest millisecond timestamp OpenTSDB accepts (`TSDB.addPointInternal`): 13 digits. */
 const MAX_TIMESTAMP_MS = 9_999_999_999_999n;
@@ -75,6 +92,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * the body is not JSON or not an object / array of objects; refuses invalid points one by one.
  */
 export function decodePut(body: string): DecodedPut {
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new TsdbError(StatusCode.InvalidArguments, `${INVALID_JSON_REQUEST}: arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -107,6 +125,7 @@ export function decodePut(body: string): DecodedPut {
     rows.points.push(checked);
     rows.indexes.push(index);
     for (const k of checked.tags.keys()) rows.tagKeys.add(k);
+    if (rows.tagKeys.size > MAX_TAGS) throw tooManyTags(checked.metric, rows.tagKeys.size);
   });
 
   const tables: IngestTable[] = [];
@@ -170,7 +189,9 @@ function checkPoint(p: Record<string, unknown>): ValidPoint | string {
   const badMetric = checkName('metric name', metric);
   if (badMetric !== undefined) return badMetric;
   const tags = new Map<string, string>();
-  for (const [k, v] of Object.entries(rawTags)) {
+  const entries = Object.entries(rawTags);
+  if (entries.length > MAX_TAGS) throw tooManyTags(metric, entries.length);
+  for (const [k, v] of entries) {
     const badKey = checkName('tag name', k);
     if (badKey !== undefined) return badKey;
     if (k === OPENTSDB_TIMESTAMP_COLUMN || k === OPENTSDB_VALUE_COLUMN) return `Invalid tag name ("${k}"): reserved for the ${k === OPENTSDB_VALUE_COLUMN ? 'value' : 'timestamp'} column`;
@@ -183,6 +204,39 @@ function checkPoint(p: Record<string, unknown>): ValidPoint | string {
 
   const tsMillis = digitCount(ts) < MS_DIGITS ? ts * 1000n : ts;
   return { metric, tsMillis, value, tags };
+}
+
+/** The error of a metric with more tags than its table may have: the request is refused whole. */
+function tooManyTags(metric: string, count: number): TsdbError {
+  return new TsdbError(
+    StatusCode.InvalidArguments,
+    `Too many tags for metric ${metric}: ${count}, maximum allowed: ${MAX_TAGS} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, ${OPENTSDB_TIMESTAMP_COLUMN} and ${OPENTSDB_VALUE_COLUMN} included)`,
+  );
+}
+
+/**
+ * Whether the JSON text `s` nests arrays and objects deeper than `max` (brackets inside strings do
+ * not count). One pass over the characters, before JSON.parse builds anything.
+ */
+export function nestedDeeperThan(s: string, max: number): boolean {
+  let depth = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escaped characters.
+      for (i++; i < n; i++) {
+        const d = s.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 /** An integer timestamp from a JSON number or an integer string (as OpenTSDB's Jackson reads it); undefined otherwise. */
