@@ -46,4 +46,19 @@ export interface IngestOptions {
    * default) or as the decoded table lists them (`'as_given'`: Prometheus's time index, value, labels).
    */
   readonly columnOrder?: 'tags_first' | 'as_given';
+  /**
+   * Failures that concern one table only — a column whose kind or type differs from the table's,
+   * creating or extending the table, writing its rows — go to this callback (with the table's index
+   * in the request) and the other tables are still written: OpenTSDB refuses that table's points
+   * only. Without it the first failure refuses the request. Either way the request is refused whole,
+   * before anything is written, for a time index value outside the range of its column or a table
+   * beyond `MAX_COLUMNS_PER_TABLE` columns (and a missing database, a user without write permission).
+   */
+  readonly onTableError?: (index: number, err: unknown) => void;
+  /**
+   * Run the checks made before anything is written (against the tables as they are now) and stop
+   * there: nothing is created or written. For a request a server splits into several ingests
+   * (Prometheus remote write to several databases), so that no part is written when another fails.
+   */
+  readonly checkOnly?: boolean;
 }

@@ -5,17 +5,21 @@
  * written to the table's region.
  *
  * A request is checked whole before anything is written or created: a column whose type or kind
- * differs from the table's refuses the request, and nothing of it lands. Schema changes of one
- * table are serialized (`schemaLocks`, shared with ALTER TABLE), so concurrent writers adding
+ * differs from the table's, a time index value outside the range of the table's unit (after the
+ * conversion to it, computed exactly: never wrapped), or a table that would have more than
+ * `MAX_COLUMNS_PER_TABLE` columns refuses the request, and nothing of it lands. Schema changes of
+ * one table are serialized (`schemaLocks`, shared with ALTER TABLE), so concurrent writers adding
  * different columns do not lose one another's.
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { MAX_COLUMNS_PER_TABLE } from '../catalog/limits.js';
 import { DEFAULT_CATALOG, fullTableName, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
-import { NS_PER_UNIT } from '../common/time/timestamp.js';
+import { firstOutOfRange } from '../common/time/range-halves.js';
+import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE, type TimeUnit } from '../common/time/timestamp.js';
 import { OP_PUT, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
 import { timeUnitOf } from '../engine/region/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
@@ -91,30 +95,92 @@ function schemaOf(c: IngestColumn, id: number): ColumnSchema {
   return { column_id: id, name: c.name, data_type: c.type, semantic_type: c.semantic, nullable: c.semantic !== 'timestamp' };
 }
 
-/** The time index values in the table's unit (floored, as every unit conversion here). */
-function timesIn(c: IngestColumn, info: TableInfo): Vector {
-  const to = timeUnitOf(info.columns.find((x) => x.name === info.time_index)!.data_type)!;
+/** The unit of the time index of a table. */
+function timeIndexUnit(info: TableInfo): TimeUnit {
+  return timeUnitOf(info.columns.find((x) => x.name === info.time_index)!.data_type)!;
+}
+
+/** Throws the error of a time index value out of the range of its column's unit. */
+function outOfRange(table: string, column: string, value: bigint, unit: TimeUnit): never {
+  try {
+    checkTimestampRange(value, unit, column);
+  } catch (err) {
+    throw invalid(`Invalid request to table ${table}, reason: ${(err as Error).message}`);
+  }
+  throw invalid(`Invalid request to table ${table}, reason: timestamp ${value} is out of range for column ${column}`);
+}
+
+/**
+ * The time index values `c` in `unit` (floored, as every unit conversion here), for the time index
+ * `column` of `table`: checked against the range of the unit, computed in BigInt so that nothing
+ * wraps. The same vector when the units are the same.
+ */
+function timesIn(c: IngestColumn, unit: TimeUnit, table: string, column: string): Vector {
   const from = timeUnitOf(c.type)!;
-  if (from === to) return c.vector;
   const src = c.vector.data as BigInt64Array;
+  if (from === unit) {
+    const bad = firstOutOfRange(src, unit);
+    if (bad >= 0) outOfRange(table, column, src[bad]!, unit);
+    return c.vector;
+  }
   const out = new BigInt64Array(src.length);
   const fromNs = NS_PER_UNIT[from];
-  const toNs = NS_PER_UNIT[to];
+  const toNs = NS_PER_UNIT[unit];
+  const { min, max } = TIMESTAMP_RANGE[unit];
   for (let i = 0; i < src.length; i++) {
     const ns = src[i]! * fromNs;
-    const q = ns / toNs;
-    out[i] = ns % toNs < 0n ? q - 1n : q;
+    let q = ns / toNs;
+    if (ns % toNs < 0n) q -= 1n;
+    if (q < min || q > max) outOfRange(table, column, q, unit);
+    out[i] = q;
   }
   return { type: 'int64', data: out };
 }
 
-/** The write batch of decoded rows for a table that has every column they name. */
-function batchOf(info: TableInfo, t: IngestTable): WriteBatch {
+/** The time index column of a decoded table (`checkShape` made sure there is one). */
+function timeColumnOf(t: IngestTable): IngestColumn {
+  return t.columns.find((c) => c.semantic === 'timestamp')!;
+}
+
+/**
+ * The time index of `t` for the table `info` (converted to its unit and checked against its range),
+ * or, for a table to be created (`info` undefined), checked in its own unit.
+ */
+function checkedTimes(database: string, t: IngestTable, info: TableInfo | undefined): { unit: TimeUnit; vector: Vector } {
+  const ts = timeColumnOf(t);
+  if (info === undefined) {
+    const unit = timeUnitOf(ts.type)!;
+    return { unit, vector: timesIn(ts, unit, `${DEFAULT_CATALOG}.${database}.${t.name}`, ts.name) };
+  }
+  const unit = timeIndexUnit(info);
+  return { unit, vector: timesIn(ts, unit, fullTableName(info), info.time_index) };
+}
+
+/** Refuses a table that would have more columns than `MAX_COLUMNS_PER_TABLE`. */
+function checkWidth(table: string, columns: number): void {
+  if (columns <= MAX_COLUMNS_PER_TABLE) return;
+  throw invalid(`Invalid request to table ${table}, reason: it would have ${columns} columns, more than the ${MAX_COLUMNS_PER_TABLE} a table may have`);
+}
+
+/** The columns of `t` (besides its time index) that `info` lacks, by name only. */
+function newColumnCount(info: TableInfo, t: IngestTable): number {
+  const names = new Set(info.columns.map((c) => c.name));
+  let n = 0;
+  for (const c of t.columns) if (c.semantic !== 'timestamp' && !names.has(c.name)) n++;
+  return n;
+}
+
+/**
+ * The write batch of decoded rows for a table that has every column they name; `times` is the time
+ * index already converted for `unit` (recomputed when the table's unit is another).
+ */
+function batchOf(info: TableInfo, t: IngestTable, times: { unit: TimeUnit; vector: Vector } | undefined): WriteBatch {
   const byName = new Map(info.columns.map((c) => [c.name, c]));
   const columns = new Map<number, Vector>();
+  const unit = timeIndexUnit(info);
   for (const c of t.columns) {
-    if (c.semantic === 'timestamp') columns.set(byName.get(info.time_index)!.column_id, timesIn(c, info));
-    else columns.set(byName.get(c.name)!.column_id, c.vector);
+    if (c.semantic !== 'timestamp') columns.set(byName.get(c.name)!.column_id, c.vector);
+    else columns.set(byName.get(info.time_index)!.column_id, times !== undefined && times.unit === unit ? times.vector : timesIn(c, unit, fullTableName(info), info.time_index));
   }
   return { op: OP_PUT, rowCount: t.rowCount, columns };
 }
@@ -140,22 +206,51 @@ export class Ingester {
       if (seen.has(t.name)) throw invalid(`table ${t.name} is given twice in one request`);
       seen.add(t.name);
     }
-    // Check everything against the tables as they are before changing anything.
-    const existing = new Map<string, TableInfo>();
+    // Check everything against the tables as they are before changing anything. The request as a
+    // whole: time index values in range, tables within the column limit.
+    const infos: Array<TableInfo | undefined> = [];
+    const times: Array<{ unit: TimeUnit; vector: Vector }> = [];
     for (const t of tables) {
       const info = await this.catalog.table(database, t.name);
-      if (info === undefined) continue;
-      missingColumns(info, t);
-      existing.set(t.name, info);
+      infos.push(info);
+      times.push(checkedTimes(database, t, info));
+      if (info === undefined) checkWidth(`${DEFAULT_CATALOG}.${database}.${t.name}`, t.columns.length);
+      else checkWidth(fullTableName(info), info.columns.length + newColumnCount(info, t));
     }
-    const ready: Array<{ info: TableInfo; table: IngestTable }> = [];
-    for (const t of tables) {
-      if (t.rowCount === 0) continue;
-      const info = existing.has(t.name) ? await this.addColumns(database, t) : await this.create(database, t, db.options, opts);
-      ready.push({ info, table: t });
+    // Each table: its columns' kinds and types against the table's.
+    const failed = new Set<number>();
+    const fail = (i: number, err: unknown) => {
+      if (opts.onTableError === undefined) throw err;
+      failed.add(i);
+      opts.onTableError(i, err);
+    };
+    tables.forEach((t, i) => {
+      const info = infos[i];
+      if (info === undefined) return;
+      try {
+        missingColumns(info, t);
+      } catch (err) {
+        fail(i, err);
+      }
+    });
+    if (opts.checkOnly === true) return 0;
+    const ready: Array<{ info: TableInfo; table: IngestTable; index: number }> = [];
+    for (const [i, t] of tables.entries()) {
+      if (t.rowCount === 0 || failed.has(i)) continue;
+      try {
+        const info = infos[i] !== undefined ? await this.addColumns(database, t) : await this.create(database, t, db.options, opts);
+        ready.push({ info, table: t, index: i });
+      } catch (err) {
+        fail(i, err);
+      }
     }
-    await Promise.all(ready.map(({ info, table }) => this.tables.write(info, batchOf(info, table))));
-    return ready.reduce((n, r) => n + r.table.rowCount, 0);
+    const written = await Promise.allSettled(ready.map(({ info, table, index }) => this.tables.write(info, batchOf(info, table, times[index]))));
+    let rows = 0;
+    for (const [k, w] of written.entries()) {
+      if (w.status === 'fulfilled') rows += ready[k]!.table.rowCount;
+      else fail(ready[k]!.index, w.reason);
+    }
+    return rows;
   }
 
   /** Creates the table of `t` (or, when another writer just did, extends that one). */
@@ -220,6 +315,8 @@ export class Ingester {
     if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${database}.${t.name}`);
     const missing = missingColumns(info, t);
     if (missing.length === 0) return info;
+    // Checked before the request changed anything, but another writer may have added columns since.
+    checkWidth(fullTableName(info), info.columns.length + missing.length);
     if (isLogicalTable(info)) {
       const field = missing.find((c) => c.semantic !== 'tag');
       if (field !== undefined) throw invalid(`Invalid request to table ${fullTableName(info)}, reason: field ${field.name} is not a field of its physical metric table`);

@@ -159,7 +159,7 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
     try {
       const database = requestDatabase(req);
       const { groups } = decodeRemoteWrite(await requestBytes(req, ['snappy']));
-      // One ingest per (database, physical table): each is checked whole before it writes.
+      // One ingest per (database, physical table).
       const batches = new Map<string, { database: string; physical: string; tables: IngestTable[] }>();
       for (const g of groups) {
         const db = g.database !== undefined ? databaseOf(g.database) : database;
@@ -168,12 +168,12 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
         if (!batches.has(key)) batches.set(key, { database: db, physical, tables: [] });
         batches.get(key)!.tables.push(promOrder(g.table));
       }
-      for (const b of batches.values()) {
-        await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, {
-          columnOrder: 'as_given',
-          ...(opts.withMetricEngine && { physicalTable: b.physical }),
-        });
+      const ingestOptions = (b: { physical: string }) => ({ columnOrder: 'as_given' as const, ...(opts.withMetricEngine && { physicalTable: b.physical }) });
+      // Several ingests: all are checked before any writes, so that a refused part writes nothing.
+      if (batches.size > 1) {
+        for (const b of batches.values()) await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, { ...ingestOptions(b), checkOnly: true });
       }
+      for (const b of batches.values()) await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, ingestOptions(b));
       return reply.code(204).send();
     } catch (err) {
       return sendWriteError(req, reply, log, err);
