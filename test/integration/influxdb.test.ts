@@ -189,3 +189,82 @@ test('influxdb.enable = false answers 404; http.body_limit applies', async (t) =
   assert.equal((await curl(`${small.baseUrl}/v1/influxdb/write`, big)).status, 413);
   assert.equal((await curl(`${small.baseUrl}/v1/influxdb/write`, file)).status, 204);
 });
+
+const NS_RANGE = 'column tsdb_timestamp (TimestampNanosecond): it must be between 1677-09-22T00:00:00Z and 2262-04-11T23:47:16.854775806Z';
+
+test('timestamps outside the nanosecond column\'s range refuse the whole request (v1 and v2, every precision); the edges are written and read back exactly', async (t) => {
+  const { baseUrl } = await start(t);
+  const v1 = `${baseUrl}/v1/influxdb/write?db=public`;
+  const v2 = `${baseUrl}/v1/influxdb/api/v2/write?bucket=public`;
+  const refused = async (url: string, body: string, message: string) => {
+    const ans = await curl(url, tempFile(t, 'refused.lp', body));
+    assert.equal(ans.status, 400, ans.body);
+    assert.deepEqual(JSON.parse(ans.body), { error: message });
+  };
+  // One past the end, on line 3 (the first two lines are fine): nothing of the body is written.
+  await refused(
+    v1,
+    'edge,host=a v=1 1\nedge,host=b v=2 2\nedge,host=c v=3 9223372036854775807\n',
+    `Failed to parse InfluxDB line protocol, line 3: Timestamp 9223372036854775807 (2262-04-11T23:47:16.854775807Z) is out of range for ${NS_RANGE}`,
+  );
+  await refused(
+    `${v2}&precision=s`,
+    'edge,host=a v=1 1\nedge,host=d v=4 -9223286401\n',
+    `Failed to parse InfluxDB line protocol, line 2: Timestamp -9223286401000000000 (1677-09-21T23:59:59Z) is out of range for ${NS_RANGE} (written -9223286401 with precision s)`,
+  );
+  await refused(
+    `${v1}&precision=ms`,
+    'edge,host=e v=5 9223372036855\n',
+    `Failed to parse InfluxDB line protocol, line 1: Timestamp 9223372036855000000 (2262-04-11T23:47:16.855000000Z) is out of range for ${NS_RANGE} (written 9223372036855 with precision ms)`,
+  );
+  // int64 wrapped this one before: 10^10 s is 10^19 ns.
+  await refused(
+    `${v1}&precision=s`,
+    'edge,host=f v=6 10000000000\n',
+    `Failed to parse InfluxDB line protocol, line 1: Timestamp 10000000000000000000 (2286-11-20T17:46:40Z) is out of range for ${NS_RANGE} (written 10000000000 with precision s)`,
+  );
+  await assert.rejects(sql(baseUrl, 'SELECT * FROM edge'), /Table not found/);
+
+  // The edges themselves, at each precision that reaches them.
+  assert.equal((await curl(v1, tempFile(t, 'ns.lp', 'edge,host=max v=1 9223372036854775806\nedge,host=min v=2 -9223286400000000000\n'))).status, 204);
+  assert.equal((await curl(`${v2}&precision=s`, tempFile(t, 's.lp', 'edge,host=max_s v=3 9223372036\nedge,host=min_s v=4 -9223286400\n'))).status, 204);
+  assert.equal((await curl(`${v1}&precision=ms`, tempFile(t, 'ms.lp', 'edge,host=max_ms v=5 9223372036854\n'))).status, 204);
+  assert.deepEqual(await sql(baseUrl, 'SELECT host, v, CAST(epoch_ns(tsdb_timestamp) AS VARCHAR), CAST(tsdb_timestamp AS VARCHAR) FROM edge ORDER BY v'), [
+    ['max', 1, '9223372036854775806', '2262-04-11 23:47:16.854775806'],
+    ['min', 2, '-9223286400000000000', '1677-09-22 00:00:00'],
+    ['max_s', 3, '9223372036000000000', '2262-04-11 23:47:16'],
+    ['min_s', 4, '-9223286400000000000', '1677-09-22 00:00:00'],
+    ['max_ms', 5, '9223372036854000000', '2262-04-11 23:47:16.854'],
+  ]);
+});
+
+test('into an existing millisecond table, nanosecond points are floored; one out of the nanosecond range is refused, nothing written', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, 'CREATE TABLE msedge (host STRING PRIMARY KEY, ts TIMESTAMP(3) TIME INDEX, v DOUBLE)');
+  const write = `${baseUrl}/v1/influxdb/write?db=public`;
+  assert.equal((await curl(write, tempFile(t, 'ok.lp', 'msedge,host=a v=1 9223372036854775806\nmsedge,host=b v=2 -9223286399999999999\n'))).status, 204);
+  assert.deepEqual(await sql(baseUrl, 'SELECT host, CAST(epoch_ms(ts) AS VARCHAR) FROM msedge ORDER BY host'), [['a', '9223372036854'], ['b', '-9223286400000']]);
+  const ans = await curl(`${write}&precision=s`, tempFile(t, 'bad.lp', 'msedge,host=c v=3 1\nmsedge,host=d v=4 9300000000\n'));
+  assert.equal(ans.status, 400);
+  assert.match(JSON.parse(ans.body).error, /^Failed to parse InfluxDB line protocol, line 2: Timestamp 9300000000000000000 \(2264-09-14T\d\d:\d\d:\d\dZ\) is out of range for column tsdb_timestamp/);
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*) FROM msedge'), [[2]]);
+});
+
+test('a line with more tags and fields than a table may have columns is refused with 400; the server keeps serving', async (t) => {
+  const { baseUrl } = await start(t);
+  const write = `${baseUrl}/v1/influxdb/write?db=public`;
+  const tags = (n: number) => Array.from({ length: n }, (_, i) => `t${i}=v${i}`).join(',');
+  const ans = await curl(write, tempFile(t, 'wide.lp', `ok,host=a v=1 1\nwide,${tags(10_000)} v=1 1\n`));
+  assert.equal(ans.status, 400);
+  assert.deepEqual(JSON.parse(ans.body), { error: 'Failed to parse InfluxDB line protocol, line 2: too many tags and fields in measurement "wide": at most 4095 (a table has at most 4096 columns, the time index included)' });
+  await assert.rejects(sql(baseUrl, 'SELECT * FROM ok'), /Table not found/);
+  // At the limit: 4094 tags, a field and the time index.
+  assert.equal((await curl(write, tempFile(t, 'widest.lp', `wide,${tags(4094)} v=1 1\n`))).status, 204);
+  assert.deepEqual(await sql(baseUrl, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'wide'"), [[4096]]);
+  // One more column, in a later request, would grow the table beyond the limit.
+  const grow = await curl(write, tempFile(t, 'grow.lp', 'wide,t0=v0 v=2,w=3 2\n'));
+  assert.equal(grow.status, 400);
+  assert.deepEqual(JSON.parse(grow.body), { error: 'Invalid request to table tsdb.public.wide, reason: it would have 4097 columns, more than the 4096 a table may have' });
+  assert.equal((await curl(write, tempFile(t, 'same.lp', 'wide,t0=v0 v=2 2\n'))).status, 204);
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*) FROM wide'), [[2]]);
+});

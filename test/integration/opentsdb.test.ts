@@ -97,3 +97,71 @@ test('OpenTSDB put: off with opentsdb.enable = false; authenticated with a user 
   assert.equal((await put(baseUrl, 'single-point.json', '?db=nope', ['-u', 'w:pw'])).status, 400);
   assert.equal((await put(baseUrl, 'single-point.json', '', ['-u', 'w:pw'])).status, 204);
 });
+
+/** POSTs a body (not a fixture) with fetch; returns status and body. */
+async function putBody(baseUrl: string, body: string, query = ''): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${baseUrl}/v1/opentsdb/api/put${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return { status: res.status, body: await res.text() };
+}
+
+test('OpenTSDB put into a nanosecond table: a timestamp past its range refuses the whole request with 400; the edge is written and reads back exactly', async (t) => {
+  const { baseUrl } = await start(t);
+  await rows(baseUrl, 'CREATE TABLE "sys.ns" (host STRING PRIMARY KEY, tsdb_timestamp TIMESTAMP(9) TIME INDEX, tsdb_value DOUBLE)');
+  const point = (metric: string, timestamp: number, value: number) => ({ metric, timestamp, value, tags: { host: 'web01' } });
+  // 9223372036855 ms is 2262-04-11T23:47:16.855: a nanosecond int64 would have wrapped it to 1677.
+  const body = JSON.stringify([point('sys.ok', 1346846400, 1), point('sys.ns', 9223372036854, 2), point('sys.ns', 9223372036855, 3)]);
+  const message = 'Invalid request to table tsdb.public.sys.ns, reason: Timestamp 9223372036855000000 (2262-04-11T23:47:16.855000000Z) is out of range for column tsdb_timestamp (TimestampNanosecond): it must be between 1677-09-22T00:00:00Z and 2262-04-11T23:47:16.854775806Z';
+  for (const q of ['', '?summary', '?details']) assert.deepEqual(await putBody(baseUrl, body, q), { status: 400, body: JSON.stringify({ error: message }) }, q);
+  // Seconds (fewer than 13 digits) past the range too: 10^10 s.
+  const seconds = await putBody(baseUrl, JSON.stringify(point('sys.ns', 10000000000, 4)));
+  assert.equal(seconds.status, 400);
+  assert.match(JSON.parse(seconds.body).error, /Timestamp 10000000000000000000 \(2286-11-20T17:46:40Z\) is out of range/);
+  // Nothing of the refused requests was written.
+  assert.deepEqual(await rows(baseUrl, 'SELECT count(*) FROM "sys.ns"'), [[0]]);
+  assert.ok(!(await rows(baseUrl, 'SHOW TABLES')).some((r) => r[0] === 'sys.ok'));
+  // The last millisecond a nanosecond column holds.
+  assert.deepEqual(await putBody(baseUrl, JSON.stringify([point('sys.ok', 1346846400, 1), point('sys.ns', 9223372036854, 2)])), { status: 204, body: '' });
+  assert.deepEqual(await rows(baseUrl, 'SELECT host, tsdb_value, CAST(epoch_ns(tsdb_timestamp) AS VARCHAR), CAST(tsdb_timestamp AS VARCHAR) FROM "sys.ns"'), [['web01', 2, '9223372036854000000', '2262-04-11 23:47:16.854']]);
+  assert.deepEqual(await rows(baseUrl, 'SELECT tsdb_timestamp, tsdb_value FROM "sys.ok"'), [[1346846400000, 1]]);
+});
+
+test('OpenTSDB put: deeply nested JSON is a 400 with a clear message, not a stack overflow; the server keeps serving', async (t) => {
+  const { baseUrl } = await start(t);
+  const n = 100_000;
+  const message = 'Invalid OpenTSDB Json request: arrays and objects nested deeper than 128 levels';
+  const deep = '['.repeat(n) + ']'.repeat(n);
+  const bodies = [
+    deep,
+    '{"a":'.repeat(n) + '1' + '}'.repeat(n),
+    `{"metric":${deep},"timestamp":1,"value":1,"tags":{"host":"a"}}`,
+    `{"metric":"m","timestamp":1,"value":1,"tags":{"host":${deep}}}`,
+    `[{"metric":"m","timestamp":1,"value":1,"tags":{"host":"a"},"extra":${deep}}]`,
+  ];
+  for (const body of bodies) {
+    for (const q of ['', '?details']) assert.deepEqual(await putBody(baseUrl, body, q), { status: 400, body: JSON.stringify({ error: message }) }, `${body.slice(0, 20)}${q}`);
+  }
+  // A value nested within the limit is refused as a point, with details that can be written out.
+  const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  const shallow = await putBody(baseUrl, `[{"metric":${nested(126)},"timestamp":1,"value":1,"tags":{"host":"a"}},{"metric":"ok","timestamp":1,"value":1,"tags":{"host":"a"}}]`, '?details');
+  assert.equal(shallow.status, 200);
+  const answer = JSON.parse(shallow.body) as { success: number; failed: number; errors: Array<{ error: string }> };
+  assert.deepEqual([answer.success, answer.failed], [1, 1]);
+  assert.match(answer.errors[0]!.error, /^Invalid metric name: \[\[\[/);
+  assert.deepEqual(await put(baseUrl, 'single-point.json'), { status: 204, body: '' });
+  assert.equal((await fetch(`${baseUrl}/health`)).status, 200);
+});
+
+test('OpenTSDB put: a point with more tags than a table may have columns is refused whole with 400', async (t) => {
+  const { baseUrl } = await start(t);
+  const tags = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}`, `v${i}`]));
+  const body = JSON.stringify([{ metric: 'sys.ok', timestamp: 1, value: 1, tags: { host: 'a' } }, { metric: 'sys.wide', timestamp: 1, value: 1, tags: tags(10_000) }]);
+  for (const q of ['', '?details']) {
+    assert.deepEqual(await putBody(baseUrl, body, q), {
+      status: 400,
+      body: JSON.stringify({ error: 'Too many tags for metric sys.wide: 10000, maximum allowed: 4094 (a table has at most 4096 columns, tsdb_timestamp and tsdb_value included)' }),
+    });
+  }
+  assert.ok(!(await rows(baseUrl, 'SHOW TABLES')).some((r) => r[0] === 'sys.ok'));
+  assert.deepEqual(await putBody(baseUrl, JSON.stringify({ metric: 'sys.wide', timestamp: 1, value: 1, tags: tags(4094) })), { status: 204, body: '' });
+  assert.deepEqual(await rows(baseUrl, 'SELECT count(*), min(t4093) FROM "sys.wide"'), [[1, 'v4093']]);
+});

@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { encodeReadRequest, decodeReadResponse, type ReadSeries } from '../../src/servers/prometheus/remote-read.js';
+import { WriteRequestType } from '../../src/servers/prometheus/prompb.js';
 import { encodeWriteRequest } from '../../src/servers/prometheus/remote-write.js';
+import { snappyCompress } from '../../src/servers/prometheus/snappy-block.js';
 import { tempDir, tempFile } from '../support/temp.js';
 import { sqlRows } from '../support/sql-rows.js';
 import { startTsdb } from '../support/tsdb-process.js';
@@ -126,4 +128,82 @@ test('prom_store.enable = false answers 404; with a user provider remote write a
   assert.equal((await post(`${baseUrl}/v1/prometheus/write`, encodeWriteRequest(WRITTEN), auth)).status, 204);
   assert.equal((await post(`${baseUrl}/v1/prometheus/read`, encodeReadRequest([]))).status, 401);
   assert.equal((await post(`${baseUrl}/v1/prometheus/read`, encodeReadRequest([{ startMs: 0, endMs: 5000, matchers: [{ type: 'EQ', name: '__name__', value: 'up' }] }]), auth)).status, 200);
+});
+
+/** A WriteRequest with int64 timestamps given exactly (beyond ±2^53, which `encodeWriteRequest` refuses). */
+function exactWriteRequest(series: ReadonlyArray<{ labels: Record<string, string>; samples: Array<[bigint, number]> }>): Buffer {
+  const timeseries = series.map((s) => ({
+    labels: Object.entries(s.labels)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, value]) => ({ name, value })),
+    samples: s.samples.map(([ts, value]) => ({ value, timestamp: { low: Number(BigInt.asIntN(32, ts)), high: Number(BigInt.asIntN(32, ts >> 32n)) } })),
+  }));
+  return snappyCompress(WriteRequestType.encode({ timeseries }).finish());
+}
+
+const NS_RANGE = 'TimestampNanosecond): it must be between 1677-09-22T00:00:00Z and 2262-04-11T23:47:16.854775806Z';
+
+test('remote write: samples past the range of the time index refuse the whole request with 400 (into a nanosecond table, and past the millisecond range); the edges are written and read back exactly', async (t) => {
+  const { baseUrl } = await start(t);
+  const write = (body: Buffer) => post(`${baseUrl}/v1/prometheus/write`, body);
+  await sql(baseUrl, 'CREATE TABLE ns_metric (tsdb_timestamp TIMESTAMP(9) TIME INDEX, tsdb_value DOUBLE, job STRING PRIMARY KEY)');
+  // 9223372036855 ms is 2262-04-11T23:47:16.855: a nanosecond int64 would have wrapped it to 1677.
+  const refused = await write(exactWriteRequest([
+    { labels: { __name__: 'other_metric', job: 'a' }, samples: [[1000n, 1]] },
+    { labels: { __name__: 'ns_metric', job: 'a' }, samples: [[9223372036854n, 2], [9223372036855n, 3]] },
+  ]));
+  assert.equal(refused.status, 400);
+  assert.deepEqual(JSON.parse(refused.body.toString()), { error: `Invalid request to table tsdb.public.ns_metric, reason: Timestamp 9223372036855000000 (2262-04-11T23:47:16.855000000Z) is out of range for column tsdb_timestamp (${NS_RANGE}` });
+  const early = await write(exactWriteRequest([{ labels: { __name__: 'ns_metric', job: 'a' }, samples: [[-9223286400001n, 4]] }]));
+  assert.equal(early.status, 400);
+  assert.match(JSON.parse(early.body.toString()).error, /Timestamp -9223286400001000000 \(1677-09-21T23:59:59\.999000000Z\) is out of range for column tsdb_timestamp/);
+  // Past the millisecond range itself (any table): refused by the decoder.
+  const far = await write(exactWriteRequest([{ labels: { __name__: 'other_metric', job: 'a' }, samples: [[1000n, 1], [9223372036854776n, 2]] }]));
+  assert.equal(far.status, 400);
+  assert.deepEqual(JSON.parse(far.body.toString()), {
+    error: 'invalid WriteRequest: a sample of metric other_metric: Timestamp 9223372036854776 (+294247-01-10T04:00:54.776Z) is out of range for column tsdb_timestamp (TimestampMillisecond): it must be between -290308-12-22T00:00:00Z and +294247-01-10T04:00:54.775Z',
+  });
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*) FROM ns_metric'), [[0]]);
+  assert.ok(!(await sql(baseUrl, 'SHOW TABLES')).some((r) => r[0] === 'other_metric'));
+
+  // The edges: of the nanosecond table, and of a millisecond one.
+  const ok = await write(exactWriteRequest([
+    { labels: { __name__: 'ns_metric', job: 'a' }, samples: [[9223372036854n, 2], [-9223286400000n, 5]] },
+    { labels: { __name__: 'other_metric', job: 'a' }, samples: [[9223372036854775n, 6], [-9223372022400000n, 7]] },
+  ]));
+  assert.equal(ok.status, 204, ok.body.toString());
+  assert.deepEqual(await sql(baseUrl, 'SELECT tsdb_value, CAST(epoch_ns(tsdb_timestamp) AS VARCHAR), CAST(tsdb_timestamp AS VARCHAR) FROM ns_metric ORDER BY tsdb_timestamp'), [
+    [5, '-9223286400000000000', '1677-09-22 00:00:00'],
+    [2, '9223372036854000000', '2262-04-11 23:47:16.854'],
+  ]);
+  assert.deepEqual(await sql(baseUrl, 'SELECT tsdb_value, CAST(epoch_ms(tsdb_timestamp) AS VARCHAR) FROM other_metric ORDER BY tsdb_value'), [
+    [6, '9223372036854775'],
+    [7, '-9223372022400000'],
+  ]);
+});
+
+test('remote write to several databases: a part that is refused leaves every part unwritten', async (t) => {
+  const { baseUrl } = await start(t, ['-c', tempFile(t, 'tsdb.toml', '[prom_store]\nwith_metric_engine = false\n')]);
+  await sql(baseUrl, 'CREATE DATABASE other');
+  await sql(baseUrl, 'CREATE TABLE ns_metric (tsdb_timestamp TIMESTAMP(9) TIME INDEX, tsdb_value DOUBLE, job STRING PRIMARY KEY)', 'other');
+  const body = exactWriteRequest([
+    { labels: { __name__: 'first', job: 'a' }, samples: [[1000n, 1]] },
+    { labels: { __name__: 'ns_metric', job: 'a', __database__: 'other' }, samples: [[9999999999999n, 2]] },
+  ]);
+  const w = await post(`${baseUrl}/v1/prometheus/write`, body);
+  assert.equal(w.status, 400);
+  assert.match(JSON.parse(w.body.toString()).error, /^Invalid request to table tsdb\.other\.ns_metric, reason: Timestamp 9999999999999000000 \(2286-11-20T17:46:39\.999000000Z\) is out of range/);
+  assert.ok(!(await sql(baseUrl, 'SHOW TABLES')).some((r) => r[0] === 'first'));
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*) FROM ns_metric', 'other'), [[0]]);
+});
+
+test('remote write: a metric with more labels than a table may have columns is refused with 400', async (t) => {
+  const { baseUrl } = await start(t);
+  const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${String(i).padStart(5, '0')}`, 'v']));
+  const w = await post(`${baseUrl}/v1/prometheus/write`, encodeWriteRequest([series({ __name__: 'ok_metric' }, [[1, 1]]), series({ __name__: 'wide', ...labels(10_000) }, [[1, 1]])]));
+  assert.equal(w.status, 400);
+  assert.deepEqual(JSON.parse(w.body.toString()), { error: 'invalid WriteRequest: too many labels for metric wide: at most 4094 (a table has at most 4096 columns, tsdb_timestamp and tsdb_value included)' });
+  assert.ok(!(await sql(baseUrl, 'SHOW TABLES')).some((r) => r[0] === 'ok_metric'));
+  assert.equal((await post(`${baseUrl}/v1/prometheus/write`, encodeWriteRequest([series({ __name__: 'wide', ...labels(4094) }, [[1, 1]])]))).status, 204);
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*), min(l04093) FROM wide'), [[1, 'v']]);
 });
