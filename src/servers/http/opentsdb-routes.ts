@@ -3,7 +3,8 @@
  * metric is a table (`tsdb_timestamp` ms, `tsdb_value`, a STRING tag per tag key). Points are
  * checked one by one: refused points (and the points of a table that cannot be written) do not stop
  * the others. The whole request is refused (400, nothing written) for a body that is not a put
- * (`decodePut`) or a timestamp outside the range of its table's time index. Without `summary` /
+ * (`decodePut`: not JSON, nested too deep, too many tags), a timestamp outside the range of its
+ * table's time index, or a table that would exceed the column limit. Without `summary` /
  * `details` the answer is 204 when every point was written and 500 otherwise; with them, 200 and
  * the counts (and the refused points with their errors).
  */

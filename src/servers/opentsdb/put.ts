@@ -89,7 +89,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Decodes a put body. Throws `TsdbError(InvalidArguments, 'Invalid OpenTSDB Json request')` when
- * the body is not JSON or not an object / array of objects; refuses invalid points one by one.
+ * the body is not JSON or not an object / array of objects (with the reason when it is nested
+ * deeper than `MAX_JSON_DEPTH`), and InvalidArguments when a metric has too many tags; refuses
+ * invalid points one by one.
  */
 export function decodePut(body: string): DecodedPut {
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new TsdbError(StatusCode.InvalidArguments, `${INVALID_JSON_REQUEST}: arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`);
