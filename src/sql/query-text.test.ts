@@ -25,3 +25,8 @@ test("hex literals become DuckDB BLOB literals (DuckDB reads X'00ff' as the text
   assert.equal(bridgeQueryText("SELECT * FROM t WHERE b = X'00ff' OR b IN (x'', 0x41) AND s = 'X''00'''"), "SELECT * FROM t WHERE b = '\\x00\\xFF'::BLOB OR b IN (''::BLOB, '\\x41'::BLOB) AND s = 'X''00'''");
   assert.throws(() => bridgeQueryText("SELECT X'0g'"), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidSyntax);
 });
+
+test("MySQL's signed INTERVAL count (INTERVAL -3 HOUR) is parenthesized for DuckDB", () => {
+  assert.equal(bridgeQueryText('SELECT now() + INTERVAL -3 HOUR, date_add(ts, interval +1 day), INTERVAL 5 MINUTE'), 'SELECT now() + INTERVAL (-3) HOUR, date_add(ts, interval (+1) day), INTERVAL 5 MINUTE');
+  assert.equal(bridgeQueryText("SELECT 'INTERVAL -3 HOUR', INTERVAL '-3 hours'"), "SELECT 'INTERVAL -3 HOUR', INTERVAL '-3 hours'");
+});

@@ -1,9 +1,10 @@
 /**
  * Bridges of the query text DuckDB gets (DESIGN.md "Dialect gaps"), done on tokens so that strings
  * and comments are never touched: backtick identifiers (MySQL clients and GUI tools send them)
- * become double-quoted ones, MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`, and hex
- * literals (`X'00ff'`, `0x00ff`: bytes, which DuckDB would read as the text 'x00ff' and as `0 AS x00ff`)
- * become BLOB literals.
+ * become double-quoted ones, MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`, MySQL's
+ * `INTERVAL -3 HOUR` becomes `INTERVAL (-3) HOUR` (DuckDB takes no sign there), and hex literals
+ * (`X'00ff'`, `0x00ff`: bytes, which DuckDB would read as the text 'x00ff' and as `0 AS x00ff`) become
+ * BLOB literals.
  */
 import { hexBytes, tokenize, type Token } from './lexer.js';
 
@@ -31,6 +32,13 @@ export function bridgeQueryText(sql: string): string {
     const t = tokens[i]!;
     if (t.kind === 'quoted_ident' && t.quote === '`') edits.push({ start: t.start, end: t.end, text: quoted(t.value) });
     if (t.kind === 'hex') edits.push({ start: t.start, end: t.end, text: blobLiteral(t.value) });
+    if (t.kind === 'ident' && t.value.toLowerCase() === 'interval') {
+      const [sign, n, unit] = [tokens[i + 1], tokens[i + 2], tokens[i + 3]];
+      if (sign?.kind === 'op' && (sign.value === '-' || sign.value === '+') && n?.kind === 'number' && unit?.kind === 'ident') {
+        edits.push({ start: sign.start, end: n.end, text: `(${sign.value}${n.text})` });
+        i += 2;
+      }
+    }
     if (t.kind === 'ident' && t.value.toLowerCase() === 'limit') {
       const [a, comma, b] = [tokens[i + 1], tokens[i + 2], tokens[i + 3]];
       if (a?.kind === 'number' && comma?.kind === 'op' && comma.value === ',' && b?.kind === 'number') {

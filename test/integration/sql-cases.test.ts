@@ -28,17 +28,20 @@ test('golden SQL cases give their recorded results', async (t) => {
   for (const file of files) {
     await t.test(relative(CASES, file), async () => {
       let db = 'public';
+      let timezone: string | undefined;
       const parts: string[] = [];
       for (const sql of splitCase(readFileSync(file, 'utf8'))) {
         const res = await fetch(`${baseUrl}/v1/sql?db=${encodeURIComponent(db)}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...(timezone !== undefined && { 'x-tsdb-timezone': timezone }) },
           body: new URLSearchParams({ sql }).toString(),
         });
         const json = parseJsonExact(await res.text());
-        // Each request is a session of its own: the runner carries USE over, as a client would.
+        // Each request is a session of its own: the runner carries USE and SET time_zone over, as a client would.
         const use = /^use\s+("?)([^";\s]+)\1\s*;?$/i.exec(sql);
         if (use && json['code'] === 0) db = use[1] === '"' ? use[2]! : use[2]!.toLowerCase();
+        const zone = /^set\s+(?:time_zone|timezone|time\s+zone)\s*(?:=|to)?\s*'([^']*)'\s*;?$/i.exec(sql);
+        if (zone && json['code'] === 0) timezone = zone[1]!;
         parts.push(`${sql}\n\n${renderResponse(json)}\n\n`);
       }
       const actual = parts.join('');

@@ -42,6 +42,11 @@ function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
   const unit = timeUnitOf(c.data_type);
   if (v.kind === 'null') return null;
   if (unit !== undefined) {
+    if (v.kind === 'number' && /^[+-]?\d+$/.test(v.text)) {
+      const t = BigInt(v.text);
+      checkTimestampRange(t, unit, c.name);
+      return t;
+    }
     if (v.kind === 'number') return BigInt(constantOf(v, c.data_type) as number | string);
     if (v.kind === 'string') {
       const t = parseTimestamp(v.value, unit, session.timezone);
