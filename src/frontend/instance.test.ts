@@ -3,6 +3,7 @@ import { test, type TestContext } from 'node:test';
 import { testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { CatalogManager } from '../catalog/catalog-manager.js';
+import { tableRegionIds } from '../catalog/table-info.js';
 import type { RegionId } from '../engine/region/region-id.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
@@ -49,6 +50,37 @@ test('a query\'s time range reaches the scan: files outside it are not read', as
   // A query without a usable range reads everything, and answers the same way.
   await fe.executeSql('SELECT sum(v) FROM m WHERE ts >= 100000 OR v > 100', s);
   assert.deepEqual(access.ranges.at(-1), {});
+});
+
+test("bounds relative to now() and literals read in the session's time zone reach the scan, on every unit", async (t) => {
+  const { fe, access } = await frontend(t);
+  const s = newSession();
+  const region = async (name: string) => {
+    const info = (await fe.catalog.table('public', name))!;
+    return access.regionEngine.region(tableRegionIds(info)[0]!);
+  };
+  for (const [table, precision, perMs] of [['n_ms', 3, 1n], ['n_ns', 9, 1_000_000n], ['n_s', 0, 0n]] as const) {
+    await fe.executeSql(`CREATE TABLE ${table} (host STRING PRIMARY KEY, ts TIMESTAMP(${precision}) TIME INDEX, v DOUBLE); INSERT INTO ${table} VALUES ('a', '2024-01-01 00:00:00', 1)`, s);
+    await fe.executeSql(`ADMIN FLUSH_TABLE('${table}'); INSERT INTO ${table} VALUES ('a', now() - INTERVAL '1 minute', 2); ADMIN FLUSH_TABLE('${table}')`, s);
+    assert.equal((await region(table)).files().length, 2);
+    for (const filter of ["ts > now() - INTERVAL '5 minutes'", 'ts >= date_sub(current_timestamp, INTERVAL 5 MINUTE)', "ts BETWEEN now() - INTERVAL '5 minutes' AND now() + INTERVAL 1 DAY"]) {
+      const before = Date.now();
+      const [out] = await fe.executeSql(`SELECT sum(v) AS s FROM ${table} WHERE ${filter}`, s);
+      const after = Date.now();
+      assert.deepEqual((out as unknown as { rows: unknown[][] }).rows, [[2]], filter);
+      const range = access.ranges.at(-1)!;
+      // The bound is now() - 5 minutes in the table's unit (floored): seconds are the coarsest.
+      const lo = perMs === 0n ? BigInt(Math.floor((before - 300_000) / 1000)) : BigInt(before - 300_000) * perMs;
+      const hi = perMs === 0n ? BigInt(Math.ceil((after - 300_000) / 1000)) + 1n : BigInt(after - 300_000 + 1) * perMs;
+      assert.ok(range.start !== undefined && range.start >= lo && range.start <= hi, `${table} ${filter}: ${String(range.start)} in [${lo}, ${hi}]`);
+      assert.equal(access.regionEngine.scan((await region(table)).id, range).fileCount, 1, `${table} ${filter}: the old file is not read`);
+    }
+  }
+  // A naive literal is read in the session's zone, for the scan as for the filter.
+  const ny = newSession('public', 'America/New_York');
+  const [out] = await fe.executeSql("SELECT sum(v) AS s FROM n_ms WHERE ts >= '2023-12-31 19:00:00' AND ts < '2023-12-31 19:00:01'", ny);
+  assert.deepEqual((out as unknown as { rows: unknown[][] }).rows, [[1]]);
+  assert.deepEqual(access.ranges.at(-1), { start: BigInt(Date.UTC(2024, 0, 1)), end: BigInt(Date.UTC(2024, 0, 1)) + 1000n });
 });
 
 test('key values of the WHERE reach the scan and never change results (duplicates, deletes, NULL tags)', async (t) => {
