@@ -136,9 +136,9 @@ export class FrontendInstance {
       case 'query':
         return this.query(stmt.sql, session);
       case 'explain':
-        return this.query(stmt.statement, session, stmt.analyze ? 'analyze' : 'explain');
+        return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain' });
       case 'insert':
-        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
+        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q, wrap) => this.query(q, session, wrap !== undefined ? { wrap } : {})));
         return affected(await insertValues(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
       case 'delete':
         return affected(await deleteRows(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
@@ -316,11 +316,25 @@ export class FrontendInstance {
           (node['modifiers'] as unknown[]).length === 0 && (node['group_expressions'] as unknown[]).length === 0 && node['having'] === null && node['qualify'] === null && (cte?.map ?? []).length === 0;
         if (!ok) throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: SHOW … WHERE takes one condition on the rows shown, not: ${condition}`);
       };
-      return this.query(`SELECT * FROM ${name} WHERE ${condition}`, session, undefined, { name, relation: valuesRelation(columns, rows), shape });
+      return this.query(`SELECT * FROM ${name} WHERE ${condition}`, session, { rows: { name, relation: valuesRelation(columns, rows), shape } });
     };
   }
 
-  private async query(sql: string, session: Session, explain?: 'explain' | 'analyze', rows?: { readonly name: string; readonly relation: string; readonly shape: (tree: unknown) => void }): Promise<Output> {
+  /**
+   * Runs a query (`runQuery`) for the session: `explain` for EXPLAIN [ANALYZE]; `rows` for a SHOW's
+   * rows under a name, with the shape its query must have; `wrap` turns the query's plain SQL (range
+   * queries expanded) into the one that runs.
+   */
+  private async query(
+    sql: string,
+    session: Session,
+    opts: {
+      readonly explain?: 'explain' | 'analyze';
+      readonly rows?: { readonly name: string; readonly relation: string; readonly shape: (tree: unknown) => void };
+      readonly wrap?: (sql: string) => string;
+    } = {},
+  ): Promise<Output> {
+    const { explain, rows, wrap } = opts;
     const conn = await this.takeConnection();
     try {
       this.functionsInstalled ??= installFunctions(conn);
@@ -342,6 +356,7 @@ export class FrontendInstance {
         }),
       }),
       ...(rows !== undefined && { check: rows.shape }),
+      ...(wrap !== undefined && { wrap }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;

@@ -76,6 +76,8 @@ export interface QueryContext {
   readonly dialect?: QueryDialect;
   /** Checks the shape of the parsed query (the caller runs a query of a given form); throws to refuse it. */
   check?(tree: unknown): void;
+  /** Turns the query's plain SQL (range queries expanded) into the one that runs (INSERT … SELECT's casts). */
+  wrap?(sql: string): string;
 }
 
 /**
@@ -202,7 +204,8 @@ function spliceUnchanged(tree: unknown, parsed: string, sql: string, refs: reado
 /** Runs one query in `conn`; returns its rows. */
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
   const nowMs = Date.now();
-  const sql = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
+  const plain = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
+  const sql = ctx.wrap?.(plain) ?? plain;
   const tree = await serializeSql(conn, sql);
   if (tree.error) {
     const message = tree.error_message ?? 'cannot parse the query';

@@ -24,6 +24,9 @@ import { constantOf } from './values.js';
 
 type Insert = Extract<Statement, { kind: 'insert' }>;
 
+/** The name INSERT … SELECT gives its query (and, numbered, the query's columns). */
+const INSERT_SOURCE = '__tsdb_insert_source';
+
 
 /** A converted cell: what the column's vector holds (number, bigint, string, boolean, bytes) or null. */
 type Value = number | bigint | string | boolean | Uint8Array | null;
@@ -236,15 +239,33 @@ function cellValue(v: Cell, from: string, c: ColumnSchema, zone: string): Value 
   }
 }
 
-/** Executes INSERT … SELECT: the query's columns go to the target columns by position. */
-export async function insertSelect(stmt: Insert, session: Session, catalog: CatalogManager, tables: TableRouter, query: (sql: string) => Promise<Output>): Promise<number> {
+/**
+ * Executes INSERT … SELECT: the query's columns go to the target columns by position, each cast to
+ * its column's type by DuckDB (out of range, or not a value of it: a Conversion error, 1004) but for
+ * timestamp columns, whose values `cellValue` converts (an epoch in the column's unit, a string in the
+ * session's zone). `query` runs the SQL `wrap` makes of the query's plain SQL.
+ */
+export async function insertSelect(stmt: Insert, session: Session, catalog: CatalogManager, tables: TableRouter, query: (sql: string, wrap?: (sql: string) => string) => Promise<Output>): Promise<number> {
   if (stmt.source.kind !== 'query') throw new TsdbError(StatusCode.Unexpected, 'insertSelect of an INSERT … VALUES');
   const { info, targets } = await target(stmt, session, catalog);
-  const out = await query(stmt.source.sql);
-  if (out.kind !== 'records') throw new TsdbError(StatusCode.InvalidArguments, 'INSERT … SELECT needs a query that returns rows');
-  if (out.columns.length !== targets.length) {
-    throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${out.columns.length}`);
+  const mismatch = (values: number) => new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${values}`);
+  // The query's columns under names of ours (a query with more keeps its others, counted below).
+  const names = targets.map((_, i) => quoteIdent(`${INSERT_SOURCE}_${i + 1}`));
+  const items = targets.map((c, i) => (timeUnitOf(c.data_type) !== undefined ? names[i]! : `CAST(${names[i]} AS ${SQL_TYPES[c.data_type]}) AS ${names[i]}`));
+  const wrap = (sql: string) => `WITH ${INSERT_SOURCE}(${names.join(', ')}) AS (${sql}) SELECT ${items.join(', ')}, * EXCLUDE (${names.join(', ')}) FROM ${INSERT_SOURCE}`;
+  let out: Output;
+  try {
+    out = await query(stmt.source.sql, wrap);
+  } catch (err) {
+    // Fewer columns than targets: one of our names is missing. Count them without the casts.
+    if (err instanceof TsdbError && err.message.includes(INSERT_SOURCE)) {
+      const plain = await query(stmt.source.sql);
+      throw mismatch(plain.kind === 'records' ? plain.columns.length : 0);
+    }
+    throw err;
   }
+  if (out.kind !== 'records') throw new TsdbError(StatusCode.InvalidArguments, 'INSERT … SELECT needs a query that returns rows');
+  if (out.columns.length !== targets.length) throw mismatch(out.columns.length);
   const values = emptyValues(info, out.rows.length);
   out.rows.forEach((row, r) => targets.forEach((c, i) => (values.get(c.name)![r] = cellValue(row[i]!, out.columns[i]!.data_type, c, session.timezone))));
   return writeRows(info, targets, values, out.rows.length, tables);
