@@ -7,7 +7,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { silentLogger } from '../../common/logging.js';
 import { formatAddress } from '../../common/net/address.js';
 import type { HttpHandlers, StatusInfo } from '../handlers.js';
-import { HttpServer, type HttpServerOptions } from './http-server.js';
+import { headerSafe, HttpServer, MAX_ERROR_HEADER_LENGTH, type HttpServerOptions } from './http-server.js';
 
 const STATUS: StatusInfo = {
   version: '1.2.3',
@@ -128,6 +128,26 @@ test('errors map to the status code table; internal errors are masked', async (t
   const boom = await s.app.inject('/boom');
   assert.equal(boom.statusCode, 500);
   assert.deepEqual([boom.json().code, boom.json().error], [1003, 'Internal error: 1003']);
+});
+
+test('a long error message is cut in x-tsdb-err-msg (clients refuse long headers) and whole in the body', async (t) => {
+  const s = server(t);
+  const message = `Table not found: ${'x'.repeat(100_000)}`;
+  s.app.get('/long', async () => {
+    throw new TsdbError(StatusCode.TableNotFound, message);
+  });
+  const res = await s.app.inject('/long');
+  assert.equal(res.statusCode, 400);
+  const header = String(res.headers['x-tsdb-err-msg']);
+  assert.equal(header.length, MAX_ERROR_HEADER_LENGTH);
+  assert.ok(header.startsWith('Table not found: xxx') && header.endsWith('xxx...'));
+  assert.equal(res.json().error, message);
+  // Escapes are never cut in half; short messages are unchanged.
+  for (let pad = 0; pad < 8; pad++) {
+    const cut = headerSafe(`${'a'.repeat(1000 + pad)}${'é'.repeat(100)}`);
+    assert.ok(cut.length <= MAX_ERROR_HEADER_LENGTH && /(\\u00e9|a)\.\.\.$/.test(cut), cut.slice(-20));
+  }
+  assert.equal(headerSafe('naïve\n'), 'na\\u00efve\\u000a');
 });
 
 function get(port: number, path: string): Promise<{ status: number; body: string }> {

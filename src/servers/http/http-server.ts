@@ -44,9 +44,20 @@ export function elapsedMs(req: FastifyRequest): number {
   return Number((process.hrtime.bigint() - req.startedAt) / 1_000_000n);
 }
 
-/** Header values must be visible ASCII; anything else is escaped. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * Longest `x-tsdb-err-msg` value. Clients limit the size of response headers (Node's fetch and
+ * http: 16 KiB for all of them; Python's http.client: 64 KiB per line) and drop the whole response
+ * past it; a message quoting a long statement or identifier would reach that. The body keeps the
+ * whole message.
+ */
+export const MAX_ERROR_HEADER_LENGTH = 1024;
+
+/** Header values must be visible ASCII (anything else is escaped), at most MAX_ERROR_HEADER_LENGTH characters (cut with `...`). */
+export function headerSafe(text: string): string {
+  const escaped = text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (escaped.length <= MAX_ERROR_HEADER_LENGTH) return escaped;
+  // Not in the middle of an escape (`\u00e9`).
+  return `${escaped.slice(0, MAX_ERROR_HEADER_LENGTH - 3).replace(/\\(u[0-9a-f]{0,3})?$/, '')}...`;
 }
 
 /** Sends the error shape every tsdb HTTP endpoint uses: `{"code":…,"error":…,"execution_time_ms":…}`. */
