@@ -126,6 +126,19 @@ test('unterminated strings, identifiers and comments are InvalidSyntax errors wi
   assert.throws(() => tokenize('a\nb /* open /* nested */'), syntaxError('Invalid SQL syntax: sql parser error: Unterminated multi-line comment at Line: 2, Column: 3'));
 });
 
+test('a NUL character anywhere (code, string, identifier, comment) is an InvalidSyntax error at its line and column', () => {
+  const nul = (l: number, c: number) =>
+    syntaxError(`Invalid SQL syntax: sql parser error: a NUL character (U+0000) is not allowed in SQL text (binary data can be written as a hex literal, X'00') at Line: ${l}, Column: ${c}`);
+  assert.throws(() => tokenize('SELECT 1\u0000'), nul(1, 9));
+  assert.throws(() => tokenize("SELECT\n 'a\u0000b'"), nul(2, 4));
+  assert.throws(() => tokenize('SELECT "x\u0000" FROM t'), nul(1, 10));
+  assert.throws(() => tokenize('SELECT 1 -- \u0000\n'), nul(1, 13));
+  assert.throws(() => tokenize("\n\n/* \u0000 */ 'unterminated"), nul(3, 4));
+  assert.throws(() => tokenize('\u0000'), nul(1, 1));
+  // Other control characters are left to the grammar (an op token, or part of a string).
+  assert.deepEqual(kv("'a\u0001b'"), [['string', 'a\u0001b']]);
+});
+
 test("hex literals: X'..' / x'..' and 0x.. are one token of their digits; not identifiers or numbers", () => {
   assert.deepEqual(kv("X'00ff' x'AbCd' X'' 0x00ff 0XFF 0xabc"), [
     ['hex', '00ff'],

@@ -70,11 +70,32 @@ export function hexBytes(digits: string): Buffer {
   return Buffer.from(digits, 'hex');
 }
 
+/**
+ * Refuses SQL text with a NUL character (U+0000), wherever it is (in a string, an identifier, a
+ * comment): C strings end there, so DuckDB and the client protocols would see another statement
+ * than the one written. InvalidSyntax with the NUL's line and column.
+ */
+export function checkNoNul(sql: string): void {
+  const at = sql.indexOf('\u0000');
+  if (at < 0) return;
+  let line = 1;
+  let lineStart = 0;
+  for (let nl = sql.indexOf('\n'); nl >= 0 && nl < at; nl = sql.indexOf('\n', nl + 1)) {
+    line++;
+    lineStart = nl + 1;
+  }
+  throw new TsdbError(
+    StatusCode.InvalidSyntax,
+    `Invalid SQL syntax: sql parser error: a NUL character (U+0000) is not allowed in SQL text (binary data can be written as a hex literal, X'00') at Line: ${line}, Column: ${at - lineStart + 1}`,
+  );
+}
+
 /** Characters that are always a one-character operator (no longer operator starts with them). */
 const SINGLE = new Set(['(', ')', ',', ';', '+', '*', '%', '[', ']', '{', '}', '?', '#', '^', '~', '&', '.']);
 
-/** Tokenizes `sql`; the last token is always `eof`. Unterminated strings, quoted identifiers and block comments are InvalidSyntax errors. */
+/** Tokenizes `sql`; the last token is always `eof`. A NUL character, unterminated strings, quoted identifiers and block comments are InvalidSyntax errors. */
 export function tokenize(sql: string): Token[] {
+  checkNoNul(sql);
   const tokens: Token[] = [];
   const n = sql.length;
   let pos = 0;

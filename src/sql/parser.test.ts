@@ -579,6 +579,20 @@ test('syntax errors carry the position of the offending token over the whole inp
   fails("SELECT 1;\nSELECT 'x", StatusCode.InvalidSyntax, syntax('Unterminated string literal at Line: 2, Column: 8'));
 });
 
+test('a NUL character is refused before the fast INSERT path too; "" names nothing but is a string in VALUES', () => {
+  const nul = (c: number) => syntax(`a NUL character (U+0000) is not allowed in SQL text (binary data can be written as a hex literal, X'00') at Line: 1, Column: ${c}`);
+  fails("INSERT INTO t VALUES ('a\u0000', 1)", StatusCode.InvalidSyntax, nul(25));
+  fails("INSERT INTO t VALUES ('a', 1)\u0000", StatusCode.InvalidSyntax, nul(30));
+  fails('CREATE TABLE "t\u0000" (ts TIMESTAMP TIME INDEX)', StatusCode.InvalidSyntax, nul(16));
+  fails('CREATE TABLE "" (ts TIMESTAMP TIME INDEX)', StatusCode.InvalidSyntax, syntax('zero-length delimited identifier "" at Line: 1, Column: 14'));
+  fails('CREATE TABLE t (`` INT, ts TIMESTAMP TIME INDEX)', StatusCode.InvalidSyntax, syntax('zero-length delimited identifier `` at Line: 1, Column: 17'));
+  fails('CREATE DATABASE ""', StatusCode.InvalidSyntax, syntax('zero-length delimited identifier "" at Line: 1, Column: 17'));
+  fails('ALTER TABLE t RENAME ""', StatusCode.InvalidSyntax, syntax('zero-length delimited identifier "" at Line: 1, Column: 22'));
+  const insert = one('INSERT INTO t VALUES ("", 1)');
+  assert.ok(insert.kind === 'insert' && insert.source.kind === 'values');
+  assert.deepEqual(insert.source.rows, [[{ kind: 'string', value: '' }, { kind: 'number', text: '1' }]]);
+});
+
 test('every prefix of long statements parses or throws a TsdbError 2000/1001', () => {
   const statements = [
     `CREATE TABLE IF NOT EXISTS "Db".t (host STRING NULL DEFAULT 'x' COMMENT 'h' INVERTED INDEX, v DOUBLE DEFAULT -1.5 FULLTEXT INDEX WITH (analyzer = 'English'),

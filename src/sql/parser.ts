@@ -9,12 +9,14 @@ import { fastInsert } from './fast-insert.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AlterTableAction, ColumnDef, IndexKind, ObjectName, Options, ShowFilter, SqlType, Statement, ValueExpr } from './ast.js';
-import { hexBytes, tokenize } from './lexer.js';
+import { checkNoNul, hexBytes, tokenize } from './lexer.js';
 import { blobLiteral } from './query-text.js';
 import type { Token } from './lexer.js';
 
 /** Parses every statement of `sql`; empty statements (`;;`, comments only) are skipped. */
 export function parseSql(sql: string): Statement[] {
+  // Before the fast path, which reads values without the lexer.
+  checkNoNul(sql);
   const fast = fastInsert(sql, (head) => parseStatements(head)[0]!);
   return fast !== undefined ? [fast] : parseStatements(sql);
 }
@@ -179,6 +181,8 @@ class StatementParser {
       return t.value.toLowerCase();
     }
     if (t.kind === 'quoted_ident') {
+      // `""` names nothing (PostgreSQL and DuckDB refuse it too; in VALUES it is the empty string).
+      if (t.value === '') throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: zero-length delimited identifier ${t.text}${location(t)}`);
       this.pos++;
       return t.value;
     }
