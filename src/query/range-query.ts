@@ -60,6 +60,9 @@ function syntax(message: string): TsdbError {
   return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message}`);
 }
 
+/** ` at Line: l, Column: c` of a token (nothing at the end of input), as sqlparser writes it. */
+const at = (t: Token): string => (t.kind === 'eof' ? '' : ` at Line: ${t.line}, Column: ${t.column}`);
+
 const word = (t: Token | undefined, w: string) => t !== undefined && t.kind === 'ident' && t.value.toLowerCase() === w;
 const op = (t: Token | undefined, o: string) => t !== undefined && t.kind === 'op' && t.value === o;
 
@@ -152,6 +155,7 @@ export function parseRangeQuery(sql: string): RangeQuery | undefined {
   for (let i = 1; i <= fromAt; i++) {
     if (i < fromAt && !(top(i) && op(tokens[i], ','))) continue;
     const itemTokens = tokens.slice(start, i);
+    if (itemTokens.length === 0) throw syntax(`Expected: an expression, found: ${tokens[i]!.text}${at(tokens[i]!)}`);
     const r = itemTokens.findIndex((t, k) => k > 0 && top(start + k) && word(t, 'range'));
     if (r < 0) {
       items.push({ kind: 'plain', text: sql.slice(itemTokens[0]!.start, itemTokens.at(-1)!.end) });
@@ -206,6 +210,7 @@ export function parseRangeQuery(sql: string): RangeQuery | undefined {
       const open = i + 1;
       let close = open + 1;
       while (close < tokens.length && !(op(tokens[close], ')') && depth[close] === depth[open])) close++;
+      if (close >= tokens.length) throw syntax(`Expected: ) closing BY (, found: EOF`);
       by = [];
       let s = open + 1;
       for (let k = open + 1; k <= close; k++) {
