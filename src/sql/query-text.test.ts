@@ -29,4 +29,17 @@ test("hex literals become DuckDB BLOB literals (DuckDB reads X'00ff' as the text
 test("MySQL's signed INTERVAL count (INTERVAL -3 HOUR) is parenthesized for DuckDB", () => {
   assert.equal(bridgeQueryText('SELECT now() + INTERVAL -3 HOUR, date_add(ts, interval +1 day), INTERVAL 5 MINUTE'), 'SELECT now() + INTERVAL (-3) HOUR, date_add(ts, interval (+1) day), INTERVAL 5 MINUTE');
   assert.equal(bridgeQueryText("SELECT 'INTERVAL -3 HOUR', INTERVAL '-3 hours'"), "SELECT 'INTERVAL -3 HOUR', INTERVAL '-3 hours'");
+
+test("a number beyond DOUBLE's range is InvalidArguments at its position (DuckDB would make it an Infinity it cannot serialize)", () => {
+  const outOfRange = (text: string, l: number, c: number) => (e: unknown) => {
+    assert.ok(e instanceof TsdbError);
+    assert.equal(e.code, StatusCode.InvalidArguments);
+    assert.equal(e.message, `Number out of range: ${text} is beyond DOUBLE's range (±1.7976931348623157e308) at Line: ${l}, Column: ${c}`);
+    return true;
+  };
+  assert.throws(() => bridgeQueryText('SELECT 1e309'), outOfRange('1e309', 1, 8));
+  assert.throws(() => bridgeQueryText('SELECT a\nFROM t WHERE v > -1.5e400'), outOfRange('1.5e400', 2, 19));
+  assert.throws(() => bridgeQueryText(`SELECT ${'9'.repeat(400)}`), outOfRange(`${'9'.repeat(20)}…(400 characters)`, 1, 8));
+  // In range, tiny, or in a string: unchanged.
+  for (const sql of ['SELECT 1.7976931348623157e308, 1e-400, 99999999999999999999999999999999999999', "SELECT '1e309'", 'SELECT "1e309" FROM t']) assert.equal(bridgeQueryText(sql), sql);
 });

@@ -4,8 +4,11 @@
  * become double-quoted ones, MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`, MySQL's
  * `INTERVAL -3 HOUR` becomes `INTERVAL (-3) HOUR` (DuckDB takes no sign there), and hex literals
  * (`X'00ff'`, `0x00ff`: bytes, which DuckDB would read as the text 'x00ff' and as `0 AS x00ff`) become
- * BLOB literals.
+ * BLOB literals. A number beyond DOUBLE's range is refused: DuckDB reads it as an
+ * infinite DOUBLE and then cannot write its own parse tree back (`"value":Infinity` is not JSON).
  */
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
 import { hexBytes, tokenize, type Token } from './lexer.js';
 
 /** The bytes of a hex token's digits as a DuckDB BLOB literal (`'\x00\xFF'::BLOB`); InvalidSyntax for bad digits. */
@@ -19,7 +22,7 @@ function quoted(value: string): string {
   return `"${value.replaceAll('"', '""')}"`;
 }
 
-/** The query with the tsdb dialect's MySQL-isms rewritten for DuckDB (the text is unchanged otherwise). */
+/** The query with the tsdb dialect's MySQL-isms rewritten for DuckDB (the text is unchanged otherwise); InvalidArguments for a number beyond DOUBLE's range. */
 export function bridgeQueryText(sql: string): string {
   let tokens: Token[];
   try {
@@ -38,6 +41,10 @@ export function bridgeQueryText(sql: string): string {
         edits.push({ start: sign.start, end: n.end, text: `(${sign.value}${n.text})` });
         i += 2;
       }
+    }
+    if (t.kind === 'number' && !Number.isFinite(Number(t.value))) {
+      const text = t.text.length <= 40 ? t.text : `${t.text.slice(0, 20)}…(${t.text.length} characters)`;
+      throw new TsdbError(StatusCode.InvalidArguments, `Number out of range: ${text} is beyond DOUBLE's range (±1.7976931348623157e308) at Line: ${t.line}, Column: ${t.column}`);
     }
     if (t.kind === 'ident' && t.value.toLowerCase() === 'limit') {
       const [a, comma, b] = [tokens[i + 1], tokens[i + 2], tokens[i + 3]];
