@@ -29,6 +29,7 @@ test("hex literals become DuckDB BLOB literals (DuckDB reads X'00ff' as the text
 test("MySQL's signed INTERVAL count (INTERVAL -3 HOUR) is parenthesized for DuckDB", () => {
   assert.equal(bridgeQueryText('SELECT now() + INTERVAL -3 HOUR, date_add(ts, interval +1 day), INTERVAL 5 MINUTE'), 'SELECT now() + INTERVAL (-3) HOUR, date_add(ts, interval (+1) day), INTERVAL 5 MINUTE');
   assert.equal(bridgeQueryText("SELECT 'INTERVAL -3 HOUR', INTERVAL '-3 hours'"), "SELECT 'INTERVAL -3 HOUR', INTERVAL '-3 hours'");
+});
 
 test("a number beyond DOUBLE's range is InvalidArguments at its position (DuckDB would make it an Infinity it cannot serialize)", () => {
   const outOfRange = (text: string, l: number, c: number) => (e: unknown) => {
