@@ -77,6 +77,8 @@ test('/v1/sql refuses bad requests with the reference\'s codes and statuses', as
     ['bad time zone', sql(baseUrl, 'SELECT 1', { headers: { 'x-tsdb-timezone': 'Mars/Olympus' } }), 400, 1004, /^Invalid time zone: Mars\/Olympus$/],
     ['syntax', sql(baseUrl, 'SELEC 1'), 400, 1001, /keyword: SELEC/],
     ['missing table', sql(baseUrl, 'SELECT * FROM nope'), 400, 4001, /Table not found: tsdb\.public\.nope/],
+    ['unknown format', sql(baseUrl, 'SELECT 1', { query: '?format=nope' }), 400, 1004, /^Invalid format: nope; valid formats: greptimedb_v1, json, csv, csvWithNames, csvWithNamesAndTypes, table, influxdb_v1, null$/],
+    ['arrow format', sql(baseUrl, 'SELECT 1', { query: '?format=arrow' }), 400, 1001, /^Unsupported format: arrow is not implemented; valid formats: /],
   ];
   for (const [name, pending, status, code, message] of cases) {
     const res = await pending;
@@ -86,6 +88,9 @@ test('/v1/sql refuses bad requests with the reference\'s codes and statuses', as
     assert.equal(body['code'], code, name);
     assert.match(String(body['error']), message, name);
   }
+  // A refused format runs nothing.
+  assert.equal((await sql(baseUrl, 'CREATE TABLE fmt (ts TIMESTAMP TIME INDEX)', { query: '?format=nope' })).status, 400);
+  assert.equal(((await (await sql(baseUrl, 'SELECT * FROM fmt')).json()) as Record<string, unknown>)['code'], 4001);
   // db as `<catalog>-<schema>` and the first failing statement replacing the whole response.
   assert.equal(((await (await sql(baseUrl, 'SELECT 1', { query: '?db=tsdb-public' })).json()) as Record<string, unknown>)['code'], 0);
   const failed = (await (await sql(baseUrl, 'SELECT 1; SELECT * FROM nope; SELECT 2')).json()) as Record<string, unknown>;

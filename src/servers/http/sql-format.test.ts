@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
 import { formatOf, render, toJson } from './sql-format.js';
 
 test('toJson writes 64-bit integers exactly, and what JSON.stringify writes otherwise', () => {
@@ -9,9 +11,20 @@ test('toJson writes 64-bit integers exactly, and what JSON.stringify writes othe
   assert.equal(toJson(undefined), 'null');
 });
 
-test('formats: unknown names mean greptimedb_v1; records and affected rows render per format', () => {
+test('formats: case-insensitive, absent or empty means greptimedb_v1, an unknown name is refused listing the valid ones', () => {
   assert.equal(formatOf('CSVWithNames'), 'csvwithnames');
-  assert.equal(formatOf('nope'), 'greptimedb_v1');
+  assert.equal(formatOf(undefined), 'greptimedb_v1');
+  assert.equal(formatOf(''), 'greptimedb_v1');
+  assert.throws(() => formatOf('nope'), (err: unknown) => {
+    assert.ok(err instanceof TsdbError);
+    assert.equal(err.code, StatusCode.InvalidArguments);
+    assert.equal(err.message, 'Invalid format: nope; valid formats: greptimedb_v1, json, csv, csvWithNames, csvWithNamesAndTypes, table, influxdb_v1, null');
+    return true;
+  });
+  assert.throws(() => formatOf('Arrow'), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.Unsupported && /^Unsupported format: Arrow is not implemented; valid formats: /.test(err.message));
+});
+
+test('records and affected rows render per format', () => {
   const records = { kind: 'records' as const, columns: [{ name: 'n', data_type: 'UInt64' }], rows: [[18446744073709551615n]] };
   assert.equal(render('greptimedb_v1', [records, { kind: 'affected', rows: 3 }], 7).body, '{"code":0,"output":[{"records":{"schema":{"column_schemas":[{"name":"n","data_type":"UInt64"}]},"rows":[[18446744073709551615]],"total_rows":1}},{"affectedrows":3}],"execution_time_ms":7}');
   assert.equal(render('json', [records], 1).body, '{"data":[{"n":18446744073709551615}],"execution_time_ms":1}');

@@ -1,17 +1,30 @@
 /**
  * The output formats of `/v1/sql` (reference api.md §1.2): `greptimedb_v1` (default), `json`,
- * `csv`, `csvWithNames`, `csvWithNamesAndTypes`, `table`, `influxdb_v1`, `null`. JSON is written by
- * hand so that 64-bit integers keep every digit.
+ * `csv`, `csvWithNames`, `csvWithNamesAndTypes`, `table`, `influxdb_v1`, `null`; any other name is
+ * refused. JSON is written by hand so that 64-bit integers keep every digit.
  */
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Cell, Output } from '../../query/output.js';
 
 export const FORMATS = ['greptimedb_v1', 'json', 'csv', 'csvwithnames', 'csvwithnamesandtypes', 'table', 'influxdb_v1', 'null'] as const;
 export type SqlFormat = (typeof FORMATS)[number];
 
-/** The format asked for (case-insensitive); an unknown name means the default. */
+/** The names of the formats as the README and the error messages write them. */
+const FORMAT_NAMES = ['greptimedb_v1', 'json', 'csv', 'csvWithNames', 'csvWithNamesAndTypes', 'table', 'influxdb_v1', 'null'];
+
+/**
+ * The format asked for (case-insensitive; absent or empty: greptimedb_v1). An unknown name is
+ * refused (InvalidArguments, listing the formats) rather than answered in the default format, which
+ * a client asking for csv would misread; GreptimeDB's `arrow` is not implemented (Unsupported).
+ */
 export function formatOf(name: string | undefined): SqlFormat {
   const f = (name ?? '').toLowerCase();
-  return (FORMATS as readonly string[]).includes(f) ? (f as SqlFormat) : 'greptimedb_v1';
+  if (f === '') return 'greptimedb_v1';
+  if ((FORMATS as readonly string[]).includes(f)) return f as SqlFormat;
+  const valid = `valid formats: ${FORMAT_NAMES.join(', ')}`;
+  if (f === 'arrow') throw new TsdbError(StatusCode.Unsupported, `Unsupported format: ${name} is not implemented; ${valid}`);
+  throw new TsdbError(StatusCode.InvalidArguments, `Invalid format: ${name}; ${valid}`);
 }
 
 /**

@@ -99,6 +99,7 @@ export function sqlRoutes(app: FastifyInstance, handler: SqlHandler, auth?: Auth
       limit = Number(p['limit']);
       if (!Number.isInteger(limit) || limit < 0) return sendError(req, reply, StatusCode.InvalidArguments, `Invalid limit: ${p['limit']}`);
     }
+    // An unknown format is refused before anything runs.
     const format = formatOf(p['format']);
     const outputs = await handler.executeSql(sql, { database, timezone, user });
     if (outputs.length > 1 && format !== 'greptimedb_v1' && format !== 'influxdb_v1') {
