@@ -15,6 +15,7 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KvBackend } from '../meta/kv/kv-backend.js';
+import { checkDatabaseName } from './limit-checks.js';
 import { DEFAULT_CATALOG, DEFAULT_DATABASE, FIRST_TABLE_ID, INFORMATION_SCHEMA, fullTableName, type DatabaseInfo, type TableInfo } from './table-info.js';
 
 const SEQ_TABLE_ID = '__meta_seq-table_id';
@@ -75,8 +76,9 @@ export class CatalogManager {
     return [...stored, { name: INFORMATION_SCHEMA, options: {}, created_at: 0 }].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Creates a database; false when it exists and `ifNotExists`. */
+  /** Creates a database; false when it exists and `ifNotExists`. The name is checked (`limit-checks.ts`). */
   async createDatabase(name: string, options: Readonly<Record<string, string>>, ifNotExists: boolean): Promise<boolean> {
+    checkDatabaseName(name);
     const info: DatabaseInfo = { name, options, created_at: Date.now() };
     if (name !== INFORMATION_SCHEMA && (await this.kv.compareAndPut(this.dbKey(name), undefined, encode(info)))) return true;
     if (ifNotExists) return false;

@@ -5,6 +5,7 @@
  * of logical tables do not lose one another's tags).
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { checkColumnCount, checkTableName } from '../catalog/limit-checks.js';
 import { DEFAULT_CATALOG, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -27,6 +28,7 @@ export class MetricTables {
    * whether it was created (false: it exists and `ifNotExists`).
    */
   async create(info: TableInfo, ifNotExists: boolean): Promise<boolean> {
+    checkTableName(info.name);
     const physicalOpt = info.options[PHYSICAL_TABLE_OPTION];
     const logicalOpt = info.options[LOGICAL_TABLE_OPTION];
     if ((physicalOpt === undefined) === (logicalOpt === undefined)) {
@@ -64,6 +66,7 @@ export class MetricTables {
   private async addTags(physical: TableInfo, tags: readonly ColumnSchema[]): Promise<TableInfo> {
     if (tags.length === 0) return physical;
     const next = withTags(physical, tags);
+    checkColumnCount(physical.name, next.columns.length);
     const options = regionOptionsOf(next.options);
     for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
     await this.catalog.updateTable(physical, next);

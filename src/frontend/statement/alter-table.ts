@@ -5,6 +5,7 @@
  */
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { columnTypeOf } from '../../catalog/column-types.js';
+import { checkColumnCount, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { regionMetadataOf, tableRegionIds, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -100,6 +101,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
           columns.splice(at + 1, 0, c);
         }
       }
+      checkColumnCount(table.name, columns.length);
       return { ...next, columns, primary_key: primaryKey, next_column_id: nextId };
     }
     case 'drop_column': {
@@ -146,6 +148,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
       return { ...next, options };
     }
     case 'rename':
+      checkTableName(action.newName);
       return { ...next, name: action.newName };
     case 'modify_column_type': {
       const c = find(action.name);

@@ -4,6 +4,7 @@
  */
 import { columnTypeOf } from '../../catalog/column-types.js';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
+import { checkColumnCount, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { DEFAULT_CATALOG, regionDir, regionMetadataOf, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -131,8 +132,10 @@ async function createLike(stmt: CreateTable, src: TableInfo, database: string, c
   return createWithRegions(info, catalog, regions, ifNotExists);
 }
 
-/** Creates the regions, then claims the name; a lost race removes the regions again. */
+/** Checks the name and the columns (`catalog/limits.ts`), creates the regions, then claims the name; a lost race removes the regions again. */
 export async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
+  checkTableName(info.name);
+  checkColumnCount(info.name, info.columns.length);
   const options = regionOptionsOf(info.options);
   for (const n of info.region_numbers) await regions.createRegion(regionMetadataOf(info, n, options), regionDir(info, n));
   try {
