@@ -244,3 +244,27 @@ test('range queries align their slots in the session time zone by default', asyn
   // Shanghai days (UTC+8) start at 16:00 UTC: both rows fall on 2024-01-02 local.
   assert.deepEqual(await rows('Asia/Shanghai'), [[Date.UTC(2024, 0, 1, 16), 3]]);
 });
+
+test('client mistakes are 4xx with a clear code: NUL bytes, a range query cut short, too many columns', async (t) => {
+  const { baseUrl } = await start(t);
+  await sql(baseUrl, "CREATE TABLE t (h STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO t VALUES ('a', 0, 1)");
+  const answer = async (statement: string) => {
+    const res = await sql(baseUrl, statement);
+    const body = (await res.json()) as Record<string, unknown>;
+    return { status: res.status, code: body['code'], error: String(body['error']) };
+  };
+  const nul = (l: number, c: number) => `Invalid SQL syntax: sql parser error: a NUL character (U+0000) is not allowed in SQL text (binary data can be written as a hex literal, X'00') at Line: ${l}, Column: ${c}`;
+  assert.deepEqual(await answer("SELECT 'a\u0000b'"), { status: 400, code: 2000, error: nul(1, 10) });
+  assert.deepEqual(await answer('SELECT 1\u0000'), { status: 400, code: 2000, error: nul(1, 9) });
+  assert.deepEqual(await answer('SELECT "h\u0000" FROM t'), { status: 400, code: 2000, error: nul(1, 10) });
+  assert.deepEqual(await answer("INSERT INTO t VALUES ('a\u0000', 1, 2)"), { status: 400, code: 2000, error: nul(1, 25) });
+  assert.deepEqual(await answer('CREATE TABLE "x\u0000y" (ts TIMESTAMP TIME INDEX)'), { status: 400, code: 2000, error: nul(1, 16) });
+  assert.deepEqual(await answer("SELECT ts, avg(v) RANGE '5m' FROM t ALIGN '1m' BY (h"), { status: 400, code: 2000, error: 'Invalid SQL syntax: sql parser error: Expected: ) closing BY (, found: EOF' });
+
+  // At most 65,535 columns (a WAL record counts them in 16 bits): CREATE and ALTER … ADD past it are refused.
+  const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i} DOUBLE`).join(', ');
+  assert.deepEqual(await answer(`CREATE TABLE wide (ts TIMESTAMP TIME INDEX, ${columns(65_535)})`), { status: 400, code: 1004, error: 'Too many columns: table wide would have 65536 columns, at most 65535' });
+  assert.equal((await answer(`CREATE TABLE wide (ts TIMESTAMP TIME INDEX, ${columns(65_534)})`)).code, 0);
+  assert.deepEqual(await answer('ALTER TABLE wide ADD COLUMN one_more DOUBLE'), { status: 400, code: 1004, error: 'Too many columns: table wide would have 65536 columns, at most 65535' });
+  assert.equal((await answer('SELECT count(*) FROM wide')).code, 0);
+});
