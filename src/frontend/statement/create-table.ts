@@ -6,7 +6,7 @@ import { columnTypeOf } from '../../catalog/column-types.js';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { checkColumnCount, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
-import { DEFAULT_CATALOG, regionDir, regionMetadataOf, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { DEFAULT_CATALOG, INFORMATION_SCHEMA, regionDir, regionMetadataOf, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { TIMESTAMP_TYPES, type ColumnType, type TimestampType } from '../../engine/region/metadata.js';
@@ -108,6 +108,8 @@ export async function createTable(
   metric: (info: TableInfo, ifNotExists: boolean) => Promise<boolean>,
 ): Promise<boolean> {
   const { database, table } = resolveName(stmt.name, session);
+  // information_schema is virtual: a table created there could never be read (GreptimeDB's message).
+  if (database === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Schema \`${database}\` is read-only`);
   const db = await catalog.requireDatabase(database);
   const existing = await catalog.table(database, table);
   if (existing !== undefined) {

@@ -36,6 +36,10 @@ ALTER TABLE t RENAME "bad name";
 
 ALTER TABLE t RENAME "🈲";
 
+CREATE TABLE information_schema.x (ts TIMESTAMP TIME INDEX);
+
+CREATE TABLE information_schema.y LIKE t;
+
 CREATE DATABASE "a/b";
 
 CREATE DATABASE "..";
