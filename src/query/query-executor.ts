@@ -92,6 +92,12 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
   ['Invalid Input', StatusCode.InvalidArguments],
   ['Out of Range', StatusCode.InvalidArguments],
   ['Not implemented', StatusCode.Unsupported],
+  // A parameter placeholder ($1, $name, ?) where DuckDB takes none (ORDER BY, GROUP BY): the query's fault.
+  ['Parameter Not Allowed', StatusCode.InvalidArguments],
+  ['Parameter Not Resolved', StatusCode.InvalidArguments],
+  // A function of an extension tsdb does not ship (it installs and loads none).
+  ['Missing Extension', StatusCode.Unsupported],
+  ['Extension Autoloading', StatusCode.Unsupported],
   ['Out of Memory', StatusCode.RuntimeResourcesExhausted],
   // DuckDB's own sandbox (external access off, configuration locked) refused something the SQL
   // front end let through: still the user's request at fault, and a permission matter.

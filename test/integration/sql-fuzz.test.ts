@@ -39,58 +39,6 @@ const SECONDS = envInt('TSDB_FUZZ_SECONDS', 60);
 /** The fixture's database and tables are created again every so many statements (mutants drop and rename them). */
 const RESTORE_EVERY = 200;
 
-/**
- * Failures known and not yet fixed, each in a file owned by another change: reported as
- * diagnostics, not failures. Remove an entry once its fix lands; a statement matching none fails.
- */
-interface KnownOpen {
-  /** Where the fix belongs. */
-  readonly owner: string;
-  /** A statement that shows it. */
-  readonly example: string;
-  readonly why: string;
-  /** Whether a failing answer is this one; `log` is the server's error log of the statement (messages and stacks). */
-  readonly matches: (answer: Answer, log: string) => boolean;
-}
-
-const KNOWN_OPEN: readonly KnownOpen[] = [
-  {
-    owner: 'src/query/query-executor.ts (duckdbError: DUCKDB_ERROR_CODES has no entry for "Parameter Not Allowed")',
-    example: 'SELECT h FROM t ORDER BY h, $ts',
-    why: 'DuckDB reads $ts / $1 / ? as a prepared-statement parameter, and one in ORDER BY is a "Parameter Not Allowed Error", mapped to 3001 (HTTP 500)',
-    matches: (a) => a.code === 3001 && /^Parameter not (supported|allowed)/i.test(a.message),
-  },
-  {
-    owner: 'src/engine/region-engine.ts (DuckDBInstance.create: autoinstall_known_extensions / autoload_known_extensions off) and src/query/query-executor.ts (DUCKDB_ERROR_CODES: "Extension Autoloading", "Missing Extension")',
-    example: "SELECT host('a')",
-    why: "a function of a DuckDB extension (host() of inet) makes DuckDB try to download and load the extension; offline that is an \"Extension Autoloading Error\", mapped to 3001 (HTTP 500)",
-    matches: (a) => a.code === 3001 && /install the required extension|extension .* (is not|not) loaded/i.test(a.message),
-  },
-  {
-    owner: 'src/frontend/statement/insert.ts (cellValue, used by insertSelect and deleteRows)',
-    example: "INSERT INTO dst SELECT host, ts, v, '5m' FROM src",
-    why: "a query value that does not fit the column's type is converted with BigInt()/Number()/Boolean(): BigInt('5m') or BigInt(1.5) throws a SyntaxError/RangeError (1003); without an error, 999 into TINYINT stores -25, -5 into BIGINT UNSIGNED 18446744073709551611, 'nope' into DATE 1970-01-01, 'x' into DOUBLE NaN, 'false' into BOOLEAN true. The VALUES path answers 2000/1004 for all of them; a cast of each query column to the column's type in DuckDB (its Conversion errors are 1004) would do the same",
-    matches: (a, log) => a.code === 1003 && /to a BigInt|BigInt \(<anonymous>\)[\s\S]*cellValue/.test(log),
-  },
-  {
-    owner: 'src/frontend/statement/insert.ts (timestamp values of INSERT … VALUES and of INSERT … SELECT (cellValue): call checkTimestampRange of src/common/time/timestamp.ts, which nothing calls yet)',
-    example: "INSERT INTO t VALUES ('a', -9223372036854775808, 1); ADMIN FLUSH_TABLE('t')",
-    why: 'an integer epoch outside the range DuckDB converts (TIMESTAMP_RANGE), e.g. -9223372036854775808 or (by INSERT … SELECT) 99999999999999999 into a TIMESTAMP(3) column, is accepted; every flush of the table then fails with "Could not convert Timestamp(MS) to Timestamp(US)" (5000, HTTP 503) and its rows stay in the memtable and WAL',
-    matches: (a) => a.code === 5000 && /Could not convert Timestamp/.test(a.message),
-  },
-];
-
-/** The error lines a statement left in the server's log: messages and stacks. */
-function errorLog(lines: readonly LogLine[]): string {
-  return lines
-    .filter((l) => l.level === 'error')
-    .map((l) => {
-      const err = l['err'] as { message?: string; stack?: string } | undefined;
-      return `${l.msg}\n${err?.stack ?? err?.message ?? ''}`;
-    })
-    .join('\n');
-}
-
 interface Answer {
   readonly status: number;
   readonly code: number;
@@ -145,7 +93,6 @@ test('mutated SQL never gets an internal error or a 5xx, and the server survives
   const failures: string[] = [];
   /** Answers by status code, to see how deep the mutants reach. */
   const codes = new Map<string, number>();
-  const known = new Map<KnownOpen, { count: number; first: string }>();
   const started = Date.now();
   let ran = 0;
   let stoppedEarly = false;
@@ -183,23 +130,13 @@ test('mutated SQL never gets an internal error or a 5xx, and the server survives
         break;
       }
     } else if (failed) {
-      const k = KNOWN_OPEN.find((e) => e.matches(answer, errorLog(proc.lines.slice(logFrom))));
-      if (k !== undefined) {
-        const seen = known.get(k);
-        if (seen === undefined) known.set(k, { count: 1, first: `#${i} ${shown(m.sql, 200)}` });
-        else seen.count++;
-      } else {
-        report(i, m, `HTTP ${answer.status}, code ${answer.code}: ${answer.message.slice(0, 300)}`, proc.lines.slice(logFrom));
-      }
+      report(i, m, `HTTP ${answer.status}, code ${answer.code}: ${answer.message.slice(0, 300)}`, proc.lines.slice(logFrom));
     }
     i++;
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   t.diagnostic(`seed ${SEED}: ${ran} of ${COUNT} statements in ${seconds} s${stoppedEarly ? ` (stopped by TSDB_FUZZ_SECONDS=${SECONDS})` : ''}`);
   t.diagnostic(`answers by code: ${[...codes].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c}: ${n}`).join(', ')}`);
-  for (const [k, seen] of known) {
-    t.diagnostic(`known open (${seen.count}×, fix in ${k.owner}): ${k.why}; e.g. ${k.example}; first here ${seen.first}`);
-  }
 
   if (proc.running) {
     const health = await fetch(`${baseUrl}/health`);
