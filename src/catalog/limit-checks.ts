@@ -31,9 +31,9 @@ export function checkTableName(name: string): void {
   if (!NAME_PATTERN.test(name)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid table name: ${shown(name)}: ${RULE}`);
 }
 
-/** The number of columns a table would have. */
-export function checkColumnCount(table: string, columns: number): void {
-  if (columns > MAX_COLUMNS_PER_TABLE) {
-    throw new TsdbError(StatusCode.InvalidArguments, `Too many columns: table ${shown(table)} would have ${columns} columns, at most ${MAX_COLUMNS_PER_TABLE}`);
+/** The number of columns a table would have (`limit`: a physical metric table's is `MAX_COLUMNS_PER_REGION`). */
+export function checkColumnCount(table: string, columns: number, limit = MAX_COLUMNS_PER_TABLE): void {
+  if (columns > limit) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Too many columns: table ${shown(table)} would have ${columns} columns, at most ${limit}`);
   }
 }

@@ -32,3 +32,10 @@ export const MAX_DATABASE_NAME_LENGTH = 255;
  * about 40 s and 4.5 GB). One line with 10,000 tags would otherwise become 10,000 primary key columns.
  */
 export const MAX_COLUMNS_PER_TABLE = 4096;
+
+/**
+ * The most columns a region may have: a WAL write record counts its columns in 16 bits
+ * (`engine/batch/batch-codec.ts`). A physical metric table, whose tags are the union of its logical
+ * tables' labels (thousands of metrics of a Prometheus), is bounded only by this.
+ */
+export const MAX_COLUMNS_PER_REGION = 65_535;

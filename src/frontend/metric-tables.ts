@@ -6,6 +6,7 @@
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkColumnCount, checkTableName } from '../catalog/limit-checks.js';
+import { MAX_COLUMNS_PER_REGION } from '../catalog/limits.js';
 import { DEFAULT_CATALOG, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -66,7 +67,7 @@ export class MetricTables {
   private async addTags(physical: TableInfo, tags: readonly ColumnSchema[]): Promise<TableInfo> {
     if (tags.length === 0) return physical;
     const next = withTags(physical, tags);
-    checkColumnCount(physical.name, next.columns.length);
+    checkColumnCount(physical.name, next.columns.length, MAX_COLUMNS_PER_REGION);
     const options = regionOptionsOf(next.options);
     for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
     await this.catalog.updateTable(physical, next);
