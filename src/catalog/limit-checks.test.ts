@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { checkColumnCount, checkDatabaseName, checkTableName } from './limit-checks.js';
-import { MAX_COLUMNS_PER_TABLE, MAX_DATABASE_NAME_LENGTH } from './limits.js';
+import { checkColumnCount, checkColumnName, checkDatabaseName, checkTableName } from './limit-checks.js';
+import { MAX_COLUMNS_PER_TABLE, MAX_DATABASE_NAME_LENGTH, MAX_NAME_LENGTH } from './limits.js';
 
 function invalid(message: string | RegExp): (err: unknown) => boolean {
   return (err: unknown) => {
@@ -18,7 +18,7 @@ function invalid(message: string | RegExp): (err: unknown) => boolean {
 const RULE = 'a name starts with a letter, _, : or - and goes on with letters, digits, _, :, -, ., @ or #';
 
 test("table and database names follow GreptimeDB's NAME_PATTERN", () => {
-  for (const ok of ['cpu', 'Cpu_1', '_x', ':m', '-m', 'sys.cpu.nice', 'a@b#c', 'a-b:c', 'x'.repeat(100_000)]) {
+  for (const ok of ['cpu', 'Cpu_1', '_x', ':m', '-m', 'sys.cpu.nice', 'a@b#c', 'a-b:c', 'x'.repeat(MAX_NAME_LENGTH)]) {
     checkTableName(ok);
     if (ok.length <= MAX_DATABASE_NAME_LENGTH) checkDatabaseName(ok);
   }
@@ -51,4 +51,11 @@ test('a database name is a directory name: at most 255 characters', () => {
 test('a table has at most MAX_COLUMNS_PER_TABLE columns', () => {
   checkColumnCount('t', MAX_COLUMNS_PER_TABLE);
   assert.throws(() => checkColumnCount('t', MAX_COLUMNS_PER_TABLE + 1), invalid(`Too many columns: table t would have ${MAX_COLUMNS_PER_TABLE + 1} columns, at most ${MAX_COLUMNS_PER_TABLE}`));
+});
+
+test('table and column names have at most MAX_NAME_LENGTH characters (a 1 MB name is refused, its message cut)', () => {
+  checkTableName('t'.repeat(MAX_NAME_LENGTH));
+  checkColumnName('t', 'c'.repeat(MAX_NAME_LENGTH));
+  assert.throws(() => checkTableName('t'.repeat(1 << 20)), invalid(/^Invalid table name: t{32}…t{16} \(1048576 characters\): at most 255 characters$/));
+  assert.throws(() => checkColumnName('cpu', 'c'.repeat(MAX_NAME_LENGTH + 1)), invalid(/^Invalid column name: c{32}…c{16} \(256 characters\) of table cpu: at most 255 characters$/));
 });

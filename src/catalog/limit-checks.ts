@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { MAX_COLUMNS_PER_TABLE, MAX_DATABASE_NAME_LENGTH, NAME_PATTERN } from './limits.js';
+import { MAX_COLUMNS_PER_TABLE, MAX_DATABASE_NAME_LENGTH, MAX_NAME_LENGTH, NAME_PATTERN } from './limits.js';
 
 const RULE = 'a name starts with a letter, _, : or - and goes on with letters, digits, _, :, -, ., @ or #';
 
@@ -26,9 +26,15 @@ export function checkDatabaseName(name: string): void {
   }
 }
 
-/** A table name: GreptimeDB's pattern (its message, `Invalid table name: <name>`, and the rule). */
+/** A table name: GreptimeDB's pattern (its message, `Invalid table name: <name>`, and the rule), and `MAX_NAME_LENGTH`. */
 export function checkTableName(name: string): void {
   if (!NAME_PATTERN.test(name)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid table name: ${shown(name)}: ${RULE}`);
+  if (name.length > MAX_NAME_LENGTH) throw new TsdbError(StatusCode.InvalidArguments, `Invalid table name: ${shown(name)}: at most ${MAX_NAME_LENGTH} characters`);
+}
+
+/** A column name of table `table`: at most `MAX_NAME_LENGTH` characters. */
+export function checkColumnName(table: string, name: string): void {
+  if (name.length > MAX_NAME_LENGTH) throw new TsdbError(StatusCode.InvalidArguments, `Invalid column name: ${shown(name)} of table ${shown(table)}: at most ${MAX_NAME_LENGTH} characters`);
 }
 
 /** The number of columns a table would have (`limit`: a physical metric table's is `MAX_COLUMNS_PER_REGION`). */

@@ -25,6 +25,14 @@ export const NAME_PATTERN = /^[a-zA-Z_:-][a-zA-Z0-9_:\-.@#]*$/;
 export const MAX_DATABASE_NAME_LENGTH = 255;
 
 /**
+ * Characters of a table or column name. GreptimeDB sets none, but a name is repeated in every
+ * catalog key, message and result header that names it (a 1 MB table name made every answer about
+ * it 1 MB); 255 is far above Prometheus metric and label names, and above MySQL's 64 and
+ * PostgreSQL's 63.
+ */
+export const MAX_NAME_LENGTH = 255;
+
+/**
  * The most columns a table may have, its time index included: 4,096 (MySQL's hard limit per table;
  * PostgreSQL's is 1,600). Far above any time-series schema (TSBS cpu: 21 columns), and below where
  * flushing and scanning a region slow down with width (measured: a flush of 4,000 columns takes

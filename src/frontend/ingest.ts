@@ -12,7 +12,8 @@
  * different columns do not lose one another's.
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
-import { MAX_COLUMNS_PER_TABLE } from '../catalog/limits.js';
+import { checkColumnName, checkTableName } from '../catalog/limit-checks.js';
+import { MAX_COLUMNS_PER_TABLE, MAX_NAME_LENGTH } from '../catalog/limits.js';
 import { DEFAULT_CATALOG, fullTableName, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -44,10 +45,12 @@ export function schemaLockKey(database: string, table: string): string {
 /** Checks the shape of a decoded table (a protocol decoder's promise); returns its time index column. */
 function checkShape(t: IngestTable): IngestColumn {
   if (t.name === '') throw invalid('a table name is empty');
+  if (t.name.length > MAX_NAME_LENGTH) checkTableName(t.name);
   const names = new Set<string>();
   let ts: IngestColumn | undefined;
   for (const c of t.columns) {
     if (c.name === '') throw invalid(`table ${t.name}: a column name is empty`);
+    checkColumnName(t.name, c.name);
     if (names.has(c.name)) throw invalid(`table ${t.name}: column ${c.name} is given twice`);
     names.add(c.name);
     if (c.vector.data.length !== t.rowCount) throw invalid(`table ${t.name}: column ${c.name} has ${c.vector.data.length} values for ${t.rowCount} rows`);

@@ -5,7 +5,7 @@
  * of logical tables do not lose one another's tags).
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
-import { checkColumnCount, checkTableName } from '../catalog/limit-checks.js';
+import { checkColumnCount, checkColumnName, checkTableName } from '../catalog/limit-checks.js';
 import { MAX_COLUMNS_PER_REGION } from '../catalog/limits.js';
 import { DEFAULT_CATALOG, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
@@ -68,6 +68,7 @@ export class MetricTables {
     if (tags.length === 0) return physical;
     const next = withTags(physical, tags);
     checkColumnCount(physical.name, next.columns.length, MAX_COLUMNS_PER_REGION);
+    for (const t of tags) checkColumnName(physical.name, t.name);
     const options = regionOptionsOf(next.options);
     for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
     await this.catalog.updateTable(physical, next);

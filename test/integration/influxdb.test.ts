@@ -268,3 +268,22 @@ test('a line with more tags and fields than a table may have columns is refused 
   assert.equal((await curl(write, tempFile(t, 'same.lp', 'wide,t0=v0 v=2 2\n'))).status, 204);
   assert.deepEqual(await sql(baseUrl, 'SELECT count(*) FROM wide'), [[2]]);
 });
+
+test('a measurement, tag or field name longer than a name may be is refused with 400, nothing written', async (t) => {
+  const { baseUrl } = await start(t);
+  const write = `${baseUrl}/v1/influxdb/write?db=public`;
+  for (const [name, body] of [
+    ['measurement', `ok,host=a v=1 1\n${'m'.repeat(1 << 20)},host=a v=1 1\n`],
+    ['tag', `ok,host=a v=1 1\nlong,${'t'.repeat(256)}=a v=1 1\n`],
+    ['field', `ok,host=a v=1 1\nlong,host=a ${'f'.repeat(256)}=1 1\n`],
+  ] as const) {
+    const ans = await curl(write, tempFile(t, `${name}.lp`, body));
+    assert.equal(ans.status, 400, name);
+    assert.match(JSON.parse(ans.body).error as string, /Invalid (table|column) name: .*\((1048576|256) characters\).*: at most 255 characters/, name);
+    assert.ok(ans.body.length < 1000, `${name}: the error does not repeat the name (${ans.body.length} bytes)`);
+    await assert.rejects(sql(baseUrl, 'SELECT * FROM ok'), /Table not found/);
+  }
+  // At the limit: a 255-character measurement with a 255-character tag.
+  assert.equal((await curl(write, tempFile(t, 'limit.lp', `${'m'.repeat(255)},${'t'.repeat(255)}=a v=1 1\n`))).status, 204);
+  assert.deepEqual(await sql(baseUrl, `SELECT count(*) FROM ${'m'.repeat(255)}`), [[1]]);
+});

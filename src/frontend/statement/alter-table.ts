@@ -5,7 +5,7 @@
  */
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { columnTypeOf } from '../../catalog/column-types.js';
-import { checkColumnCount, checkTableName } from '../../catalog/limit-checks.js';
+import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { regionMetadataOf, tableRegionIds, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -102,6 +102,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
         }
       }
       checkColumnCount(table.name, columns.length);
+      for (const { column } of action.columns) checkColumnName(table.name, column.name);
       return { ...next, columns, primary_key: primaryKey, next_column_id: nextId };
     }
     case 'drop_column': {

@@ -4,7 +4,7 @@
  */
 import { columnTypeOf } from '../../catalog/column-types.js';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
-import { checkColumnCount, checkTableName } from '../../catalog/limit-checks.js';
+import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, regionDir, regionMetadataOf, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -138,6 +138,7 @@ async function createLike(stmt: CreateTable, src: TableInfo, database: string, c
 export async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
   checkTableName(info.name);
   checkColumnCount(info.name, info.columns.length);
+  for (const c of info.columns) checkColumnName(info.name, c.name);
   const options = regionOptionsOf(info.options);
   for (const n of info.region_numbers) await regions.createRegion(regionMetadataOf(info, n, options), regionDir(info, n));
   try {

@@ -60,4 +60,11 @@ DROP DATABASE dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd
 
 DROP TABLE "sys.cpu-1:x@y#z";
 
+-- A parameter placeholder where DuckDB takes none, and a function of an extension tsdb does not ship.
+SELECT h FROM t ORDER BY h, $ts;
+
+SELECT h FROM t GROUP BY $1;
+
+SELECT host('a');
+
 DROP TABLE t;
