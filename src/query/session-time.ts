@@ -100,8 +100,11 @@ function normalized(text: string, zone: string): string | undefined {
  * named what the user wrote.)
  */
 export function rewriteSessionTime(tree: unknown, st: SessionTime): void {
-  const nowText = utcText(BigInt(st.nowMs) * 1_000_000n)!;
-  const wall = wallClock(st.zone, st.nowMs);
+  // Computed when a query asks for them (most do not).
+  let nowCache: string | undefined;
+  let wallCache: { date: string; time: string } | undefined;
+  const nowNode = () => castNode(stringNode((nowCache ??= utcText(BigInt(st.nowMs) * 1_000_000n)!)), 'TIMESTAMP');
+  const wall = () => (wallCache ??= wallClock(st.zone, st.nowMs));
   const isTimestampExpr = timestampTest(st.timestampColumns);
 
   /** Replaces a timestamp string constant at parent[key] by its UTC text. */
@@ -118,18 +121,18 @@ export function rewriteSessionTime(tree: unknown, st: SessionTime): void {
     const f = functionNameOf(n);
     const children = n['children'];
     if (f !== undefined && n['schema'] === '' && Array.isArray(children)) {
-      if (NOW_FUNCTIONS.has(f) && children.length <= 1) return castNode(stringNode(nowText), 'TIMESTAMP');
-      if (TODAY_FUNCTIONS.has(f) && children.length === 0) return castNode(stringNode(wall.date), 'DATE');
-      if (TIME_FUNCTIONS.has(f) && children.length === 0) return castNode(stringNode(wall.time), 'TIME');
+      if (NOW_FUNCTIONS.has(f) && children.length <= 1) return nowNode();
+      if (TODAY_FUNCTIONS.has(f) && children.length === 0) return castNode(stringNode(wall().date), 'DATE');
+      if (TIME_FUNCTIONS.has(f) && children.length === 0) return castNode(stringNode(wall().time), 'TIME');
       return undefined;
     }
     const names = columnNamesOf(n);
     if (names === undefined || names.length !== 1) return undefined;
     const c = names[0]!.toLowerCase();
     if (st.columnNames.has(c)) return undefined;
-    if (NOW_COLUMNS.has(c)) return castNode(stringNode(nowText), 'TIMESTAMP');
-    if (c === 'current_date') return castNode(stringNode(wall.date), 'DATE');
-    if (c === 'current_time' || c === 'localtime') return castNode(stringNode(wall.time), 'TIME');
+    if (NOW_COLUMNS.has(c)) return nowNode();
+    if (c === 'current_date') return castNode(stringNode(wall().date), 'DATE');
+    if (c === 'current_time' || c === 'localtime') return castNode(stringNode(wall().time), 'TIME');
     return undefined;
   };
 
@@ -140,7 +143,13 @@ export function rewriteSessionTime(tree: unknown, st: SessionTime): void {
       return n;
     }
     if (!isNode(n)) return n;
-    for (const [k, v] of Object.entries(n)) n[k] = visit(v);
+    for (const k in n) {
+      const v = n[k]!;
+      if (typeof v === 'object' && v !== null) {
+        const after = visit(v);
+        if (after !== v) n[k] = after;
+      }
+    }
     const now = nowLike(n);
     if (now !== undefined) {
       now['alias'] = n['alias'] as string;

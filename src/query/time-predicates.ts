@@ -110,13 +110,16 @@ export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, 
       const u = unitOf(children[0]);
       if (u !== undefined) for (let i = 1; i < children.length; i++) fix(children, i, u);
     }
-    for (const [k, v] of Object.entries(n)) {
+    for (const k in n) {
+      const v = n[k]!;
+      if (typeof v !== 'object' || v === null) continue;
       if (Array.isArray(v)) {
-        v.forEach((x, i) => (v[i] = keepUnit(x, k === 'select_list')));
-        v.forEach(walk);
+        for (let i = 0; i < v.length; i++) v[i] = keepUnit(v[i]!, k === 'select_list');
+        for (const x of v) walk(x);
       } else {
-        n[k] = keepUnit(v, false);
-        walk(n[k]!);
+        const kept = keepUnit(v, false);
+        if (kept !== v) n[k] = kept;
+        walk(kept);
       }
     }
   };
