@@ -19,7 +19,7 @@
  * - `date_trunc`, two-argument `date_bin` / `time_bucket` and `date_format` of a timestamp work on
  *   the session's wall clock (`rewriteSessionBuckets`): a day starts at local midnight.
  */
-import { canonicalTimeZone, civilFromDays, parseOffset, parseTimestamp, zoneOffsetMinutes, type TimeUnit } from '../common/time/timestamp.js';
+import { canonicalTimeZone, civilFromDays, parseOffset, parseTimestamp, utcParts, zoneOffsetMinutes, type TimeUnit } from '../common/time/timestamp.js';
 import { castNode, castTypeOf, columnNamesOf, functionNameOf, functionNode, isNode, stringNode, stringOf, type Json, type Node } from './sql-tree.js';
 
 /** What the rewrites need to know of a query's session and tables. */
@@ -60,22 +60,10 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
  * other years its own way; such strings are left as the user wrote them).
  */
 export function utcText(ns: bigint): string | undefined {
-  let secs = ns / 1_000_000_000n;
-  let nanos = ns % 1_000_000_000n;
-  if (nanos < 0n) {
-    nanos += 1_000_000_000n;
-    secs -= 1n;
-  }
-  let days = secs / 86_400n;
-  let sod = Number(secs % 86_400n);
-  if (sod < 0) {
-    sod += 86_400;
-    days -= 1n;
-  }
-  const { year, month, day } = civilFromDays(Number(days));
+  const { year, month, day, hour, minute, second, nanos } = utcParts(ns);
   if (year < 1 || year > 9999) return undefined;
   const fraction = nanos === 0n ? '' : `.${nanos.toString().padStart(9, '0').replace(/0+$/, '')}`;
-  return `${pad(year, 4)}-${pad(month)}-${pad(day)} ${pad(Math.floor(sod / 3600))}:${pad(Math.floor((sod % 3600) / 60))}:${pad(sod % 60)}${fraction}`;
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)} ${pad(hour)}:${pad(minute)}:${pad(second)}${fraction}`;
 }
 
 /** The wall clock of the zone at `utcMs`, as `{ date, time }` texts. */

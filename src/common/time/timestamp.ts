@@ -196,9 +196,8 @@ export function inTimestampRange(value: bigint, unit: TimeUnit): boolean {
   return value >= r.min && value <= r.max;
 }
 
-/** `value` ticks of `unit` as UTC RFC 3339 text (any year; fraction in the unit's digits, none when zero). */
-export function formatTimestamp(value: bigint, unit: TimeUnit): string {
-  const ns = value * NS_PER_UNIT[unit];
+/** The UTC calendar date, time of day and nanoseconds of an instant (nanoseconds since the epoch; any year). */
+export function utcParts(ns: bigint): { year: number; month: number; day: number; hour: number; minute: number; second: number; nanos: bigint } {
   let secs = ns / 1_000_000_000n;
   let nanos = ns % 1_000_000_000n;
   if (nanos < 0n) {
@@ -206,18 +205,22 @@ export function formatTimestamp(value: bigint, unit: TimeUnit): string {
     secs -= 1n;
   }
   let days = secs / 86_400n;
-  let sod = secs % 86_400n;
-  if (sod < 0n) {
-    sod += 86_400n;
+  let sod = Number(secs % 86_400n);
+  if (sod < 0) {
+    sod += 86_400;
     days -= 1n;
   }
-  const { year, month, day } = civilFromDays(Number(days));
-  const p2 = (n: number | bigint) => String(n).padStart(2, '0');
+  return { ...civilFromDays(Number(days)), hour: Math.floor(sod / 3600), minute: Math.floor((sod % 3600) / 60), second: sod % 60, nanos };
+}
+
+/** `value` ticks of `unit` as UTC RFC 3339 text (any year; fraction in the unit's digits, none when zero). */
+export function formatTimestamp(value: bigint, unit: TimeUnit): string {
+  const { year, month, day, hour, minute, second, nanos } = utcParts(value * NS_PER_UNIT[unit]);
+  const p2 = (n: number) => String(n).padStart(2, '0');
   const yearText = year < 0 ? `-${String(-year).padStart(4, '0')}` : year > 9999 ? `+${year}` : String(year).padStart(4, '0');
-  const s = Number(sod);
   const digits = { s: 0, ms: 3, us: 6, ns: 9 }[unit];
   const fraction = nanos === 0n || digits === 0 ? '' : `.${nanos.toString().padStart(9, '0').slice(0, digits)}`;
-  return `${yearText}-${p2(month)}-${p2(day)}T${p2(Math.floor(s / 3600))}:${p2(Math.floor((s % 3600) / 60))}:${p2(s % 60)}${fraction}Z`;
+  return `${yearText}-${p2(month)}-${p2(day)}T${p2(hour)}:${p2(minute)}:${p2(second)}${fraction}Z`;
 }
 
 const UNIT_NAMES: Record<TimeUnit, string> = { s: 'TimestampSecond', ms: 'TimestampMillisecond', us: 'TimestampMicrosecond', ns: 'TimestampNanosecond' };

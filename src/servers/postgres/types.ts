@@ -12,6 +12,7 @@
 import type { Cell, Output } from '../../query/output.js';
 import { PgWireError, SQLSTATE } from './pg-error.js';
 import type { FormatCode } from './messages.js';
+import { civilFromDays } from '../../common/time/timestamp.js';
 
 /** Type OIDs (PostgreSQL `pg_type.dat`). */
 export const PG_OID = {
@@ -380,19 +381,6 @@ function localMicros(micros: bigint, opts: EncodeOptions): bigint {
   return opts.utcOffsetSeconds ? micros + BigInt(opts.utcOffsetSeconds(micros)) * 1_000_000n : micros;
 }
 
-/** Civil date of days since 1970-01-01 (Howard Hinnant's algorithm, proleptic Gregorian). */
-function civil(days: number): { y: number; m: number; d: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
-}
-
 function daysFromCivil(y: number, m: number, d: number): number {
   y -= m <= 2 ? 1 : 0;
   const era = Math.floor(y / 400);
@@ -406,7 +394,7 @@ const p2 = (n: number | bigint): string => String(n).padStart(2, '0');
 
 /** `YYYY-MM-DD` (ISO DateStyle); years before 1 as PostgreSQL does, `YYYY-MM-DD BC`. */
 export function formatDate(days: number): string {
-  const { y, m, d } = civil(days);
+  const { year: y, month: m, day: d } = civilFromDays(days);
   const bc = y <= 0;
   return `${String(bc ? 1 - y : y).padStart(4, '0')}-${p2(m)}-${p2(d)}${bc ? ' BC' : ''}`;
 }
