@@ -246,15 +246,15 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     // One table: unaliased functions of its columns are named as GreptimeDB names them.
     if (refs.length === 1) nameSelectItems(tree, refs[0]!.alias !== '' ? refs[0]!.alias : refs[0]!.table_name);
+    const uses = new Map<string, number>();
+    for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
     // Constant bounds on the time index of a table read once (`ts > now() - INTERVAL '1 hour'`), evaluated for its scan.
     const bounds: Node[] = [];
     refs.forEach((ref, i) => {
       const ti = sources[i]!.timeIndex;
-      if (ti !== undefined && refs.filter((r, j) => sources[j]!.key === sources[i]!.key).length === 1) bounds.push(...foldableBounds(tree, ref, ti.name, ti.unit));
+      if (ti !== undefined && uses.get(sources[i]!.key) === 1) bounds.push(...foldableBounds(tree, ref, ti.name, ti.unit));
     });
     const folded = await foldTimestamps(conn, bounds);
-    const uses = new Map<string, number>();
-    for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
     const parsedRefs: ParsedTableRef[] = refs.map((r) => ({ ...r }));
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
