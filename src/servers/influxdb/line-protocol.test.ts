@@ -4,6 +4,7 @@ import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
+import { cellLimitProblem, INGEST_CELLS_PER_BYTE, INGEST_MAX_CELLS, INGEST_MIN_CELLS, ingestCellLimit } from '../ingest-budget.js';
 import { LineProtocolError, parseLineProtocol, parsePrecision, resetSeriesCache, type Precision } from './line-protocol.js';
 
 const NOW = 1_700_000_000_000_000_000n;
@@ -249,6 +250,17 @@ describe('parseLineProtocol: output', () => {
     }
     assert.deepEqual(values(t, 'tsdb_timestamp'), Array.from({ length: 1000 }, (_, i) => BigInt(i)));
     assert.deepEqual(values(t, 'v'), Array.from({ length: 1000 }, (_, i) => BigInt(i)));
+  });
+
+  test('a string column of a table that grew past its room is NULL, not a hole, in the rows that lack it', () => {
+    // The second table starts with room for 64 rows; `a` is only set on its first line.
+    const [, t] = parse(['first f=1 0', 'second,a=x s="y" 0', ...Array.from({ length: 99 }, (_, i) => `second f=1 ${i + 1}`)].join('\n'));
+    assert.equal(t!.rowCount, 100);
+    for (const name of ['a', 's']) {
+      const data = column(t!, name).vector.data as (string | null)[];
+      assert.equal(data.length, 100);
+      assert.deepEqual([...data], [name === 'a' ? 'x' : 'y', ...Array<null>(99).fill(null)], name);
+    }
   });
 
   test('measurements become tables in order of first appearance', () => {
@@ -549,5 +561,75 @@ describe('parseLineProtocol: errors', () => {
 
   test('the first bad line refuses the whole body', () => {
     assert.equal(failure('m f=1 1\nm f=2 2\nm f=oops 3\nm f=4 4\n', 3), 'invalid field value "oops" for field "f"');
+  });
+});
+
+describe('parseLineProtocol: the cell budget (rows × columns, NULLs included)', () => {
+  const tags = (n: number) => Array.from({ length: n }, (_, i) => `t${i}=v`).join(',');
+  const short = (measurement: string, from: number, count: number) => Array.from({ length: count }, (_, i) => `${measurement} f=1 ${from + i}`);
+
+  test('one line with 4,000 tags, then 200,000 short lines: refused at the line that passes the budget, without room for every line', () => {
+    const body = [`wide,${tags(4000)} f=1 0`, ...short('wide', 1, 200_000)].join('\n');
+    const limit = ingestCellLimit(body.length);
+    assert.equal(limit, INGEST_CELLS_PER_BYTE * body.length);
+    // Each row has 4,002 cells (the tags, f, the time index). Sized up front for 200,001 lines, the
+    // wide line alone would take 4,000 × 200,001 slots (6.4 GB); it is refused after a few thousand rows.
+    const line = Math.floor(limit / 4002) + 1;
+    assert.ok(line < 4000, String(line));
+    assert.equal(failure(body, line), cellLimitProblem(limit, body.length));
+    assert.match(cellLimitProblem(limit, body.length), /^the request decodes to more than \d+ values \(rows × columns of each table, NULLs included\), the limit for a body of \d+ bytes \(4 per byte, at least 1048576, at most 33554432\); split it into smaller requests/);
+  });
+
+  test('a body of any size may have INGEST_MIN_CELLS cells: exactly that many is accepted, one more row refused', () => {
+    // 1,024 rows of 1,024 cells (1,022 tags, f and the time index): 2^20 cells.
+    assert.equal(INGEST_MIN_CELLS, 1024 * 1024);
+    const lines = [`atmin,${tags(1022)} f=1 0`, ...short('atmin', 1, 1023)];
+    assert.ok(INGEST_CELLS_PER_BYTE * lines.join('\n').length < INGEST_MIN_CELLS);
+    const t = one(lines.join('\n'));
+    assert.equal(t.rowCount, 1024);
+    assert.equal(t.columns.length, 1024);
+    for (const c of t.columns) assert.equal(c.vector.data.length, 1024, c.name);
+    assert.deepEqual(values(t, 't1021'), ['v', ...Array<null>(1023).fill(null)]);
+    assert.deepEqual(values(t, 'f'), Array<number>(1024).fill(1));
+    assert.match(failure([...lines, 'atmin f=1 1024'].join('\n'), 1025), /^the request decodes to more than 1048576 values/);
+  });
+
+  test('a column added late counts its NULLs in the rows before it', () => {
+    // 1,100 rows of 2 cells, then a line with 1,000 new tags: 1,100,000 NULLs.
+    assert.match(failure([...short('late', 0, 1100), `late,${tags(1000)} f=1 1100`].join('\n'), 1101), /^the request decodes to more than 1048576 values/);
+    // With 1,000 rows before it, it fits: 1,000 × 1,000 NULLs and the rows' own cells.
+    const t = one([...short('late', 0, 1000), `late,${tags(1000)} f=1 1000`].join('\n'));
+    assert.equal(t.rowCount, 1001);
+    assert.deepEqual(values(t, 't999'), [...Array<null>(1000).fill(null), 'v']);
+  });
+
+  test('the cells of all tables count together', () => {
+    // Two tables of 512 rows × 1,024 cells: 2^20 in all.
+    const a = [`ta,${tags(1022)} f=1 0`, ...short('ta', 1, 511)];
+    const b = [`tb,${tags(1022)} f=1 0`, ...short('tb', 1, 511)];
+    assert.deepEqual(parse([...a, ...b].join('\n')).map((t) => [t.name, t.rowCount, t.columns.length]), [['ta', 512, 1024], ['tb', 512, 1024]]);
+    assert.match(failure([...a, ...b, 'ta f=1 512'].join('\n'), 1025), /^the request decodes to more than 1048576 values/);
+  });
+
+  test('past the minimum, the budget is INGEST_CELLS_PER_BYTE per byte of the body', () => {
+    // 2,000 rows of 1,002 cells (2,004,000) need a body of 501,000 bytes: pad the lines with a string field.
+    const pad = (n: number) => `s="${'x'.repeat(n)}"`;
+    const wide = `perbyte,${tags(1000)} f=1 0`;
+    const lines = (padding: number) => [wide, ...Array.from({ length: 1999 }, (_, i) => `perbyte f=1,${pad(padding)} ${i + 1}`)];
+    // 1,003 cells a row with the string field: 2,006,000 cells, 501,500 bytes.
+    const fits = lines(240).join('\n');
+    assert.ok(INGEST_CELLS_PER_BYTE * fits.length >= 2000 * 1003, String(fits.length));
+    assert.equal(one(fits).rowCount, 2000);
+    const over = lines(200).join('\n');
+    assert.ok(INGEST_CELLS_PER_BYTE * over.length < 2000 * 1003, String(over.length));
+    const line = Math.floor((ingestCellLimit(over.length) - 1002) / 1003) + 2;
+    assert.equal(failure(over, line), cellLimitProblem(ingestCellLimit(over.length), over.length));
+  });
+
+  test('the limit: INGEST_CELLS_PER_BYTE per byte, at least INGEST_MIN_CELLS, at most INGEST_MAX_CELLS', () => {
+    assert.equal(ingestCellLimit(0), INGEST_MIN_CELLS);
+    assert.equal(ingestCellLimit(1000), INGEST_MIN_CELLS);
+    assert.equal(ingestCellLimit(1_000_000), 4_000_000);
+    assert.equal(ingestCellLimit(64 * 1024 * 1024), INGEST_MAX_CELLS);
   });
 });

@@ -15,8 +15,9 @@
  *   range of a nanosecond time index (1677-09-22 to 2262-04-11, `TIMESTAMP_RANGE.ns`), text after
  *   the timestamp, a key that is a tag in one line and a field in another, a field with two types in
  *   one request, a tag or field named `tsdb_timestamp`, a measurement with more tags and fields than
- *   a table may have columns (`MAX_COLUMNS_PER_TABLE`, less the time index). A repeated field in a
- *   line: the last value wins.
+ *   a table may have columns (`MAX_COLUMNS_PER_TABLE`, less the time index), a body whose tables
+ *   would hold more cells (rows × columns, NULLs included) than its budget (`ingestCellLimit`, from
+ *   the body's length: see `../ingest-budget.ts`). A repeated field in a line: the last value wins.
  *
  * The whole body is refused on the first bad line (`LineProtocolError`, naming the 1-based line).
  *
@@ -30,7 +31,8 @@
  * - Floats of at most 2^53 as digits and no exponent are `digits / 10^k`, exactly as Number() reads
  *   them (both operands exact, one rounding); others go through Number(). 64-bit integers and
  *   timestamps (× precision) are written as two exact 32-bit halves; BigInt only for integers > 2^53.
- * - Arrays grow by doubling (the first table starts sized for every line) and are trimmed at the end.
+ * - Arrays grow by doubling (the first table starts sized for every line, unless a line makes it too
+ *   wide for that budget) and are trimmed at the end. The budget costs one addition per line.
  * - Strings in the output are copies, never views into the body that would keep it in memory.
  */
 import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
@@ -39,6 +41,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { RANGE_HALVES } from '../../common/time/range-halves.js';
 import { checkTimestampRange } from '../../common/time/timestamp.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
+import { cellLimitProblem, ingestCellLimit } from '../ingest-budget.js';
 
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
 
@@ -265,26 +268,31 @@ class ColumnBuilder {
   grow(row: number): void {
     let cap = this.cap * 2;
     while (cap <= row) cap *= 2;
+    this.resize(cap);
+  }
+
+  /** Gives the column room for `cap` rows (more or fewer than now), keeping the values of the first `cap`. */
+  resize(cap: number): void {
     if (this.kind === TAG || this.kind === STRING) {
       const old = this.strs.length;
       this.strs.length = cap;
-      this.strs.fill(null, old);
+      if (cap > old) this.strs.fill(null, old);
     } else if (this.kind === FLOAT) {
       const a = new Float64Array(cap);
-      a.set(this.f64);
+      a.set(this.f64.subarray(0, cap));
       this.f64 = a;
     } else if (this.kind === BOOL) {
       const a = new Uint8Array(cap);
-      a.set(this.u8);
+      a.set(this.u8.subarray(0, cap));
       this.u8 = a;
     } else {
       const a = new Int32Array(cap * 2);
-      a.set(this.i32);
+      a.set(this.i32.subarray(0, cap * 2));
       this.i32 = a;
     }
     if (this.valid !== null) {
       const v = new Uint8Array(cap);
-      v.set(this.valid);
+      v.set(this.valid.subarray(0, cap));
       this.valid = v;
     }
     this.cap = cap;
@@ -306,7 +314,10 @@ class ColumnBuilder {
     const name = this.name;
     const type = KIND_TYPE[this.kind];
     if (this.kind === TAG || this.kind === STRING) {
+      // Rows past the column's room that did not set it are NULL too (not holes).
+      const old = this.strs.length;
       this.strs.length = rows;
+      if (rows > old) this.strs.fill(null, old);
       return { name, semantic: this.kind === TAG ? 'tag' : 'field', type, vector: { type: 'string', data: this.strs } };
     }
     const valid = this.valid === null ? undefined : trimU8(this.valid, rows);
@@ -369,6 +380,20 @@ class TableBuilder {
     const ts = new Int32Array(cap * 2);
     ts.set(this.ts);
     this.ts = ts;
+    this.cap = cap;
+  }
+
+  /**
+   * Gives the table, and its columns, room for `cap` rows (at least one more than it has): undoes
+   * the room given up front (sized for every line of the body) when the table turns out too wide
+   * for it.
+   */
+  shrink(cap: number): void {
+    const ts = new Int32Array(cap * 2);
+    ts.set(this.ts.subarray(0, cap * 2));
+    this.ts = ts;
+    for (const c of this.tags) if (c.cap > cap) c.resize(cap);
+    for (const c of this.fields) if (c.cap > cap) c.resize(cap);
     this.cap = cap;
   }
 
@@ -495,6 +520,9 @@ class LineProtocolParser {
   /** The tag columns and values of the line, in order (`tags` fills them). */
   private readonly lineCols: ColumnBuilder[] = [];
   private readonly lineVals: string[] = [];
+  /** The cells (rows × columns, the time index included) the tables may hold (`ingestCellLimit`), and hold so far. */
+  private readonly maxCells: number;
+  private cells = 0;
 
   // The field value just parsed.
   private kind: Kind = FLOAT;
@@ -506,6 +534,7 @@ class LineProtocolParser {
   constructor(body: string, precision: Precision, now: bigint) {
     this.s = body;
     this.n = body.length;
+    this.maxCells = ingestCellLimit(body.length);
     this.precision = precision;
     this.steps = PRECISION_STEPS[precision];
     const n64 = BigInt.asIntN(64, now);
@@ -602,7 +631,33 @@ class LineProtocolParser {
     set += this.fields(table, row);
     this.timestamp(table, row);
     table.rows = row + 1;
-    if (set !== table.tags.length + table.fields.length) table.fillNulls(row);
+    const width = table.tags.length + table.fields.length;
+    if (set !== width) table.fillNulls(row);
+    // The line's cells: one per column of its table, and its timestamp.
+    this.cells += width + 1;
+    if (this.cells > this.maxCells) this.overBudget();
+  }
+
+  /** Fails a request whose tables would hold more cells than its budget. */
+  private overBudget(): never {
+    return this.fail(cellLimitProblem(this.maxCells, this.n));
+  }
+
+  /**
+   * A new column of `table`: counts the NULLs it has in the rows before this line against the
+   * budget, and returns the room to give it — the table's, unless the table's room (sized up front
+   * for every line of the body) times its columns would pass the budget: then the table is first
+   * cut to the room its rows need, so that a wide line does not take room for every line.
+   */
+  private newColumnCap(table: TableBuilder): number {
+    this.cells += table.rows;
+    if (this.cells > this.maxCells) this.overBudget();
+    const cap = table.cap;
+    if (cap > INITIAL_CAPACITY && (table.tags.length + table.fields.length + 2) * cap > this.maxCells) {
+      const needed = Math.max(INITIAL_CAPACITY, 2 * (table.rows + 1));
+      if (needed < cap) table.shrink(needed);
+    }
+    return table.cap;
   }
 
   /**
@@ -680,7 +735,7 @@ class LineProtocolParser {
     if (col === undefined) {
       if (key === TIMESTAMP_COLUMN) this.fail(`${quote(key)} is reserved for the timestamp column`);
       this.checkWidth(table);
-      col = new ColumnBuilder(detach(key), TAG, this.lineNo, table.rows, table.cap);
+      col = new ColumnBuilder(detach(key), TAG, this.lineNo, table.rows, this.newColumnCap(table));
       table.tags.push(col);
       table.byName.set(col.name, col);
     } else if (col.kind !== TAG) {
@@ -860,7 +915,7 @@ class LineProtocolParser {
       if (col === undefined) {
         if (key === TIMESTAMP_COLUMN) this.fail(`${quote(key)} is reserved for the timestamp column`);
         this.checkWidth(table);
-        col = new ColumnBuilder(detach(key), kind, this.lineNo, row, table.cap);
+        col = new ColumnBuilder(detach(key), kind, this.lineNo, row, this.newColumnCap(table));
         table.fields.push(col);
         table.byName.set(col.name, col);
       } else if (col.kind !== kind) {
