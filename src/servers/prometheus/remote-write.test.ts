@@ -8,6 +8,7 @@ import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
+import { cellLimitProblem, INGEST_CELLS_PER_BYTE, INGEST_MIN_CELLS, ingestCellLimit } from '../ingest-budget.js';
 import { decodeRemoteWrite, encodeWriteRequest, type RemoteWriteGroup } from './remote-write.js';
 import { snappyCompress, snappyDecompress } from './snappy-block.js';
 
@@ -285,6 +286,61 @@ test('a metric has at most MAX_COLUMNS_PER_TABLE - 2 labels besides __name__ (it
   // Other metrics have their own tables.
   const groups = decodeRemoteWrite(request(series(label('__name__', 'a'), ...labels(most), sample(1, 1)), series(label('__name__', 'b'), ...labels(most), sample(1, 1)))).groups;
   assert.deepEqual(groups.map((g) => g.table.columns.length), [MAX_COLUMNS_PER_TABLE, MAX_COLUMNS_PER_TABLE]);
+});
+
+test('the cell budget: one series with 4,000 labels, then 200,000 samples of the metric without them, is refused before its rows are made', () => {
+  const labels = [{ name: '__name__', value: 'wide' }, ...Array.from({ length: 4000 }, (_, i) => ({ name: `l${String(i).padStart(4, '0')}`, value: 'v' }))];
+  const samples = Array.from({ length: 200_000 }, (_, i) => ({ timestampMs: i, value: i }));
+  const body = encodeWriteRequest([
+    { labels, samples: [{ timestampMs: 0, value: 1 }] },
+    { labels: [{ name: '__name__', value: 'wide' }], samples },
+  ]);
+  const raw = snappyDecompress(body, 'WriteRequest').length;
+  // 200,000 rows of 4,002 cells: 800 million (about 6.4 GB of tag column slots alone).
+  const limit = ingestCellLimit(raw);
+  assert.ok(limit < 200_000 * 4002);
+  rejects(body, new RegExp(`^invalid WriteRequest: ${cellLimitProblem(limit, raw).replace(/[()×^$*+?.|[\]{}]/g, '\\$&')}$`));
+});
+
+test('the cell budget: INGEST_MIN_CELLS cells whatever the size; a late label counts its NULLs; all metrics together', () => {
+  // 1,022 labels besides __name__, the timestamp and the value: 1,024 cells a sample.
+  const labels = (n: number) => Array.from({ length: n }, (_, i) => label(`l${String(i).padStart(4, '0')}`, 'v'));
+  const samples = (n: number, from = 0) => Array.from({ length: n }, (_, i) => sample(1, from + i));
+  assert.equal(INGEST_MIN_CELLS, 1024 * 1024);
+  const full = request(series(label('__name__', 'm'), ...labels(1022), ...samples(1000)), series(label('__name__', 'm'), ...samples(24, 1000)));
+  assert.ok(INGEST_CELLS_PER_BYTE * snappyDecompress(full, 'WriteRequest').length < INGEST_MIN_CELLS);
+  const t = onlyGroup(decodeRemoteWrite(full).groups);
+  assert.equal(t.rowCount, 1024);
+  assert.equal(t.columns.length, 1024);
+  assert.deepEqual(column(t, 'l1021'), [...Array<string>(1000).fill('v'), ...Array<null>(24).fill(null)]);
+  const over = /^invalid WriteRequest: the request decodes to more than 1048576 values/;
+  rejects(request(series(label('__name__', 'm'), ...labels(1022), ...samples(1025))), over);
+  // A label first seen after 1,100 samples: 1,000 labels × 1,100 NULLs.
+  rejects(request(series(label('__name__', 'late'), ...samples(1100)), series(label('__name__', 'late'), ...labels(1000), sample(1, 1100))), over);
+  const late = onlyGroup(decodeRemoteWrite(request(series(label('__name__', 'late'), ...samples(1000)), series(label('__name__', 'late'), ...labels(1000), sample(1, 1000)))).groups);
+  assert.deepEqual(column(late, 'l0999'), [...Array<null>(1000).fill(null), 'v']);
+  // Two metrics of 512 rows × 1,024 cells fill the budget together.
+  const half = (metric: string) => series(label('__name__', metric), ...labels(1022), ...samples(512));
+  assert.deepEqual(decodeRemoteWrite(request(half('a'), half('b'))).groups.map((g) => [g.table.name, g.table.rowCount]), [['a', 512], ['b', 512]]);
+  rejects(request(half('a'), half('b'), series(label('__name__', 'c'), sample(1, 1))), over);
+});
+
+test('the cell budget: a request as Prometheus sends it (many metrics, 20 labels, a sample per series) uses a small part of it', () => {
+  const ts = [];
+  for (let i = 0; i < 20_000; i++) {
+    const labels = [{ name: '__name__', value: `metric_${i % 300}` }, { name: 'instance', value: `host-${i % 500}:9100` }];
+    for (let l = 0; l < 19; l++) labels.push({ name: `label_${String(l).padStart(2, '0')}`, value: `value_${l}_${i % 37}` });
+    labels.sort((a, b) => (a.name < b.name ? -1 : 1));
+    ts.push({ labels, samples: [{ timestampMs: 1_700_000_000_000 + i, value: i }] });
+  }
+  const body = encodeWriteRequest(ts);
+  const raw = snappyDecompress(body, 'WriteRequest').length;
+  const { groups, samples } = decodeRemoteWrite(body);
+  assert.equal(samples, 20_000);
+  const cells = groups.reduce((n, g) => n + g.table.rowCount * g.table.columns.length, 0);
+  assert.equal(cells, 20_000 * 22);
+  // Under a tenth of a cell per byte, against a budget of INGEST_CELLS_PER_BYTE.
+  assert.ok(cells / raw < 0.1, `${cells} cells in ${raw} bytes`);
 });
 
 test('absent Sample fields are zero, repeated ones take the last', () => {

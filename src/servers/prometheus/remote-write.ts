@@ -23,6 +23,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { fromHalves, RANGE_HALVES } from '../../common/time/range-halves.js';
 import { checkTimestampRange } from '../../common/time/timestamp.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
+import { CellBudget } from '../ingest-budget.js';
 import { type PbTimeSeries, WriteRequestType } from './prompb.js';
 import type { ReadSeries } from './remote-read.js';
 import { snappyCompress, snappyDecompress } from './snappy-block.js';
@@ -50,12 +51,14 @@ export const PHYSICAL_TABLE_LABELS = ['x_tsdb_physical_table', '__physical_table
  * without `__name__`, an empty or duplicate label name, a label named like a value column, label
  * names or values that are not UTF-8, a timestamp outside the range of a millisecond time index
  * (`TIMESTAMP_RANGE.ms`), and a metric with more labels than a table may have columns
- * (`MAX_COLUMNS_PER_TABLE`, less the time index and the value). Nothing is returned for a request
- * with an error anywhere.
+ * (`MAX_COLUMNS_PER_TABLE`, less the time index and the value), and a request whose tables would
+ * hold more cells (rows × columns, NULLs included) than the budget of its uncompressed size
+ * (`ingestCellLimit`, see `../ingest-budget.ts`): checked per series, before its rows are made.
+ * Nothing is returned for a request with an error anywhere.
  */
 export function decodeRemoteWrite(body: Uint8Array): { groups: RemoteWriteGroup[]; samples: number } {
   const raw = snappyDecompress(body, 'WriteRequest');
-  const tables = new TableSet();
+  const tables = new TableSet(new CellBudget(raw.length, 'invalid WriteRequest'));
   const samples = new WriteRequestDecoder(raw, tables).decode();
   return { groups: tables.finish(), samples };
 }
@@ -438,6 +441,8 @@ class TableSet {
   private readonly routed = new Map<string, TableBuilder>();
   private readonly order: TableBuilder[] = [];
 
+  constructor(private readonly budget: CellBudget) {}
+
   /**
    * Checks a series' labels and reserves `samples` rows for it; undefined for a series without
    * samples. `names` / `values` hold `count` labels.
@@ -489,7 +494,7 @@ class TableSet {
     if (database === undefined && physicalTable === undefined) {
       table = this.plain.get(metric);
       if (table === undefined) {
-        table = new TableBuilder(metric, undefined, undefined);
+        table = new TableBuilder(metric, undefined, undefined, this.budget);
         this.plain.set(metric, table);
         this.order.push(table);
       }
@@ -497,7 +502,7 @@ class TableSet {
       const key = JSON.stringify([database ?? null, physicalTable ?? null, metric]);
       table = this.routed.get(key);
       if (table === undefined) {
-        table = new TableBuilder(metric, database, physicalTable);
+        table = new TableBuilder(metric, database, physicalTable, this.budget);
         this.routed.set(key, table);
         this.order.push(table);
       }
@@ -537,6 +542,8 @@ class TableBuilder {
     readonly name: string,
     readonly database: string | undefined,
     readonly physicalTable: string | undefined,
+    /** The request's cells: a series' rows (one per sample, a cell per column) and a new column's NULLs count against it. */
+    private readonly budget: CellBudget,
   ) {}
 
   addSeries(names: readonly string[], values: readonly string[], count: number, special: number, samples: number): { table: TableBuilder; row: number } | undefined {
@@ -560,6 +567,8 @@ class TableBuilder {
       this.resetCurrent();
       return undefined;
     }
+    // Its rows, a cell for each tag column, the timestamp and the value: counted before they are made.
+    this.budget.charge(samples * (this.tagColumns.length + 2));
     const row = this.rowCount;
     this.reserve(row + samples);
     for (let j = 0; j < this.tagColumns.length; j++) {
@@ -618,6 +627,8 @@ class TableBuilder {
         `invalid WriteRequest: too many labels for metric ${this.name}: at most ${MAX_COLUMNS_PER_TABLE - 2} (a table has at most ${MAX_COLUMNS_PER_TABLE} columns, ${TIMESTAMP_COLUMN} and ${VALUE_COLUMN} included)`,
       );
     }
+    // NULL for the rows before.
+    this.budget.charge(this.rowCount);
     this.tagIndex.set(name, j);
     this.tagNames.push(name);
     this.tagColumns.push(new Array<string | null>(this.rowCount).fill(null));
