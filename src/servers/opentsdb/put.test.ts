@@ -6,6 +6,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { inTimestampRange } from '../../common/time/timestamp.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
+import { cellLimitProblem, INGEST_CELLS_PER_BYTE, INGEST_MIN_CELLS, ingestCellLimit } from '../ingest-budget.js';
 import { decodePut, MAX_JSON_DEPTH, nestedDeeperThan, putAnswer, type DecodedPut } from './put.js';
 
 const FIXTURES = new URL('../../../../test/fixtures/opentsdb/', import.meta.url);
@@ -205,6 +206,36 @@ test('a metric with more tags than a table may have columns (besides its timesta
   // Each metric has its own table.
   const two = decodePut(JSON.stringify([{ ...GOOD, tags: tags(most) }, { ...GOOD, metric: 'other', tags: tags(most, 'u') }]));
   assert.deepEqual(two.tables.map((t) => t.columns.length), [MAX_COLUMNS_PER_TABLE, MAX_COLUMNS_PER_TABLE]);
+});
+
+test('the cell budget: one point with 4,000 tags among 200,000 without refuses the whole request before the columns are made', () => {
+  const tags = Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`t${i}`, 'v']));
+  const points: object[] = [{ ...GOOD, tags }];
+  for (let i = 1; i <= 200_000; i++) points.push({ metric: GOOD.metric, timestamp: 1346846400 + i, value: i, tags: {} });
+  const body = JSON.stringify(points);
+  // 200,001 rows of 4,002 cells: 800 million.
+  assert.ok(ingestCellLimit(body.length) < 200_001 * 4002);
+  assertRefused(body, `OpenTSDB put refused: ${cellLimitProblem(ingestCellLimit(body.length), body.length)}`);
+});
+
+test('the cell budget: INGEST_MIN_CELLS cells whatever the size; a late tag counts its NULLs; refused points do not count', () => {
+  // 1,022 tags, the value and the timestamp: 1,024 cells a row.
+  const tags = Object.fromEntries(Array.from({ length: 1022 }, (_, i) => [`t${i}`, 'v']));
+  const narrow = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ ...GOOD, timestamp: 1346846400 + from + i, tags: {} }));
+  assert.equal(INGEST_MIN_CELLS, 1024 * 1024);
+  const full = [{ ...GOOD, tags }, ...narrow(1023, 1)];
+  assert.ok(INGEST_CELLS_PER_BYTE * JSON.stringify(full).length < INGEST_MIN_CELLS);
+  const d = decodePut(JSON.stringify([...full, ...narrow(100).map((p) => ({ ...p, value: 'x' }))]));
+  assert.equal(d.errors.length, 100);
+  assert.deepEqual(d.tables.map((t) => [t.rowCount, t.columns.length]), [[1024, 1024]]);
+  const over = (body: string) =>
+    assert.throws(() => decodePut(body), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.InvalidArguments && /^OpenTSDB put refused: the request decodes to more than 1048576 values/.test(err.message));
+  over(JSON.stringify([...full, ...narrow(1, 2000)]));
+  // A point with 1,000 tags after 1,100 without: 1,100,000 NULLs.
+  const thousand = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`t${i}`, 'v']));
+  over(JSON.stringify([...narrow(1100), { ...GOOD, tags: thousand }]));
+  const late = decodePut(JSON.stringify([...narrow(1000), { ...GOOD, tags: thousand }]));
+  assert.deepEqual(late.tables.map((t) => [t.rowCount, t.columns.length]), [[1001, 1002]]);
 });
 
 test('every timestamp a point may have is within the range of its millisecond column', () => {

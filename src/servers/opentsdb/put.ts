@@ -12,14 +12,17 @@
  * is an empty (successful) request.
  *
  * Refused whole (400), as no part of them can be written: a body nested deeper than
- * `MAX_JSON_DEPTH` (GreptimeDB's serde_json refuses those too), and a metric with more tags than a
+ * `MAX_JSON_DEPTH` (GreptimeDB's serde_json refuses those too), a metric with more tags than a
  * table may have columns besides its timestamp and value (`MAX_COLUMNS_PER_TABLE`; OpenTSDB's own
- * limit, `tsd.storage.max_tags`, is 8 by default; GreptimeDB has none).
+ * limit, `tsd.storage.max_tags`, is 8 by default; GreptimeDB has none), and a body whose tables
+ * would hold more cells (rows × columns, NULLs included) than the budget of its size
+ * (`ingestCellLimit`, see `../ingest-budget.ts`; a point with many tags among many without).
  */
 import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
+import { CellBudget } from '../ingest-budget.js';
 
 /** The time index column of the tables OpenTSDB points create (`greptime_timestamp` upstream). */
 export const OPENTSDB_TIMESTAMP_COLUMN = 'tsdb_timestamp';
@@ -90,8 +93,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * Decodes a put body. Throws `TsdbError(InvalidArguments, 'Invalid OpenTSDB Json request')` when
  * the body is not JSON or not an object / array of objects (with the reason when it is nested
- * deeper than `MAX_JSON_DEPTH`), and InvalidArguments when a metric has too many tags; refuses
- * invalid points one by one.
+ * deeper than `MAX_JSON_DEPTH`), and InvalidArguments when a metric has too many tags or the
+ * tables too many cells; refuses invalid points one by one.
  */
 export function decodePut(body: string): DecodedPut {
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new TsdbError(StatusCode.InvalidArguments, `${INVALID_JSON_REQUEST}: arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -113,6 +116,7 @@ export function decodePut(body: string): DecodedPut {
 
   const errors: DataPointError[] = [];
   const byMetric = new Map<string, TableRows>();
+  const budget = new CellBudget(body.length, 'OpenTSDB put refused');
   points.forEach((point, index) => {
     const checked = checkPoint(point as Record<string, unknown>);
     if (typeof checked === 'string') {
@@ -126,8 +130,12 @@ export function decodePut(body: string): DecodedPut {
     }
     rows.points.push(checked);
     rows.indexes.push(index);
+    const keysBefore = rows.tagKeys.size;
     for (const k of checked.tags.keys()) rows.tagKeys.add(k);
     if (rows.tagKeys.size > MAX_TAGS) throw tooManyTags(checked.metric, rows.tagKeys.size);
+    // The point's row (a cell per tag column, the value, the timestamp) and the NULLs of the tag
+    // columns it adds in the metric's earlier rows: counted before `tableOf` makes them.
+    budget.charge(rows.tagKeys.size + 2 + (rows.tagKeys.size - keysBefore) * (rows.points.length - 1));
   });
 
   const tables: IngestTable[] = [];
