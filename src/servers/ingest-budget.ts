@@ -30,7 +30,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
  */
 export const INGEST_CELLS_PER_BYTE = 4;
 
-/** Cells any request may have, however small (2^20: about 10 MB of columns): small requests are never refused for their shape. */
+/** Cells any request may have, however small (2^20: some 25 MB of memory through the write): small requests are never refused for their shape. */
 export const INGEST_MIN_CELLS = 1 << 20;
 
 /**

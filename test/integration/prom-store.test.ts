@@ -207,3 +207,18 @@ test('remote write: a metric with more labels than a table may have columns is r
   assert.equal((await post(`${baseUrl}/v1/prometheus/write`, encodeWriteRequest([series({ __name__: 'wide', ...labels(4094) }, [[1, 1]])]))).status, 204);
   assert.deepEqual(await sql(baseUrl, 'SELECT count(*), min(l04093) FROM wide'), [[1, 'v']]);
 });
+
+test('remote write and read: a body that decompresses to more than http.body_limit is refused with 400', async (t) => {
+  const { baseUrl } = await start(t, ['-c', tempFile(t, 'tsdb.toml', '[http]\nbody_limit = "4KB"\n')]);
+  // About 300 bytes of snappy that stand for about 20 KB.
+  const big = encodeWriteRequest([series({ __name__: 'big', text: 'x'.repeat(20_000) }, [[1, 1]])]);
+  assert.ok(big.length < 4096, String(big.length));
+  const w = await post(`${baseUrl}/v1/prometheus/write`, big);
+  assert.equal(w.status, 400);
+  assert.match(JSON.parse(w.body.toString()).error, /^The decompressed request body is larger than http\.body_limit \(4096 bytes\): the snappy-compressed WriteRequest holds 200\d\d$/);
+  const r = await post(`${baseUrl}/v1/prometheus/read`, encodeReadRequest([{ startMs: 0, endMs: 1, matchers: [{ type: 'EQ', name: '__name__', value: 'x'.repeat(20_000) }] }]));
+  assert.equal(r.status, 400);
+  assert.match(JSON.parse(r.body.toString()).error, /^The decompressed request body is larger than http\.body_limit \(4096 bytes\): the snappy-compressed ReadRequest holds 200\d\d$/);
+  assert.equal((await post(`${baseUrl}/v1/prometheus/write`, encodeWriteRequest([series({ __name__: 'small', job: 'a' }, [[1, 1]])]))).status, 204);
+  assert.deepEqual(await sql(baseUrl, 'SELECT count(*) FROM small'), [[1]]);
+});

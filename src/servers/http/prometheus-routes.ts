@@ -16,7 +16,7 @@ import type { Cell } from '../../query/output.js';
 import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
 import { decodeReadRequest, encodeReadResponse, negotiateResponseType, type ReadMatcher, type ReadQuery, type ReadSeries } from '../prometheus/remote-read.js';
 import { decodeRemoteWrite, METRIC_NAME_LABEL, TIMESTAMP_COLUMN, VALUE_COLUMN } from '../prometheus/remote-write.js';
-import { databaseOf, requestBytes, requestDatabase, sendWriteError, withBasicAuth } from './write-routes.js';
+import { databaseOf, decompressedBodyLimit, requestBytes, requestDatabase, sendWriteError, withBasicAuth } from './write-routes.js';
 
 /** The physical table remote write creates logical tables on. */
 const DEFAULT_PHYSICAL_TABLE = 'tsdb_physical_table';
@@ -158,7 +158,7 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
     if (problem !== undefined) return sendWriteError(req, reply, log, new TsdbError(StatusCode.Unsupported, problem), 415);
     try {
       const database = requestDatabase(req);
-      const { groups } = decodeRemoteWrite(await requestBytes(req, ['snappy']));
+      const { groups } = decodeRemoteWrite(await requestBytes(req, ['snappy']), decompressedBodyLimit());
       // One ingest per (database, physical table).
       const batches = new Map<string, { database: string; physical: string; tables: IngestTable[] }>();
       for (const g of groups) {
@@ -184,7 +184,7 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
     try {
       const database = requestDatabase(req);
       if (!(await sql.databaseExists(database))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${database}`);
-      const { queries, acceptedResponseTypes } = decodeReadRequest(await requestBytes(req, ['snappy']));
+      const { queries, acceptedResponseTypes } = decodeReadRequest(await requestBytes(req, ['snappy']), decompressedBodyLimit());
       negotiateResponseType(acceptedResponseTypes);
       const ctx: SqlContext = { database, timezone: 'UTC', user };
       const results: ReadSeries[][] = [];

@@ -34,6 +34,11 @@ export function setDecompressedLimit(bytes: number): void {
   decompressedLimit = bytes > 0 ? bytes : 1024 ** 3;
 }
 
+/** The limit on decompressed bodies, for bodies their decoder decompresses (Prometheus's snappy). */
+export function decompressedBodyLimit(): number {
+  return decompressedLimit;
+}
+
 /**
  * The request body as bytes, decompressed as its `Content-Encoding` says; encodings in `keep` are
  * left to the caller (Prometheus remote write bodies are snappy blocks its decoder reads).

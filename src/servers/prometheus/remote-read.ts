@@ -43,10 +43,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * Decodes a remote read body (snappy-compressed ReadRequest). `acceptedResponseTypes` as sent
  * (empty means SAMPLES). Throws InvalidArguments for a body that is not snappy or not a ReadRequest,
- * an unknown matcher type and matcher names or values that are not UTF-8.
+ * one that decompresses to more than `maxRawBytes`, an unknown matcher type and matcher names or
+ * values that are not UTF-8.
  */
-export function decodeReadRequest(body: Uint8Array): { queries: ReadQuery[]; acceptedResponseTypes: number[] } {
-  const raw = snappyDecompress(body, 'ReadRequest');
+export function decodeReadRequest(body: Uint8Array, maxRawBytes = Infinity): { queries: ReadQuery[]; acceptedResponseTypes: number[] } {
+  const raw = snappyDecompress(body, 'ReadRequest', maxRawBytes);
   const msg = decodeMessage(() => ReadRequestType.decode(raw), 'ReadRequest') as unknown as PbReadRequest;
   const queries = (msg.queries ?? []).map((q, qi): ReadQuery => ({
     startMs: int64ToNumber(q.startTimestampMs),

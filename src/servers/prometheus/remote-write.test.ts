@@ -390,6 +390,19 @@ test('metadata, exemplars, histograms, unknown fields and groups are skipped', (
 
 // --- errors ------------------------------------------------------------------------------------
 
+test('a body that decompresses to more than maxRawBytes is refused from its snappy header, before it is decompressed', () => {
+  const body = request(series(label('__name__', 'm'), label('big', 'x'.repeat(5000)), sample(1, 1)));
+  const raw = snappyDecompress(body, 'WriteRequest').length;
+  assert.ok(body.length < 1000 && raw > 5000, `${body.length} → ${raw}`);
+  assert.equal(onlyGroup(decodeRemoteWrite(body, raw).groups).rowCount, 1);
+  assert.throws(() => decodeRemoteWrite(body, raw - 1), (err: unknown) => {
+    assert.ok(err instanceof TsdbError);
+    assert.equal(err.code, StatusCode.InvalidArguments);
+    assert.equal(err.message, `The decompressed request body is larger than http.body_limit (${raw - 1} bytes): the snappy-compressed WriteRequest holds ${raw}`);
+    return true;
+  });
+});
+
 test('a body that is not snappy is rejected', () => {
   rejects(Buffer.alloc(0), /^invalid snappy-compressed WriteRequest: empty body$/);
   rejects(Buffer.from('hello, world'), /^invalid snappy-compressed WriteRequest: /);

@@ -47,7 +47,8 @@ export const PHYSICAL_TABLE_LABELS = ['x_tsdb_physical_table', '__physical_table
 
 /**
  * Decodes a remote write body: `body` is a snappy-compressed (block format) WriteRequest. Throws a
- * TsdbError with InvalidArguments for a body that is not snappy or not a WriteRequest, a series
+ * TsdbError with InvalidArguments for a body that is not snappy or not a WriteRequest, one that
+ * decompresses to more than `maxRawBytes` (the server's `http.body_limit`), a series
  * without `__name__`, an empty or duplicate label name, a label named like a value column, label
  * names or values that are not UTF-8, a timestamp outside the range of a millisecond time index
  * (`TIMESTAMP_RANGE.ms`), and a metric with more labels than a table may have columns
@@ -56,8 +57,8 @@ export const PHYSICAL_TABLE_LABELS = ['x_tsdb_physical_table', '__physical_table
  * (`ingestCellLimit`, see `../ingest-budget.ts`): checked per series, before its rows are made.
  * Nothing is returned for a request with an error anywhere.
  */
-export function decodeRemoteWrite(body: Uint8Array): { groups: RemoteWriteGroup[]; samples: number } {
-  const raw = snappyDecompress(body, 'WriteRequest');
+export function decodeRemoteWrite(body: Uint8Array, maxRawBytes = Infinity): { groups: RemoteWriteGroup[]; samples: number } {
+  const raw = snappyDecompress(body, 'WriteRequest', maxRawBytes);
   const tables = new TableSet(new CellBudget(raw.length, 'invalid WriteRequest'));
   const samples = new WriteRequestDecoder(raw, tables).decode();
   return { groups: tables.finish(), samples };

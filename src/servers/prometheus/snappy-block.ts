@@ -13,8 +13,12 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
  */
 const MAX_EXPANSION = 22;
 
-/** `body` uncompressed; `what` names the message in errors (`WriteRequest`). Throws InvalidArguments. */
-export function snappyDecompress(body: Uint8Array, what: string): Buffer {
+/**
+ * `body` uncompressed; `what` names the message in errors (`WriteRequest`). Throws InvalidArguments,
+ * also for a body that would decompress to more than `maxLength` bytes (checked from its header,
+ * before anything is allocated).
+ */
+export function snappyDecompress(body: Uint8Array, what: string, maxLength = Infinity): Buffer {
   const declared = declaredLength(body);
   if (declared === undefined) {
     throw new TsdbError(StatusCode.InvalidArguments, `invalid snappy-compressed ${what}: ${body.length === 0 ? 'empty body' : 'bad length header'}`);
@@ -24,6 +28,9 @@ export function snappyDecompress(body: Uint8Array, what: string): Buffer {
       StatusCode.InvalidArguments,
       `invalid snappy-compressed ${what}: header claims ${declared.length} bytes, more than ${body.length} compressed bytes can hold`,
     );
+  }
+  if (declared.length > maxLength) {
+    throw new TsdbError(StatusCode.InvalidArguments, `The decompressed request body is larger than http.body_limit (${maxLength} bytes): the snappy-compressed ${what} holds ${declared.length}`);
   }
   try {
     return uncompressSync(body) as Buffer;
