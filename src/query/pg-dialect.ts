@@ -56,6 +56,8 @@ function isOp(t: Token | undefined, value: string): boolean {
 
 /** The query text with PostgreSQL's qualified operators, collations and type names rewritten for DuckDB. */
 export function bridgePgQueryText(sql: string): string {
+  // Each rewrite needs one of these words: other text (most of it) is not tokenized.
+  if (!/operator|collate|pg_catalog/i.test(sql)) return sql;
   let tokens: Token[];
   try {
     tokens = tokenize(sql);

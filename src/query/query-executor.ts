@@ -136,6 +136,8 @@ async function expandRangeQuery(sql: string, ctx: QueryContext, nowMs: number): 
   if (source.timeIndex === undefined) throw new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: a range query needs a table with a time index, not ${parts.join('.')}`);
   return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, nowMs, ctx.timezone);
 }
+  // A range query has the word ALIGN or RANGE: other text is not tokenized again.
+  if (!/align|range/i.test(sql)) return sql;
 
 /** DuckDB's name of an expression: its SQL text, as `json_deserialize_sql` writes it. */
 async function expressionName(conn: DuckDBConnection, expr: Json): Promise<string> {

@@ -24,6 +24,8 @@ function quoted(value: string): string {
 
 /** The query with the tsdb dialect's MySQL-isms rewritten for DuckDB (the text is unchanged otherwise); InvalidArguments for a number beyond DOUBLE's range. */
 export function bridgeQueryText(sql: string): string {
+  // Each rewrite needs one of these: other text (most of it) is not tokenized.
+  if (!/`|x'|0x|limit/i.test(sql)) return sql;
   let tokens: Token[];
   try {
     tokens = tokenize(sql);
