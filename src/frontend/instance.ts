@@ -21,7 +21,7 @@ import { timeUnitOf } from '../engine/region/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
-import { parseSql } from '../sql/parser.js';
+import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
 import { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { checkPermission, type AccessKind } from './auth/permission.js';
 import { Ingester, schemaLockKey } from './ingest.js';
@@ -120,28 +120,34 @@ export class FrontendInstance {
     return n;
   }
 
-  /** Parses `sql` and runs its statements in order; the first failure stops the rest. */
+  /**
+   * Parses `sql` and runs its statements in order; the first failure stops the rest. Long literal
+   * lists (`x IN (1, 2, …)`) are folded out of the text while it is parsed and planned, and put back
+   * for DuckDB (`sql/literal-lists.ts`).
+   */
   async executeSql(sql: string, session: Session): Promise<Output[]> {
-    const statements = parseSql(sql);
+    const { statements, lists } = parseFoldedSql(sql);
     const outputs: Output[] = [];
-    for (const stmt of statements) outputs.push(await this.execute(stmt, session));
+    for (const stmt of statements) outputs.push(await this.execute(stmt, session, lists));
     return outputs;
   }
 
-  async execute(stmt: Statement, session: Session): Promise<Output> {
+  /** Runs one statement; `lists` are the literal lists folded out of its text, by marker. */
+  async execute(stmt: Statement, session: Session, lists?: ReadonlyMap<string, LiteralList>): Promise<Output> {
     const access = accessOf(stmt);
     if (access !== undefined) checkPermission(session.user, access);
     const where = this.showWhere(session);
+    const query = (q: string) => this.query(q, session, { lists });
     switch (stmt.kind) {
       case 'query':
-        return this.query(stmt.sql, session);
+        return query(stmt.sql);
       case 'explain':
-        return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain' });
+        return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain', lists });
       case 'insert':
-        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q, wrap) => this.query(q, session, wrap !== undefined ? { wrap } : {})));
-        return affected(await insertValues(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
+        if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q, wrap) => this.query(q, session, { lists, ...(wrap !== undefined && { wrap }) })));
+        return affected(await insertValues(stmt, session, this.catalog, this.tables, query));
       case 'delete':
-        return affected(await deleteRows(stmt, session, this.catalog, this.tables, (q) => this.query(q, session)));
+        return affected(await deleteRows(stmt, session, this.catalog, this.tables, query));
       case 'create_table': {
         const storage = Object.entries(stmt.options).find(([k]) => k.toLowerCase() === 'storage')?.[1];
         if (storage !== undefined && !this.storageProviders.includes(storage)) {
@@ -323,7 +329,8 @@ export class FrontendInstance {
   /**
    * Runs a query (`runQuery`) for the session: `explain` for EXPLAIN [ANALYZE]; `rows` for a SHOW's
    * rows under a name, with the shape its query must have; `wrap` turns the query's plain SQL (range
-   * queries expanded) into the one that runs.
+   * queries expanded) into the one that runs; `lists` are the long literal lists folded out of the
+   * statement's text (`sql/literal-lists.ts`).
    */
   private async query(
     sql: string,
@@ -332,9 +339,10 @@ export class FrontendInstance {
       readonly explain?: 'explain' | 'analyze';
       readonly rows?: { readonly name: string; readonly relation: string; readonly shape: (tree: unknown) => void };
       readonly wrap?: (sql: string) => string;
+      readonly lists?: ReadonlyMap<string, LiteralList> | undefined;
     } = {},
   ): Promise<Output> {
-    const { explain, rows, wrap } = opts;
+    const { explain, rows, wrap, lists } = opts;
     const conn = await this.takeConnection();
     try {
       this.functionsInstalled ??= installFunctions(conn);
@@ -357,6 +365,7 @@ export class FrontendInstance {
       }),
       ...(rows !== undefined && { check: rows.shape }),
       ...(wrap !== undefined && { wrap }),
+      ...(lists !== undefined && { lists }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;

@@ -16,6 +16,8 @@ import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { records, type Output } from './output.js';
 import { convertResult, readResult } from './result-conversion.js';
 import { bridgeQueryText } from '../sql/query-text.js';
+import { unfoldLiteralLists, type LiteralList } from '../sql/literal-lists.js';
+import { FoldedLists } from './folded-lists.js';
 import { nameSelectItems } from './column-names.js';
 import { rewriteDistinctOn } from './distinct-on.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
@@ -78,6 +80,11 @@ export interface QueryContext {
   check?(tree: unknown): void;
   /** Turns the query's plain SQL (range queries expanded) into the one that runs (INSERT … SELECT's casts). */
   wrap?(sql: string): string;
+  /**
+   * Literal lists folded out of the statement's text (`sql/literal-lists.ts`), by marker: put back
+   * into the text DuckDB runs (`folded-lists.ts`).
+   */
+  readonly lists?: ReadonlyMap<string, LiteralList>;
 }
 
 /**
@@ -129,6 +136,8 @@ const PLACEHOLDER_PATTERN = new RegExp(`"?${PLACEHOLDER}\\d+"?`, 'g');
 
 /** A range query as plain SQL (unchanged when the query is not one). */
 async function expandRangeQuery(sql: string, ctx: QueryContext, nowMs: number): Promise<string> {
+  // A range query has the word ALIGN or RANGE: other text is not tokenized again.
+  if (!/align|range/i.test(sql)) return sql;
   const rq = parseRangeQuery(sql);
   if (rq === undefined) return sql;
   const parts = rq.table;
@@ -136,8 +145,6 @@ async function expandRangeQuery(sql: string, ctx: QueryContext, nowMs: number): 
   if (source.timeIndex === undefined) throw new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: a range query needs a table with a time index, not ${parts.join('.')}`);
   return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, nowMs, ctx.timezone);
 }
-  // A range query has the word ALIGN or RANGE: other text is not tokenized again.
-  if (!/align|range/i.test(sql)) return sql;
 
 /** DuckDB's name of an expression: its SQL text, as `json_deserialize_sql` writes it. */
 async function expressionName(conn: DuckDBConnection, expr: Json): Promise<string> {
@@ -214,17 +221,23 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   const nowMs = Date.now();
   const plain = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
   const sql = ctx.wrap?.(plain) ?? plain;
+  const foldedLists = FoldedLists.of(sql, ctx.lists);
+  // The query with its lists as written (the slow path): for a list that is not where it seemed to
+  // be, a rewrite whose effect on a list tsdb cannot give, or the parse error of the text as written.
+  const asWritten = () => runQuery(conn, unfoldLiteralLists(text, ctx.lists!), { ...ctx, lists: undefined }, explain);
   const tree = await serializeSql(conn, sql);
   if (tree.error) {
+    if (foldedLists !== undefined) return asWritten();
     const message = tree.error_message ?? 'cannot parse the query';
     throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`);
   }
   const relations: Relation[] = [];
   // The tree as parsed: a query no rewrite changes but its table references skips the deserialization.
   const parsed = stringifySqlJson(tree);
+  if (foldedLists !== undefined && !foldedLists.inPlace(tree, parsed)) return asWritten();
   const views = new Map<string, string>();
   const bodies = new Map<string, string>();
-  const names = new Map<string, string>();
+  const names = new Map<string, string>(foldedLists?.shortNames());
   try {
     ctx.check?.(tree);
     await ctx.dialect?.rewrite(tree, sql, (expr) => parseExpression(conn, expr));
@@ -239,9 +252,14 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       for (const name of s.columnNames ?? []) columnNames.add(name.toLowerCase());
     }
     const items = snapshotSelectItems(tree);
-    rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames });
-    rewriteTimeLiterals(tree, timeColumns);
+    rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
+    rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));
+    // A select item holding a list whose elements change is named by DuckDB's text of the item as
+    // written, which only DuckDB's parse of the whole list gives.
+    if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {
+      return await asWritten();
+    }
     for (const item of items) {
       const now = item.list[item.index];
       if (isNode(now) && now['alias'] === '' && stringifySqlJson(now) !== item.text) now['alias'] = await expressionName(conn, item.original);
@@ -282,7 +300,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     if (views.size > 0) rewriteDistinctOn(tree);
     const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => bodies.get(views.get(sources[i]!.key)!)!);
     const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
-    const rewritten = spliced ?? (views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`));
+    const replaced = spliced ?? (views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`));
+    const rewritten = foldedLists === undefined ? replaced : await foldedLists.restore(replaced);
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.
       const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));

@@ -20,7 +20,7 @@
  *   the session's wall clock (`rewriteSessionBuckets`): a day starts at local midnight.
  */
 import { canonicalTimeZone, civilFromDays, parseOffset, parseTimestamp, utcParts, zoneOffsetMinutes, type TimeUnit } from '../common/time/timestamp.js';
-import { castNode, castTypeOf, columnNamesOf, functionNameOf, functionNode, isNode, stringNode, stringOf, type Json, type Node } from './sql-tree.js';
+import { castNode, castTypeOf, columnNamesOf, functionNameOf, functionNode, isNode, stringNode, stringOf, type FoldedListOf, type Json, type Node } from './sql-tree.js';
 
 /** What the rewrites need to know of a query's session and tables. */
 export interface SessionTime {
@@ -32,6 +32,8 @@ export interface SessionTime {
   readonly timestampColumns: ReadonlyMap<string, TimeUnit>;
   /** Every column name of those tables (lower case): a column named `current_date` is a column. */
   readonly columnNames: ReadonlySet<string>;
+  /** Literal lists folded out of the query text: told when their strings are read as timestamps. */
+  readonly foldedList?: FoldedListOf;
 }
 
 /** DuckDB's names of the timestamp types a cast can name. */
@@ -77,7 +79,7 @@ function wallClock(zone: string, utcMs: number): { date: string; time: string } 
 }
 
 /** A timestamp string read in `zone` as UTC text (undefined: not a timestamp tsdb reads; DuckDB's to judge). */
-function normalized(text: string, zone: string): string | undefined {
+export function normalizeTimestampText(text: string, zone: string): string | undefined {
   const ns = parseTimestamp(text, 'ns', zone);
   return ns === undefined ? undefined : utcText(ns);
 }
@@ -98,9 +100,11 @@ export function rewriteSessionTime(tree: unknown, st: SessionTime): void {
   /** Replaces a timestamp string constant at parent[key] by its UTC text. */
   const normalizeAt = (parent: Node | Json[], key: string | number): void => {
     const v = (parent as Record<string | number, Json>)[key];
+    const folded = st.foldedList?.(v);
+    if (folded !== undefined) return folded.stringsAreTimestamps(st.zone);
     const s = stringOf(v);
     if (s === undefined) return;
-    const utc = normalized(s, st.zone);
+    const utc = normalizeTimestampText(s, st.zone);
     if (utc !== undefined && utc !== s) ((v as Node)['value'] as Node)['value'] = utc;
   };
 

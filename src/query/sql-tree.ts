@@ -2,6 +2,7 @@
  * DuckDB's parse trees as `json_serialize_sql` writes them (`sql-json.ts` reads and writes them):
  * the JSON shape, and factories for the nodes tsdb's rewrites put into them.
  */
+import type { TimeUnit } from '../common/time/timestamp.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Node = { [k: string]: Json };
@@ -103,3 +104,19 @@ export function selectLists(tree: unknown): Json[][] {
   walk(tree as Json);
   return out;
 }
+
+/**
+ * A literal list folded out of the query text (`sql/literal-lists.ts`): in the tree, a column
+ * reference to its marker, the one element of an IN list. The rewrites of literals say here what they
+ * would do to its elements; the elements are rewritten so when they replace the marker in the query
+ * text (`folded-lists.ts`).
+ */
+export interface FoldedListUse {
+  /** Its strings are timestamps, read in the session's time zone `zone` (`session-time.ts`). */
+  stringsAreTimestamps(zone: string): void;
+  /** Its integers are epochs in `unit` (`time-predicates.ts`). */
+  integersAreEpochs(unit: TimeUnit): void;
+}
+
+/** The folded list a node is the marker of, else undefined. */
+export type FoldedListOf = (n: Json | undefined) => FoldedListUse | undefined;

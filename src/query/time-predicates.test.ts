@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { tableRefs } from './table-refs.js';
-import { foldableBounds, rewriteTimeLiterals, timeRangeOf } from './time-predicates.js';
+import { epochSql, foldableBounds, rewriteTimeLiterals, timeRangeOf } from './time-predicates.js';
 
 const db = await DuckDBInstance.create(':memory:');
 const conn = await db.connect();
@@ -77,4 +77,12 @@ test('constant expressions bounding the time index are cast to its type, and the
   // The rewritten query runs.
   await conn.run('CREATE TABLE IF NOT EXISTS t AS SELECT epoch_ms(x)::TIMESTAMP_MS AS ts, x AS v FROM range(0, 3000, 500) r(x)');
   await conn.runAndReadAll(await unparse(tree));
+});
+
+test('epochSql is the text DuckDB writes for the epoch conversion of each unit (folded literal lists use it)', async () => {
+  for (const unit of ['s', 'ms', 'us', 'ns'] as const) {
+    const tree = await parse('SELECT * FROM t WHERE ts = -7');
+    rewriteTimeLiterals(tree, new Map([['ts', unit]]));
+    assert.equal(await unparse(tree), `SELECT * FROM t WHERE (ts = ${epochSql('-7', unit)})`, unit);
+  }
 });

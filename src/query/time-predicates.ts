@@ -13,7 +13,7 @@
  */
 import { convertTime, parseTimestamp, type TimeUnit } from '../common/time/timestamp.js';
 import { integerOf } from './sql-json.js';
-import { castNode, castTypeOf, columnNamesOf, functionNode, isNode, stringOf, type Json, type Node } from './sql-tree.js';
+import { castNode, castTypeOf, columnNamesOf, functionNode, isNode, stringOf, type FoldedListOf, type Json, type Node } from './sql-tree.js';
 import { whereOfTable, type BaseTableNode } from './table-refs.js';
 
 const INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'INTEGER_LITERAL']);
@@ -51,6 +51,20 @@ function timestampOf(constant: Node, unit: TimeUnit): Node {
   }
 }
 
+/** `timestampOf` as SQL text, of an integer expression's text (how DuckDB writes the node back). */
+export function epochSql(integer: string, unit: TimeUnit): string {
+  switch (unit) {
+    case 's':
+      return `CAST(to_timestamp(${integer}) AS TIMESTAMP_S)`;
+    case 'ms':
+      return `CAST(epoch_ms(${integer}) AS TIMESTAMP_MS)`;
+    case 'us':
+      return `make_timestamp(${integer})`;
+    case 'ns':
+      return `make_timestamp_ns(${integer})`;
+  }
+}
+
 /** DuckDB's timestamp types, but the one with a time zone, and DATE: what a timestamp column compares with as it is. */
 const PLAIN_TIME_TYPES = new Set(['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'DATE']);
 
@@ -73,10 +87,11 @@ const UNIT_KEEPING = new Set(['date_bin', 'date_trunc', 'time_bucket']);
 /**
  * Rewrites integer literals compared with timestamp columns (`columns`: column name → unit of
  * the tables the query reads) into timestamps, and casts `date_bin` / `date_trunc` of them back to
- * their unit, in place. Returns the casts that are unaliased select items: the caller names them
- * as DuckDB named the expression before the cast.
+ * their unit, in place; a folded literal list (`foldedList`) is told its integers are epochs.
+ * Returns the casts that are unaliased select items: the caller names them as DuckDB named the
+ * expression before the cast.
  */
-export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, TimeUnit>): Array<{ node: { [k: string]: unknown }; original: unknown }> {
+export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, TimeUnit>, foldedList?: FoldedListOf): Array<{ node: { [k: string]: unknown }; original: unknown }> {
   const unnamed: Array<{ node: Node; original: Node }> = [];
   const wrappedFunctions = new WeakSet<Node>();
   const unitOf = (n: Json | undefined) => {
@@ -85,6 +100,8 @@ export function rewriteTimeLiterals(tree: unknown, columns: ReadonlyMap<string, 
   };
   const fix = (parent: Node | Json[], key: string | number, unit: TimeUnit) => {
     const c = (parent as Record<string | number, Json>)[key];
+    const folded = foldedList?.(c);
+    if (folded !== undefined) return folded.integersAreEpochs(unit);
     if (integerConstant(c) !== undefined) (parent as Record<string | number, Json>)[key] = timestampOf(c as Node, unit);
     else if (needsCast(c)) (parent as Record<string | number, Json>)[key] = cast(c!, TIME_TYPES[unit]);
   };

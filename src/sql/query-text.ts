@@ -24,8 +24,9 @@ function quoted(value: string): string {
 
 /** The query with the tsdb dialect's MySQL-isms rewritten for DuckDB (the text is unchanged otherwise); InvalidArguments for a number beyond DOUBLE's range. */
 export function bridgeQueryText(sql: string): string {
-  // Each rewrite needs one of these: other text (most of it) is not tokenized.
-  if (!/`|x'|0x|limit/i.test(sql)) return sql;
+  // Each rewrite needs one of these (a number beyond DOUBLE's range has 309 digits or a 3-digit
+  // exponent): other text (most of it) is not tokenized.
+  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}/i.test(sql)) return sql;
   let tokens: Token[];
   try {
     tokens = tokenize(sql);
