@@ -29,3 +29,9 @@ test('parameters compared with a column, in a list, a range, a LIKE, or cast', a
   assert.deepEqual(await infer('SELECT * FROM missing WHERE a = $1'), {});
   assert.deepEqual(await infer("SELECT 'unterminated"), {});
 });
+
+test('a long literal list beside the parameters changes nothing they infer', async () => {
+  const ints = Array.from({ length: 5000 }, (_, i) => String(i)).join(', ');
+  assert.deepEqual(await infer(`SELECT * FROM t WHERE n IN (${ints}) AND host = ? AND v NOT IN (${ints}) AND ts > ?`, 'question'), { 1: 'String', 2: 'TimestampMillisecond' });
+  assert.deepEqual(await infer(`SELECT * FROM t WHERE n IN (${ints}) AND host IN ($1, $2)`), { 1: 'String', 2: 'String' });
+});

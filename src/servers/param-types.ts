@@ -10,6 +10,7 @@
  */
 import { columnTypeOf } from '../catalog/column-types.js';
 import { tokenize, type Token } from '../sql/lexer.js';
+import { foldLiteralLists } from '../sql/literal-lists.js';
 
 /** The columns of a table (`[table]` or `[database, table]`): name → tsdb type; undefined when unknown. */
 export type ColumnLookup = (name: readonly string[]) => Promise<ReadonlyMap<string, string> | undefined>;
@@ -23,7 +24,8 @@ export async function inferParamTypes(sql: string, style: PlaceholderStyle, look
   const out = new Map<number, string>();
   let tokens: Token[];
   try {
-    tokens = tokenize(sql);
+    // Long literal lists hold no parameter and say nothing of one: not tokenized (`sql/literal-lists.ts`).
+    tokens = tokenize(foldLiteralLists(sql)?.text ?? sql);
   } catch {
     return out;
   }
