@@ -12,9 +12,13 @@
  *
  * Cases: `in` (`v IN (0, 1, …)` on a BIGINT field), `not_in`, `tag_in` (strings on the primary key
  * column), `ts_in` (integers on the time index: epochs in its unit), `or` (`v = 0 OR v = 1 OR …`),
- * `case` (`CASE v WHEN 0 THEN … END`), `insert` (one multi-row INSERT).
+ * `case` (`CASE v WHEN 0 THEN … END`), `insert` (one multi-row INSERT); `mysql_in`, `mysql_prepared_in`
+ * (`host = ? OR v IN (…)`), `pg_in`, `pg_extended_in` (`host = $1 OR v IN (…)`): `in` over the wire
+ * protocols (mysql2, pg).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAverages, machine } from '../common/machine.js';
@@ -144,6 +148,26 @@ async function smallQueries(baseUrl: string, signal: { stop: boolean }): Promise
   return poll;
 }
 
+/** A case sent over MySQL or PostgreSQL instead of HTTP: its statement and the count it should give. */
+async function overWire(kind: string, n: number, ports: { mysql: number; postgres: number }): Promise<{ bytes: number; run: () => Promise<unknown>; expect: number; close: () => Promise<void> } | undefined> {
+  const ints = Array.from({ length: n }, (_, i) => String(i)).join(',');
+  const below = Math.min(ROWS, Math.ceil(n / 200));
+  if (kind.startsWith('mysql')) {
+    const conn = await mysql.createConnection({ host: '127.0.0.1', port: ports.mysql, user: 'root', database: 'public' });
+    const text = kind === 'mysql_in' ? `SELECT count(*) AS n FROM t WHERE v IN (${ints})` : `SELECT count(*) AS n FROM t WHERE host = ? OR v IN (${ints})`;
+    const run = async () => Number(((kind === 'mysql_in' ? (await conn.query(text))[0] : (await conn.execute(text, [`h${ROWS - 1}`]))[0]) as Array<{ n: unknown }>)[0]!.n);
+    return { bytes: text.length, run, expect: kind === 'mysql_in' ? below : below + 1, close: () => conn.end() };
+  }
+  if (kind.startsWith('pg')) {
+    const client = new pg.Client({ host: '127.0.0.1', port: ports.postgres, user: 'tsdb', database: 'public' });
+    await client.connect();
+    const text = kind === 'pg_in' ? `SELECT count(*) AS n FROM t WHERE v IN (${ints})` : `SELECT count(*) AS n FROM t WHERE host = $1 OR v IN (${ints})`;
+    const run = async () => Number((kind === 'pg_in' ? await client.query(text) : await client.query({ text, values: [`h${ROWS - 1}`] })).rows[0].n);
+    return { bytes: text.length, run, expect: kind === 'pg_in' ? below : below + 1, close: () => client.end() };
+  }
+  return undefined;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const loadAtStart = loadAverages();
@@ -161,9 +185,10 @@ async function main(): Promise<void> {
     // Warm up the query path.
     for (let i = 0; i < 5; i++) await sql(base, 'SELECT count(*) FROM t WHERE v IN (1, 2, 3)');
     for (const kind of args.cases) {
-      const { text, expect } = statementOf(kind, args.elements, args.insertMb);
-      const bytes = Buffer.byteLength(text);
-      const body = `sql=${encodeURIComponent(text)}`.length;
+      const wire = await overWire(kind, args.elements, server.ports);
+      const { text, expect } = wire !== undefined ? { text: '', expect: () => true } : statementOf(kind, args.elements, args.insertMb);
+      const bytes = wire?.bytes ?? Buffer.byteLength(text);
+      const body = wire !== undefined ? 0 : `sql=${encodeURIComponent(text)}`.length;
       log(`${kind}: ${(bytes / 2 ** 20).toFixed(1)} MiB of SQL, ${(body / 2 ** 20).toFixed(1)} MiB of body`);
       const signal = { stop: false };
       const health = pollHealth(base, signal);
@@ -171,7 +196,18 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 300));
       let answer: { status: number; body: unknown; ms: number };
       try {
-        answer = await sql(base, text);
+        if (wire === undefined) answer = await sql(base, text);
+        else {
+          const started = performance.now();
+          try {
+            const n = await wire.run();
+            answer = { status: n === wire.expect ? 200 : 500, body: { count: n }, ms: performance.now() - started };
+          } catch (e) {
+            answer = { status: 500, body: { error: String(e) }, ms: performance.now() - started };
+          } finally {
+            await wire.close();
+          }
+        }
       } finally {
         await new Promise((r) => setTimeout(r, 300));
         signal.stop = true;
