@@ -37,12 +37,19 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = argv[i + 1];
+    if (a === '--help' || a === '-h') {
+      process.stdout.write('node dist/bench/big-sql/main.js [--repo <checkout>] [--cases in,not_in,tag_in,ts_in,or,case,insert,mysql_in,mysql_prepared_in,pg_in,pg_extended_in] [--elements N] [--insert-mb N] [--cpu-prof <dir>]\n');
+      process.exit(0);
+    }
     if (a === '--repo' && v) args.repo = v;
     else if (a === '--cases' && v) args.cases = v.split(',');
     else if (a === '--elements' && v) args.elements = Number(v);
     else if (a === '--insert-mb' && v) args.insertMb = Number(v);
     else if (a === '--cpu-prof' && v) args.cpuProf = v;
-    else throw new Error(`unknown argument ${a}`);
+    else {
+      process.stderr.write(`unknown argument or missing value: ${a} (--help lists the options)\n`);
+      process.exit(2);
+    }
     i++;
   }
   return args;
