@@ -93,6 +93,26 @@ export function checkNoNul(sql: string): void {
 /** Characters that are always a one-character operator (no longer operator starts with them). */
 const SINGLE = new Set(['(', ')', ',', ';', '+', '*', '%', '[', ']', '{', '}', '?', '#', '^', '~', '&', '.']);
 
+/**
+ * The offset just past the block comment that starts at `start` (`/*`), or -1 when it is not closed.
+ * Block comments nest, as in PostgreSQL and sqlparser.
+ */
+export function blockCommentEnd(sql: string, start: number): number {
+  let depth = 1;
+  let i = start + 2;
+  while (i < sql.length && depth > 0) {
+    const ch = sql.charCodeAt(i);
+    if (ch === 47 && sql.charCodeAt(i + 1) === 42) {
+      depth++;
+      i += 2;
+    } else if (ch === 42 && sql.charCodeAt(i + 1) === 47) {
+      depth--;
+      i += 2;
+    } else i++;
+  }
+  return depth > 0 ? -1 : i;
+}
+
 /** Tokenizes `sql`; the last token is always `eof`. A NUL character, unterminated strings, quoted identifiers and block comments are InvalidSyntax errors. */
 export function tokenize(sql: string): Token[] {
   checkNoNul(sql);
@@ -142,20 +162,8 @@ export function tokenize(sql: string): Token[] {
       continue;
     }
     if (code === 47 /* / */ && nextCode === 42 /* * */) {
-      // Block comments nest, as in PostgreSQL and sqlparser.
-      let depth = 1;
-      let i = pos + 2;
-      while (i < n && depth > 0) {
-        const ch = sql.charCodeAt(i);
-        if (ch === 47 && sql.charCodeAt(i + 1) === 42) {
-          depth++;
-          i += 2;
-        } else if (ch === 42 && sql.charCodeAt(i + 1) === 47) {
-          depth--;
-          i += 2;
-        } else i++;
-      }
-      if (depth > 0) fail('Unterminated multi-line comment', line, start - lineStart + 1);
+      const i = blockCommentEnd(sql, pos);
+      if (i < 0) fail('Unterminated multi-line comment', line, start - lineStart + 1);
       advance(i);
       continue;
     }

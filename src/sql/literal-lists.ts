@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Statement } from './ast.js';
 import { parseSql } from './parser.js';
+import { blockCommentEnd } from './lexer.js';
 
 /** Elements a literal list needs to be folded: below, the tree path costs a few milliseconds. */
 export const MIN_FOLDED_ELEMENTS = 1000;
@@ -185,19 +186,8 @@ function skipQuoted(sql: string, i: number): number | undefined {
     return nl < 0 ? sql.length : nl + 1;
   }
   if (c === 47 && sql.charCodeAt(i + 1) === 42) {
-    let depth = 1;
-    let j = i + 2;
-    while (j < sql.length && depth > 0) {
-      const d = sql.charCodeAt(j);
-      if (d === 47 && sql.charCodeAt(j + 1) === 42) {
-        depth++;
-        j += 2;
-      } else if (d === 42 && sql.charCodeAt(j + 1) === 47) {
-        depth--;
-        j += 2;
-      } else j++;
-    }
-    return depth > 0 ? undefined : j;
+    const end = blockCommentEnd(sql, i);
+    return end < 0 ? undefined : end;
   }
   if (c === 36 && (i === 0 || !isWordChar(sql.charCodeAt(i - 1)))) {
     // PostgreSQL's and DuckDB's $$…$$ / $tag$…$tag$.
