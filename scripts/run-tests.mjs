@@ -1,10 +1,12 @@
-// Runs every compiled test (dist/**/*.test.js) with the Node test runner, TAP output
-// (its closing `# pass N` / `# fail N` lines are the summary). Extra arguments are passed on,
+// Runs every compiled test (dist/**/*.test.js) with the Node test runner, TAP output on stdout
+// (its closing `# pass N` / `# fail N` lines are what CI reads), then prints a short summary last:
+// the counts and each failed test's file, name and first error lines (from a second reporter,
+// scripts/test-summary-reporter.mjs, written to a temporary file). Extra arguments are passed on,
 // e.g. `node scripts/run-tests.mjs --test-name-pattern=config`. TSDB_TEST_FILTER=<substring>
 // runs only the files whose path contains it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -32,9 +34,26 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = Math.max(2, availableParallelism());
+const summaryDir = mkdtempSync(join(tmpdir(), 'tsdb-test-summary-'));
+const summaryFile = join(summaryDir, 'summary.txt');
 const res = spawnSync(
   process.execPath,
-  ['--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files],
+  [
+    '--test',
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(root, 'scripts', 'test-summary-reporter.mjs')}`,
+    `--test-reporter-destination=${summaryFile}`,
+    `--test-concurrency=${concurrency}`,
+    ...process.argv.slice(2),
+    ...files,
+  ],
   { cwd: root, stdio: 'inherit' },
 );
+try {
+  process.stdout.write(readFileSync(summaryFile, 'utf8'));
+} catch {
+  process.stdout.write(`\n# ==== test summary ====\n# no summary: the test runner ended with ${res.signal ?? `exit ${res.status}`}\n`);
+}
+rmSync(summaryDir, { recursive: true, force: true });
 process.exit(res.status ?? 1);
