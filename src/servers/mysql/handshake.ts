@@ -351,6 +351,14 @@ export function verifyNativePassword(scramble: Buffer, response: Buffer, secret:
   return crypto.timingSafeEqual(sha1(candidateStage1), stage2);
 }
 
+/**
+ * Largest payload a client may send before it has logged in (SSLRequest, HandshakeResponse41,
+ * auth-switch response): user, database, an auth token and connection attributes fit in well under
+ * 1 KiB in practice. A larger one is refused from its header, so a client that has not logged in
+ * cannot make the server buffer `max_allowed_packet` (128 MiB) on its behalf.
+ */
+export const MAX_LOGIN_PAYLOAD_SIZE = 16 * 1024;
+
 /** The capabilities in force after the handshake: what both sides support. */
 export function negotiateCapabilities(server: number, client: number): number {
   return (server & client) >>> 0;

@@ -34,6 +34,7 @@ import {
   encodeHandshakeV10,
   generateScramble,
   isSslRequest,
+  MAX_LOGIN_PAYLOAD_SIZE,
   MYSQL_NATIVE_PASSWORD,
   nativePasswordAuthSwitch,
   needsAuthSwitch,
@@ -69,7 +70,7 @@ import {
   isBlobType,
 } from './messages.js';
 import { intercept, splitStatements } from './mysql-intercept.js';
-import { MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
+import { DEFAULT_MAX_PAYLOAD_SIZE, MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
 import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
 import { inferParamTypes } from '../param-types.js';
 
@@ -153,7 +154,8 @@ export class MysqlConnection {
   ) {
     this.serverCaps = serverCapabilities({ ssl: opts.tls !== undefined });
     this.caps = this.serverCaps;
-    this.reader = new PacketReader(opts.maxPayloadSize !== undefined ? { maxPayloadSize: opts.maxPayloadSize } : {});
+    // Until the client has logged in, only the small packets of a login are read.
+    this.reader = new PacketReader({ maxPayloadSize: Math.min(MAX_LOGIN_PAYLOAD_SIZE, this.maxPayloadSize) });
     this.client = new ClientSocket(raw, {
       name: 'MySQL',
       logger: opts.logger,
@@ -194,6 +196,20 @@ export class MysqlConnection {
     void this.drainQueue();
   };
 
+  /** `max_allowed_packet`: the largest payload once logged in. */
+  private get maxPayloadSize(): number {
+    return this.opts.maxPayloadSize ?? DEFAULT_MAX_PAYLOAD_SIZE;
+  }
+
+  /** ER_NET_PACKET_TOO_LARGE for a header announcing more than the reader's limit. */
+  private tooLarge(err: PacketTooLargeError): ErrPacket {
+    const loggingIn = this.state === 'handshake' || this.state === 'auth-switch';
+    const message = loggingIn
+      ? `Got a packet bigger than the ${err.limit} bytes a client may send before it has logged in (${err.message})`
+      : `Got a packet bigger than 'max_allowed_packet' bytes (${err.message})`;
+    return errOfKind(ER_NET_PACKET_TOO_LARGE, message);
+  }
+
   private async drainQueue(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -202,9 +218,8 @@ export class MysqlConnection {
       while (this.queue.length > 0 && this.state !== 'closed') {
         const item = this.queue.shift()!;
         if (item instanceof MysqlProtocolError) {
-          // The frame reader has one error type; its oversize message is the only one saying so.
-          const tooLarge = item instanceof PacketTooLargeError;
-          this.fatal(errOfKind(tooLarge ? ER_NET_PACKET_TOO_LARGE : ER_UNKNOWN_COM_ERROR, item.message), 0);
+          if (item instanceof PacketTooLargeError) this.fatal(this.tooLarge(item), item.seq + 1);
+          else this.fatal(errOfKind(ER_UNKNOWN_COM_ERROR, item.message), 0);
           return;
         }
         try {
@@ -323,6 +338,7 @@ export class MysqlConnection {
     }
     this.state = 'command';
     this.loggedIn();
+    this.reader.setMaxPayloadSize(this.maxPayloadSize);
     return this.send(writePacket(encodeOk(), (seq + 1) & 0xff));
   }
 

@@ -5,6 +5,7 @@ import {
   MAX_PACKET_PAYLOAD,
   MysqlProtocolError,
   PacketReader,
+  PacketTooLargeError,
   packetCount,
   PayloadReader,
   PayloadWriter,
@@ -81,6 +82,20 @@ describe('mysql packet framing', () => {
     const big = new PacketReader({ maxPayloadSize: MAX_PACKET_PAYLOAD + 1 });
     big.push(Buffer.concat([hex('ff ff ff 00'), Buffer.alloc(MAX_PACKET_PAYLOAD)]), () => {});
     assert.throws(() => big.push(hex('02 00 00 01'), () => {}), MysqlProtocolError);
+  });
+
+  test('setMaxPayloadSize raises the limit from the next header on (a login limit, then max_allowed_packet)', () => {
+    const reader = new PacketReader({ maxPayloadSize: 16 });
+    assert.throws(
+      () => reader.push(hex('00 00 01 01'), () => {}),
+      (e: unknown) => e instanceof PacketTooLargeError && e.seq === 1 && e.limit === 16,
+    );
+    const raised = new PacketReader({ maxPayloadSize: 16 });
+    raised.push(writePacket(Buffer.alloc(16), 1), () => {});
+    raised.setMaxPayloadSize(1024);
+    let got = 0;
+    raised.push(writePacket(Buffer.alloc(1000), 0), (p) => (got = p.length));
+    assert.equal(got, 1000);
   });
 
   test('takeRest after an SSLRequest hands over the TLS bytes that followed it, split at every offset', () => {

@@ -23,6 +23,16 @@ export class MysqlProtocolError extends Error {
 /** A payload above the reader's maximum size (answered ER_NET_PACKET_TOO_LARGE). */
 export class PacketTooLargeError extends MysqlProtocolError {
   override readonly name: string = 'PacketTooLargeError';
+
+  constructor(
+    message: string,
+    /** The sequence id of the packet whose header announced too much (the answer takes the next). */
+    readonly seq: number,
+    /** The limit in force. */
+    readonly limit: number,
+  ) {
+    super(message);
+  }
 }
 
 export interface PacketReaderOptions {
@@ -36,7 +46,7 @@ export interface PacketReaderOptions {
  * re-concatenated on every push, so a large payload arriving in many pieces costs linear time.
  */
 export class PacketReader {
-  private readonly maxPayloadSize: number;
+  private maxPayloadSize: number;
   /** Received bytes not yet consumed; the first one starts at `headOffset`. */
   private chunks: Buffer[] = [];
   private headOffset = 0;
@@ -48,6 +58,14 @@ export class PacketReader {
 
   constructor(opts: PacketReaderOptions = {}) {
     this.maxPayloadSize = opts.maxPayloadSize ?? DEFAULT_MAX_PAYLOAD_SIZE;
+  }
+
+  /**
+   * Changes the largest joined payload accepted from the next packet header on: a connection reads
+   * with a small limit until its client has logged in, then with `max_allowed_packet`.
+   */
+  setMaxPayloadSize(bytes: number): void {
+    this.maxPayloadSize = bytes;
   }
 
   /** Bytes received but not yet part of a delivered payload. */
@@ -68,6 +86,8 @@ export class PacketReader {
       if (this.partsLength + length > this.maxPayloadSize) {
         throw new PacketTooLargeError(
           `packet too large: payload of at least ${this.partsLength + length} bytes exceeds the limit of ${this.maxPayloadSize}`,
+          seq,
+          this.maxPayloadSize,
         );
       }
       if (this.parts.length > 0 && seq !== ((this.lastSeq + 1) & 0xff)) {

@@ -202,6 +202,19 @@ describe('MessageReader: startup phase', () => {
     assert.equal(r.inStartupPhase, false);
   });
 
+  test('while an authentication response is expected, a message over 65,535 bytes is refused from its header', () => {
+    const r = new MessageReader();
+    r.read(psqlStartup);
+    r.expectAuthResponse('sasl-initial');
+    assertProtocolError(() => r.read(Buffer.concat([Buffer.from('p'), i32(16 * 1024 * 1024)])), /too large during authentication: 16777212 bytes \(maximum 65535\)/);
+    // Once logged in, the ordinary limit applies again.
+    const after = new MessageReader();
+    after.read(psqlStartup);
+    after.expectAuthResponse('password');
+    after.expectAuthResponse(undefined);
+    assert.deepEqual(after.read(typed('Q', cstr('x'.repeat(70_000)))), [{ type: 'Query', query: 'x'.repeat(70_000) }]);
+  });
+
   const damaged: Array<[string, Buffer, RegExp]> = [
     ['length below 8', Buffer.concat([i32(7), i32(196608)]), /invalid length of startup packet/],
     ['negative length', i32(-1), /invalid length of startup packet/],

@@ -21,6 +21,12 @@ export const CANCEL_REQUEST_CODE = 80877102; // 1234 << 16 | 5678
 
 /** PostgreSQL's own bound on a startup packet (`MAX_STARTUP_PACKET_LENGTH`). */
 export const MAX_STARTUP_PACKET_LENGTH = 10_000;
+/**
+ * Largest message accepted while an authentication response is expected (PostgreSQL's
+ * `PG_MAX_AUTH_TOKEN_LENGTH`): a client that has not logged in cannot make the server buffer a
+ * 64 MiB message.
+ */
+export const MAX_AUTH_MESSAGE_SIZE = 65_535;
 /** Default bound on a typed message's length (PostgreSQL accepts up to 1 GiB; tsdb is stricter). */
 export const DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024;
 
@@ -167,6 +173,11 @@ export class MessageReader {
     if (len < 4) throw protocolError(`invalid message length ${len} for message type "${String.fromCharCode(type)}"`);
     if (len - 4 > this.maxMessageSize) {
       throw protocolError(`message of type "${String.fromCharCode(type)}" too large: ${len - 4} bytes (maximum ${this.maxMessageSize})`);
+    }
+    if (this.auth !== undefined && len - 4 > MAX_AUTH_MESSAGE_SIZE) {
+      throw protocolError(
+        `message of type "${String.fromCharCode(type)}" too large during authentication: ${len - 4} bytes (maximum ${MAX_AUTH_MESSAGE_SIZE})`,
+      );
     }
     return this.buf.length - off < len + 1 ? -1 : off + 1 + len;
   }
