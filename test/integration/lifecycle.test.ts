@@ -92,15 +92,41 @@ test('SIGINT stops the server gracefully too', async (t) => {
 });
 
 /** Opens a raw HTTP connection and collects what the server sends. */
-async function rawConnection(addr: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+async function rawConnection(addr: string): Promise<{
+  socket: Socket;
+  received: () => string;
+  closed: Promise<void>;
+  /** Resolves once what was received matches `re`; rejects if the connection closes first. */
+  receivedMatch: (re: RegExp) => Promise<void>;
+}> {
   const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), Number(addr.slice(addr.lastIndexOf(':') + 1))];
   const socket = connect({ host, port });
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   let data = '';
-  socket.on('data', (c: Buffer) => (data += c.toString()));
+  let isClosed = false;
+  const waiters = new Set<() => void>();
+  socket.on('data', (c: Buffer) => {
+    data += c.toString();
+    for (const w of waiters) w();
+  });
   socket.on('error', () => {});
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  return { socket, received: () => data, closed };
+  const closed = new Promise<void>((resolve) => socket.once('close', () => {
+    isClosed = true;
+    for (const w of waiters) w();
+    resolve();
+  }));
+  const receivedMatch = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (re.test(data)) resolve();
+        else if (isClosed) reject(new Error(`connection closed before ${re} was received; received ${JSON.stringify(data)}`));
+        else return;
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  return { socket, received: () => data, closed, receivedMatch };
 }
 
 test('graceful shutdown: a request in flight at SIGTERM is answered, then the process exits 0', async (t) => {
@@ -108,17 +134,24 @@ test('graceful shutdown: a request in flight at SIGTERM is answered, then the pr
   const { proc, http } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', dir]);
   const conn = await rawConnection(http);
   const body = 'x'.repeat(1000);
-  // Headers and half the body now; the rest after SIGTERM.
-  conn.socket.write(`POST /health HTTP/1.1\r\nHost: ${http}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 500)}`);
-  await sleep(200);
+  // Headers and half the body now; the rest after SIGTERM. The server's `100 Continue` says it has
+  // read the headers and started the request: only then is the request in flight. (A fixed pause
+  // instead let SIGTERM overtake a request the server had not yet read when the machine was busy,
+  // and the server rightly closed the idle connection.)
+  conn.socket.write(
+    `POST /health HTTP/1.1\r\nHost: ${http}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n` +
+      `Expect: 100-continue\r\n\r\n${body.slice(0, 500)}`,
+  );
+  await conn.receivedMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
   process.kill(proc.pid, 'SIGTERM');
   await proc.waitForLog((l) => l.msg === 'received SIGTERM, shutting down');
+  // The server must still be waiting for the rest of the body: give a wrong one the chance to exit.
   await sleep(200);
   assert.ok(proc.running, 'the server waits for the request in flight');
   conn.socket.write(body.slice(500));
   const exit = await proc.wait();
   await conn.closed;
-  assert.match(conn.received(), /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(conn.received(), /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
   assert.match(conn.received(), /\r\n\r\n\{\}$/);
   assert.deepEqual(exit, { code: 0, signal: null });
 });

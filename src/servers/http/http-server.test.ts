@@ -177,14 +177,19 @@ test('binds port 0; a second server on the same address fails clearly', async (t
 
 test('shutdown finishes in-flight requests, then stops accepting', async (t) => {
   const s = server(t);
+  // Shutdown starts once the handler runs (a fixed pause instead let a busy machine start it before
+  // the server had read the request, which then was not in flight).
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => (enter = r));
   s.app.get('/work', async () => {
+    enter();
     await sleep(300);
     return { done: true };
   });
   await s.start('127.0.0.1:0');
   const port = s.boundAddress()!.port;
   const inFlight = get(port, '/work');
-  await sleep(50);
+  await entered;
   const stopped = s.shutdown();
   const res = await inFlight;
   assert.deepEqual([res.status, JSON.parse(res.body)], [200, { done: true }]);
@@ -194,11 +199,16 @@ test('shutdown finishes in-flight requests, then stops accepting', async (t) => 
 
 test('shutdown is bounded: connections of requests that do not finish are closed', async (t) => {
   const s = server(t, { timeout: 0, shutdownTimeout: 200 });
-  s.app.get('/hang', () => new Promise(() => {}));
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => (enter = r));
+  s.app.get('/hang', () => {
+    enter();
+    return new Promise(() => {});
+  });
   await s.start('127.0.0.1:0');
   const port = s.boundAddress()!.port;
   const hanging = get(port, '/hang').catch((err: NodeJS.ErrnoException) => err.code);
-  await sleep(50);
+  await entered;
   const started = Date.now();
   await s.shutdown();
   assert.ok(Date.now() - started < 2000, 'shutdown returned within its bound');
