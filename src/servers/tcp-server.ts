@@ -15,11 +15,21 @@ import { ServerTls } from './tls.js';
 
 /** A client connection as the listener sees it. */
 export interface TcpConnection {
+  /** Whether the client has logged in (until then it counts against `maxPendingLogins`). */
+  readonly authenticated: boolean;
   /** Ends the connection politely (the protocol's goodbye, then FIN). */
   close(): void;
   /** Drops the connection now. */
   destroy(): void;
 }
+
+/**
+ * Default bound on the connections of a server whose clients have not logged in yet. Each holds
+ * a socket and at most a login-sized buffer for at most the login timeout; past the bound a new
+ * connection is refused with the protocol's "too many connections" error, so a flood of silent or
+ * slow clients cannot take every descriptor while logged-in clients keep working.
+ */
+export const DEFAULT_MAX_PENDING_LOGINS = 1024;
 
 export abstract class TcpServer<C extends TcpConnection> implements Server {
   abstract readonly name: string;
@@ -41,8 +51,43 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
     this.log = logger.child({ server: logKey });
   }
 
+  /** Connections not logged in yet beyond which new ones are refused (see DEFAULT_MAX_PENDING_LOGINS). */
+  protected maxPendingLogins = DEFAULT_MAX_PENDING_LOGINS;
+  private lastRefusalWarning = 0;
+
   /** The connection object of a new socket. */
   protected abstract accept(socket: Socket): C;
+
+  /** Writes the protocol's "too many connections" error to a refused socket and ends it. */
+  protected abstract refuse(socket: Socket): void;
+
+  /** Connections whose clients have not logged in yet. */
+  private pendingLogins(): number {
+    let n = 0;
+    for (const c of this.connections) if (!c.authenticated) n++;
+    return n;
+  }
+
+  private onConnection(socket: Socket): void {
+    const pending = this.pendingLogins();
+    if (pending >= this.maxPendingLogins) {
+      socket.on('error', () => {});
+      // Once per 10 s at most: a flood of connections must not flood the log too.
+      const now = Date.now();
+      if (now - this.lastRefusalWarning >= 10_000) {
+        this.lastRefusalWarning = now;
+        this.log.warn(
+          { remote: socket.remoteAddress, pending },
+          `${this.name}: ${pending} connections have not logged in yet; new connections are refused until they do or time out`,
+        );
+      }
+      this.refuse(socket);
+      return;
+    }
+    const conn = this.accept(socket);
+    this.connections.add(conn);
+    socket.on('close', () => this.connections.delete(conn));
+  }
 
   async start(addr: string): Promise<void> {
     const { host, port } = parseAddress(addr, { bind: true });
@@ -53,11 +98,7 @@ export abstract class TcpServer<C extends TcpConnection> implements Server {
         throw new Error(`${this.name} server cannot start TLS: ${(err as Error).message}`, { cause: err });
       }
     }
-    const server = createServer({ noDelay: true }, (socket) => {
-      const conn = this.accept(socket);
-      this.connections.add(conn);
-      socket.on('close', () => this.connections.delete(conn));
-    });
+    const server = createServer({ noDelay: true }, (socket) => this.onConnection(socket));
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

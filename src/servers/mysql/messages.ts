@@ -122,6 +122,7 @@ export interface MysqlErrorKind {
 
 const kind = (errno: number, name: string, sqlState: string): MysqlErrorKind => Object.freeze({ errno, name, sqlState });
 
+export const ER_CON_COUNT_ERROR = kind(1040, 'ER_CON_COUNT_ERROR', '08004');
 export const ER_ACCESS_DENIED_ERROR = kind(1045, 'ER_ACCESS_DENIED_ERROR', '28000');
 export const ER_DBACCESS_DENIED_ERROR = kind(1044, 'ER_DBACCESS_DENIED_ERROR', '42000');
 export const ER_BAD_DB_ERROR = kind(1049, 'ER_BAD_DB_ERROR', '42000');

@@ -244,6 +244,11 @@ export class MysqlConnection {
     }
   }
 
+  /** Whether the client has logged in. */
+  get authenticated(): boolean {
+    return this.state === 'command';
+  }
+
   /** Writes bytes; waits while the client does not read. */
   private async send(buf: Buffer): Promise<void> {
     if (this.state === 'closed') return;

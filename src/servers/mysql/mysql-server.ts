@@ -8,9 +8,11 @@ import { buildInfo } from '../../common/build-info.js';
 import type { Logger } from '../../common/logging.js';
 import type { TlsOptions } from '../../config/options.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
-import { TcpServer } from '../tcp-server.js';
+import { endConnection, TcpServer } from '../tcp-server.js';
 import { DEFAULT_MYSQL_VERSION, serverVersion } from './handshake.js';
 import { MysqlConnection } from './mysql-connection.js';
+import { encodeErr, ER_CON_COUNT_ERROR, errOfKind } from './messages.js';
+import { writePacket } from './packet.js';
 
 export interface MysqlServerOptions {
   readonly logger: Logger;
@@ -24,6 +26,8 @@ export interface MysqlServerOptions {
   readonly tls?: TlsOptions;
   /** Time a client has to log in (default 10 s). */
   readonly loginTimeoutMs?: number;
+  /** Connections not logged in yet past which new ones get ER_CON_COUNT_ERROR (default 1024). */
+  readonly maxPendingLogins?: number;
 }
 
 export interface MysqlHandlers {
@@ -41,6 +45,12 @@ export class MysqlServer extends TcpServer<MysqlConnection> {
     private readonly handlers: MysqlHandlers,
   ) {
     super(opts.logger, 'mysql', opts.shutdownTimeout, opts.tls);
+    if (opts.maxPendingLogins !== undefined) this.maxPendingLogins = opts.maxPendingLogins;
+  }
+
+  /** ERR 1040 "Too many connections" in place of the greeting, as MySQL answers past max_connections. */
+  protected refuse(socket: Socket): void {
+    endConnection(socket, writePacket(encodeErr(errOfKind(ER_CON_COUNT_ERROR, 'Too many connections')), 0));
   }
 
   protected accept(socket: Socket): MysqlConnection {

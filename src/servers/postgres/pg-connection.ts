@@ -169,6 +169,11 @@ export class PgConnection {
     }
   }
 
+  /** Whether the client has logged in. */
+  get authenticated(): boolean {
+    return this.state === 'ready';
+  }
+
   /** Writes a message; waits while the client does not read. */
   private async send(buf: Buffer): Promise<void> {
     if (this.state === 'closed') return;

@@ -9,8 +9,10 @@ import { buildInfo } from '../../common/build-info.js';
 import type { Logger } from '../../common/logging.js';
 import type { TlsOptions } from '../../config/options.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
-import { TcpServer } from '../tcp-server.js';
+import { endConnection, TcpServer } from '../tcp-server.js';
+import { errorResponse } from './messages.js';
 import { PgConnection } from './pg-connection.js';
+import { SQLSTATE } from './pg-error.js';
 
 export interface PostgresServerOptions {
   readonly logger: Logger;
@@ -22,6 +24,8 @@ export interface PostgresServerOptions {
   readonly tls?: TlsOptions;
   /** Time a client has to log in (default 60 s). */
   readonly loginTimeoutMs?: number;
+  /** Connections not logged in yet past which new ones get FATAL 53300 (default 1024). */
+  readonly maxPendingLogins?: number;
 }
 
 export interface PostgresHandlers {
@@ -39,6 +43,12 @@ export class PostgresServer extends TcpServer<PgConnection> {
     private readonly handlers: PostgresHandlers,
   ) {
     super(opts.logger, 'postgres', opts.shutdownTimeout, opts.tls);
+    if (opts.maxPendingLogins !== undefined) this.maxPendingLogins = opts.maxPendingLogins;
+  }
+
+  /** FATAL 53300, as PostgreSQL answers past max_connections (libpq reads it even after an SSLRequest). */
+  protected refuse(socket: Socket): void {
+    endConnection(socket, errorResponse({ severity: 'FATAL', code: SQLSTATE.TOO_MANY_CONNECTIONS, message: 'sorry, too many clients already' }));
   }
 
   protected accept(socket: Socket): PgConnection {
