@@ -5,6 +5,7 @@
 import { buildInfo } from '../common/build-info.js';
 import { createLogger, type LoggerHandle } from '../common/logging.js';
 import { formatAddress } from '../common/net/address.js';
+import { formatDuration, type Millis } from '../common/time/duration.js';
 import type { Component } from '../components/component.js';
 import { createDatanode } from '../components/datanode.js';
 import { createFrontend } from '../components/frontend.js';
@@ -32,6 +33,15 @@ function createComponent(loaded: LoadedConfig<ComponentName>, handle: LoggerHand
     case 'metasrv':
       return createMetasrv(loaded as LoadedConfig<'metasrv'>, logger);
   }
+}
+
+/**
+ * How long a shutdown may take before the process exits anyway: the HTTP server's wait for
+ * requests in flight (`http.timeout` + 1 s, or 30 s without a timeout) and 10 s more to close
+ * the data side.
+ */
+export function shutdownDeadline(httpTimeout: Millis): Millis {
+  return (httpTimeout > 0 ? httpTimeout + 1000 : 30_000) + 10_000;
 }
 
 function waitForSignal(): Promise<NodeJS.Signals> {
@@ -121,6 +131,15 @@ export async function startComponent(req: StartRequest, writeErr: (text: string)
 
   const signal = await stopping;
   log.info({ signal }, `received ${signal}, shutting down`);
+  // Whatever hangs (a statement DuckDB does not interrupt, a client that never finishes its
+  // request), the process ends by this deadline; the WAL holds every acknowledged write.
+  const deadlineMs = shutdownDeadline(loaded.config.http.timeout);
+  const deadline = setTimeout(() => {
+    log.error({ deadline_ms: deadlineMs }, `shutdown did not finish within ${formatDuration(deadlineMs)}; exiting now`);
+    handle.flushSync();
+    process.exit(EXIT_FAILURE);
+  }, deadlineMs);
+  deadline.unref();
   const force = (again: NodeJS.Signals) => {
     log.warn({ signal: again }, `received ${again} again, exiting without finishing the shutdown`);
     handle.flushSync();

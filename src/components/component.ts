@@ -22,7 +22,12 @@ export interface Component {
   readonly name: ComponentName;
   /** Starts everything; on failure, what was started is left for `stop()` to undo. */
   start(): Promise<void>;
-  /** Stops what was started (safe after a failed or partial start). */
+  /**
+   * Stops what was started (safe after a failed or partial start): running statements are
+   * interrupted, the servers stop accepting and answer what is in flight, then the data side
+   * closes (the WAL keeps every acknowledged row). The data directory stays locked until the
+   * process exits (common/fs/dirs.ts), so that no second server opens it while this one ends.
+   */
   stop(): Promise<void>;
   /** The servers it runs, with their bound addresses once started. */
   servers(): readonly Server[];
@@ -54,6 +59,11 @@ export interface ServingComponentOptions {
 export interface ComponentServices {
   start(): Promise<{ readonly sql: SqlHandler; readonly ingest: IngestHandler; readonly auth?: AuthHandler }>;
   stop(): Promise<void>;
+  /**
+   * At shutdown, before the servers wait for their requests: refuses new statements and
+   * interrupts the running ones. Returns how many were interrupted.
+   */
+  interrupt?(): number;
   /** Whether requests must authenticate (a user provider is configured). */
   readonly authEnabled: boolean;
 }
@@ -152,20 +162,18 @@ export class ServingComponent implements Component {
   }
 
   async stop(): Promise<void> {
-    try {
-      await this.postgres?.shutdown();
-      await this.mysql?.shutdown();
-      await this.http.shutdown();
-      if (this.servicesStarted) {
-        this.servicesStarted = false;
-        this.sql = undefined;
-        this.auth = undefined;
-        await this.opts.services!.stop();
-      }
-    } finally {
-      this.lock?.release();
-      this.lock = undefined;
+    if (this.servicesStarted) {
+      const interrupted = this.opts.services!.interrupt?.() ?? 0;
+      if (interrupted > 0) this.log.info({ statements: interrupted }, `interrupted ${interrupted} running statement(s)`);
     }
+    await Promise.all([this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    if (this.servicesStarted) {
+      this.servicesStarted = false;
+      this.sql = undefined;
+      this.auth = undefined;
+      await this.opts.services!.stop();
+    }
+    // The lock (this.lock) is released when the process exits, not here.
   }
 
   servers(): readonly Server[] {

@@ -65,6 +65,10 @@ export class StandaloneServices implements ComponentServices {
     };
   }
 
+  interrupt(): number {
+    return this.frontend?.interruptAll() ?? 0;
+  }
+
   async stop(): Promise<void> {
     this.users?.close();
     this.users = undefined;

@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { processHealth } from '../common/health/health-board.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
@@ -25,6 +26,9 @@ import { formatRegionId, type RegionId } from './region/region-id.js';
 import { Region, type RegionContext, type WriteResult } from './region/region.js';
 import { Wal } from './wal/wal.js';
 import { RegionWorkers } from './worker/region-workers.js';
+
+/** The health board's key for failing background flushes (common/health/). */
+const FLUSH_HEALTH_KEY = 'flush';
 
 export interface RegionEngineOptions {
   readonly wal: {
@@ -226,6 +230,7 @@ export class RegionEngine {
   flushRegion(id: RegionId): Promise<FileMeta[]> {
     const region = this.region(id);
     return this.jobs.run(() => region.flush(this.connect), `flush ${id}`).then((files) => {
+      processHealth.clear(FLUSH_HEALTH_KEY);
       // A flush adds a file: its time window may be due for a compaction.
       if (files.length > 0 && this.opts.compactAfterFlush !== false) {
         this.compactRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id) }, 'background compaction failed'));
@@ -243,7 +248,11 @@ export class RegionEngine {
   /** Starts a flush in the background; failures are logged (the memtable stays, a later flush retries). */
   private scheduleFlush(id: RegionId, reason: string): void {
     if (!this.regions.has(id)) return;
-    this.flushRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id), reason }, 'background flush failed'));
+    this.flushRegion(id).catch((err: unknown) => {
+      // The rows stay in the memtable and the WAL; the next flush of the region retries them.
+      processHealth.set(FLUSH_HEALTH_KEY, 'flush', `background flushes fail (${(err as Error).message}); the rows stay in memory and in the WAL until a flush succeeds`);
+      this.ctx.logger.error({ err, region: formatRegionId(id), reason }, 'background flush failed');
+    });
   }
 
   /** Flushes regions with rows not flushed for `auto_flush_interval`. */

@@ -291,14 +291,32 @@ export class FrontendInstance {
   private functionsInstalled: Promise<void> | undefined;
   /** Idle query connections, taken by one query at a time. */
   private readonly idle: DuckDBConnection[] = [];
+  /** Connections running a query now (interrupted at shutdown). */
+  private readonly busy = new Set<DuckDBConnection>();
+  /** Set by `interruptAll()`: queries are refused from then on. */
+  private stopping = false;
 
   private async takeConnection(): Promise<DuckDBConnection> {
-    return this.idle.pop() ?? (await this.regions.connect());
+    if (this.stopping) throw shuttingDown();
+    const conn = this.idle.pop() ?? (await this.regions.connect());
+    this.busy.add(conn);
+    return conn;
   }
 
   private giveBack(conn: DuckDBConnection): void {
-    if (this.idle.length < MAX_IDLE_CONNECTIONS) this.idle.push(conn);
+    this.busy.delete(conn);
+    if (this.idle.length < MAX_IDLE_CONNECTIONS && !this.stopping) this.idle.push(conn);
     else conn.closeSync();
+  }
+
+  /**
+   * At shutdown: refuses queries from now on and interrupts every running one (DuckDB stops it at
+   * its next check and it fails with Cancelled). Returns how many were interrupted.
+   */
+  interruptAll(): number {
+    this.stopping = true;
+    for (const c of this.busy) c.interrupt();
+    return this.busy.size;
   }
 
   /** Closes the idle query connections (at shutdown, before the engine closes). */
@@ -348,6 +366,7 @@ export class FrontendInstance {
       this.functionsInstalled ??= installFunctions(conn);
       await this.functionsInstalled;
     } catch (err) {
+      this.busy.delete(conn);
       conn.closeSync();
       throw err;
     }
@@ -400,6 +419,9 @@ export class FrontendInstance {
     };
     try {
       return await runQuery(conn, sql, ctx, explain);
+    } catch (err) {
+      if (this.stopping) throw shuttingDown(err);
+      throw err;
     } finally {
       this.giveBack(conn);
     }
@@ -453,4 +475,9 @@ export class FrontendInstance {
     if (v === 'system_time_zone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [['UTC']]);
     throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${name}`);
   }
+}
+
+/** A query refused or interrupted because the server is shutting down. */
+function shuttingDown(cause?: unknown): TsdbError {
+  return new TsdbError(StatusCode.Cancelled, 'the query was cancelled: the server is shutting down', cause === undefined ? undefined : { cause });
 }

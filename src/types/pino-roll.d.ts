@@ -9,6 +9,10 @@ declare module 'pino-roll' {
     limit?: { count?: number; removeOtherLogFiles?: boolean };
     dateFormat?: string;
     mkdir?: boolean;
+    /** Passed on to its sonic-boom stream: write synchronously. */
+    sync?: boolean;
+    /** Passed on to its sonic-boom stream: bytes kept unwritten before lines are dropped ('drop'). */
+    maxLength?: number;
   }
   export default function pinoRoll(options: PinoRollOptions): Promise<NodeJS.WritableStream>;
 }

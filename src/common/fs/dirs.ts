@@ -38,29 +38,67 @@ export function ensureWritableDir(dir: string, option: string): void {
   }
 }
 
-function processAlive(pid: number): boolean {
+/**
+ * The start time of process `pid` (field 22 of /proc/<pid>/stat, in clock ticks since boot), or
+ * undefined where /proc cannot tell; `zombie` when it has exited and waits to be reaped.
+ */
+function procStart(pid: number): { readonly start: string; readonly zombie: boolean } | undefined {
+  let stat: string;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
   }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses; fields follow the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const start = fields[19];
+  if (state === undefined || start === undefined) return undefined;
+  return { start, zombie: state === 'Z' || state === 'X' };
 }
 
 /**
- * An exclusive claim on a data directory, so that two servers never write the same files:
- * a `LOCK` file holding the owner's pid. A lock left by a process that no longer runs is taken over.
+ * Whether the lock's owner still runs: the pid exists, has not exited (a zombie has: it only
+ * waits for its parent), and, when the lock recorded a start time, is the same process and not a
+ * later one that got its pid.
+ */
+function ownerAlive(pid: number, start: string | undefined): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const proc = procStart(pid);
+  // Without /proc (or not allowed to read it) the signal probe decides.
+  if (proc === undefined) return true;
+  if (proc.zombie) return false;
+  return start === undefined || proc.start === start;
+}
+
+/**
+ * An exclusive claim on a data directory, so that two servers never write the same files: a
+ * `LOCK` file holding the owner's pid and start time (`<pid> <start>`). A lock whose owner no
+ * longer runs (gone, a zombie, or its pid reused by another process) is taken over. The lock is
+ * released when the process exits, after everything else, or by `release()`.
  */
 export class DirLock {
-  private constructor(readonly path: string) {}
+  private readonly onExit = (): void => this.release();
+
+  private constructor(readonly path: string) {
+    process.once('exit', this.onExit);
+  }
 
   static acquire(dir: string, option: string): DirLock {
     const path = join(dir, 'LOCK');
+    const self = procStart(process.pid);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx');
-        writeSync(fd, `${process.pid}\n`);
-        closeSync(fd);
+        try {
+          writeSync(fd, self === undefined ? `${process.pid}\n` : `${process.pid} ${self.start}\n`);
+        } finally {
+          closeSync(fd);
+        }
         return new DirLock(path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -68,12 +106,15 @@ export class DirLock {
         }
       }
       let owner = NaN;
+      let ownerStart: string | undefined;
       try {
-        owner = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
+        const [pid, start] = readFileSync(path, 'utf8').trim().split(/\s+/);
+        owner = Number.parseInt(pid ?? '', 10);
+        ownerStart = start;
       } catch {
         // Vanished meanwhile, or unreadable: treated as stale below.
       }
-      if (Number.isInteger(owner) && owner !== process.pid && processAlive(owner)) {
+      if (Number.isInteger(owner) && owner !== process.pid && ownerAlive(owner, ownerStart)) {
         throw new Error(
           `${option} "${dir}" is in use by another tsdb process (pid ${owner}); stop it first, or remove ${path} if that process is not tsdb`,
         );
@@ -88,6 +129,7 @@ export class DirLock {
   }
 
   release(): void {
+    process.off('exit', this.onExit);
     try {
       unlinkSync(this.path);
     } catch {

@@ -7,6 +7,7 @@ import { mkdir, open, readdir, truncate, unlink, type FileHandle } from 'node:fs
 import { join } from 'node:path';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
+import { processHealth, type HealthBoard } from '../../common/health/health-board.js';
 import type { Logger } from '../../common/logging.js';
 import { formatRegionId, type RegionId } from '../region/region-id.js';
 import { encodeRecordParts, type WalEntry, type WalRecord } from './record.js';
@@ -28,6 +29,24 @@ export interface WalOptions {
   /** `wal.read_batch_size`: records per batch handed out by replay. */
   readonly readBatchSize: number;
   readonly logger: Logger;
+  /** Where a WAL that refuses writes (full disk, I/O error) is reported; default the process's. */
+  readonly health?: HealthBoard;
+}
+
+/** Why a write failed, in words for the client (errno codes of a full or failing disk). */
+function storageReason(err: unknown): string {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    case 'EIO':
+      return 'I/O error';
+    case 'EROFS':
+      return 'read-only file system';
+    default:
+      return (err as Error).message;
+  }
 }
 
 /** A damaged WAL: names the file and the offset. */
@@ -110,7 +129,13 @@ export class Wal {
   private active: { seg: Segment; fh: FileHandle };
   private queue: Pending[] = [];
   private writing: Promise<void> | undefined;
-  private failed: Error | undefined;
+  /**
+   * A failed write may have left bytes past the active segment's good size: nothing is written
+   * after them until they are cut (retried before each write).
+   */
+  private dirtyTail = false;
+  private readonly health: HealthBoard;
+  private readonly healthKey: string;
   private closed = false;
   private readers = 0;
   private readonly flushed = new Map<RegionId, number>();
@@ -124,6 +149,8 @@ export class Wal {
     active: { seg: Segment; fh: FileHandle },
   ) {
     this.log = opts.logger.child({ wal: opts.dir });
+    this.health = opts.health ?? processHealth;
+    this.healthKey = `wal:${opts.dir}`;
     this.segments = segments;
     this.active = active;
   }
@@ -178,6 +205,8 @@ export class Wal {
 
   private static async createSegment(opts: WalOptions, index: number): Promise<{ seg: Segment; fh: FileHandle }> {
     const path = join(opts.dir, segmentFileName(index));
+    // A segment left by an earlier attempt that failed (a full disk) holds no record: replaced.
+    await unlink(path).catch(() => {});
     const fh = await open(path, 'wx');
     try {
       await fh.write(encodeSegmentHeader(index), 0, SEGMENT_HEADER_SIZE, 0);
@@ -185,6 +214,7 @@ export class Wal {
       await syncDir(opts.dir);
     } catch (err) {
       await fh.close();
+      await unlink(path).catch(() => {});
       throw err;
     }
     return { seg: { index, path, size: SEGMENT_HEADER_SIZE, regions: new Map() }, fh };
@@ -196,7 +226,6 @@ export class Wal {
    */
   append(entries: readonly WalEntry[]): Promise<void> {
     if (this.closed) return Promise.reject(new TsdbError(StatusCode.IllegalState, 'the WAL is closed'));
-    if (this.failed) return Promise.reject(this.failed);
     if (entries.length === 0) return Promise.resolve();
     let buffers: Buffer[];
     try {
@@ -225,14 +254,13 @@ export class Wal {
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      if (this.failed) {
-        for (const p of batch) p.reject(this.failed);
-        continue;
-      }
       const bytes = batch.reduce((n, p) => n + p.bytes, 0);
       try {
+        if (this.dirtyTail) await this.cutTail();
         if (this.active.seg.size > SEGMENT_HEADER_SIZE && this.active.seg.size + bytes > this.opts.fileSize) await this.rotate();
         const seg = this.active.seg;
+        // From here a failure may leave part of the batch in the file.
+        this.dirtyTail = true;
         await writeAll(this.active.fh, batch.flatMap((p) => p.buffers), seg.size);
         this.stats.writes++;
         this.stats.bytes += bytes;
@@ -240,29 +268,54 @@ export class Wal {
           await this.active.fh.datasync();
           this.stats.syncs++;
         }
+        this.dirtyTail = false;
         seg.size += bytes;
         for (const p of batch) for (const e of p.entries) noteRecord(seg, e.regionId, e.sequence, e.count);
       } catch (err) {
-        // The tail of the segment is unknown now: accept nothing more until the WAL is reopened.
-        this.failed = new TsdbError(
-          StatusCode.StorageUnavailable,
-          `WAL write to ${this.active.seg.path} failed: ${(err as Error).message}; no more writes are accepted until restart`,
-          { cause: err },
-        );
-        this.log.error({ err }, this.failed.message);
-        for (const p of batch) p.reject(this.failed);
+        const refused = this.refuse(err);
+        for (const p of batch) p.reject(refused);
         continue;
+      }
+      if (this.health.has(this.healthKey)) {
+        this.health.clear(this.healthKey);
+        this.log.info('WAL writes succeed again');
       }
       for (const p of batch) p.resolve();
     }
   }
 
+  /**
+   * A write that failed (full disk, I/O error) is not applied: its bytes are cut from the segment
+   * now, or before the next write if that fails too, so that the WAL holds exactly what was
+   * acknowledged and the next write, retried by its client, can succeed once space returns.
+   */
+  private refuse(err: unknown): TsdbError {
+    const path = this.active.seg.path;
+    const reason = storageReason(err);
+    const message = `WAL write to ${path} failed: ${reason}; the write was not applied, retry it later`;
+    if (!this.health.has(this.healthKey)) this.log.error({ err }, message);
+    this.health.set(this.healthKey, 'wal', `WAL writes fail: ${reason} (${this.opts.dir}); writes are refused until they succeed again`);
+    return new TsdbError(StatusCode.StorageUnavailable, message, { cause: err });
+  }
+
+  /** Cuts what a failed write left past the active segment's good size. */
+  private async cutTail(): Promise<void> {
+    await this.active.fh.truncate(this.active.seg.size);
+    if (this.opts.syncWrite) await this.active.fh.datasync();
+    this.dirtyTail = false;
+  }
+
   private async rotate(): Promise<void> {
+    // The next segment first: if it cannot be created, the active one stays as it was.
+    const next = await Wal.createSegment(this.opts, this.active.seg.index + 1);
     const old = this.active;
-    await old.fh.datasync();
-    await old.fh.close();
-    this.active = await Wal.createSegment(this.opts, old.seg.index + 1);
-    this.segments.push(this.active.seg);
+    this.active = next;
+    this.segments.push(next.seg);
+    try {
+      await old.fh.datasync();
+    } finally {
+      await old.fh.close();
+    }
   }
 
   /**
@@ -383,8 +436,13 @@ export class Wal {
     if (this.closed) return;
     this.closed = true;
     while (this.writing) await this.writing;
+    this.health.clear(this.healthKey);
     try {
-      if (!this.failed) await this.active.fh.datasync();
+      // A tail a failed write left is cut now; if it cannot be, the next open cuts it as torn.
+      if (this.dirtyTail) await this.cutTail();
+      await this.active.fh.datasync();
+    } catch (err) {
+      this.log.error({ err }, `WAL: the last segment ${this.active.seg.path} could not be synced at close: ${storageReason(err)}`);
     } finally {
       await this.active.fh.close();
     }

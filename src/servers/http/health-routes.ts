@@ -1,8 +1,20 @@
 import type { FastifyInstance } from 'fastify';
+import { processHealth, type HealthBoard } from '../../common/health/health-board.js';
 
-/** `/health`, `/ready`, `/v1/health` (GET and POST): 200 `{}` while the server runs. */
-export function healthRoutes(app: FastifyInstance): void {
+/**
+ * `/health`, `/ready`, `/v1/health` (GET and POST): 200 while the server runs. The body is `{}`
+ * when nothing is wrong; while something keeps the server from working fully (writes refused by
+ * a full disk, log lines dropped) it is `{"degraded": [{source, message, since}…],
+ * "log_lines_dropped": n}` — still 200: the server answers and serves reads, which is what a load
+ * balancer's check asks.
+ */
+export function healthRoutes(app: FastifyInstance, health: HealthBoard = processHealth): void {
+  const handler = async () => {
+    const report = health.report();
+    if (report.conditions.length === 0 && report.log_lines_dropped === 0) return {};
+    return { degraded: report.conditions, log_lines_dropped: report.log_lines_dropped };
+  };
   for (const url of ['/health', '/ready', '/v1/health']) {
-    app.route({ method: ['GET', 'POST'], url, handler: async () => ({}) });
+    app.route({ method: ['GET', 'POST'], url, handler });
   }
 }
