@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { StatusCode } from '../../common/error/status-code.js';
+import type { TsdbError } from '../../common/error/tsdb-error.js';
+import { processHealth } from '../../common/health/health-board.js';
 import { tempDir } from '../../../test/support/temp.js';
+import { fillDisk, mountTmpfs } from '../../../test/support/tmpfs.js';
 import { A, B, batch, openWal, replayAll } from '../../../test/support/wal.js';
 import type { RegionId } from '../region/region-id.js';
 import type { WalRecord } from './record.js';
@@ -93,4 +98,50 @@ test('appends after close are refused', async (t) => {
   const wal = await openWal(t, tempDir(t));
   await wal.close();
   await assert.rejects(wal.append([batch(A, 0)]), /the WAL is closed/);
+});
+
+test('a full disk: the failed append is refused (StorageUnavailable) and cut from the segment; appends go on once space returns', async (t) => {
+  const disk = mountTmpfs(t, 1);
+  const dir = join(disk, 'wal');
+  const wal = await openWal(t, dir);
+  const acknowledged: number[] = [];
+  await wal.append([batch(A, 0, 1000)]);
+  acknowledged.push(0);
+  fillDisk(join(disk, 'filler'));
+  const segment = join(dir, readdirSync(dir).find((f) => f.endsWith('.wal'))!);
+  const before = statSync(segment).size;
+  // Large enough not to fit in the pages the segment already has.
+  for (const n of [1, 2]) {
+    await assert.rejects(wal.append([batch(A, n, 64 * 1024)]), (err: TsdbError) => {
+      assert.equal(err.code, StatusCode.StorageUnavailable);
+      assert.equal(err.message, `WAL write to ${segment} failed: no space left on the device; the write was not applied, retry it later`);
+      return true;
+    });
+    assert.equal(statSync(segment).size, before, 'what the failed write left is cut');
+  }
+  assert.equal(processHealth.report().conditions.find((c) => c.source === 'wal')?.message, `WAL writes fail: no space left on the device (${dir}); writes are refused until they succeed again`);
+  rmSync(join(disk, 'filler'));
+  // The refused sequences are taken again by the next write (region.ts gives them back).
+  await wal.append([batch(A, 1, 64 * 1024)]);
+  acknowledged.push(1);
+  assert.equal(processHealth.report().conditions.find((c) => c.source === 'wal'), undefined, 'the condition is over');
+  assert.deepEqual(seqs(await replayAll(wal, new Map([[A, 0]])), A), acknowledged.map((n) => n * 10 + 1));
+  await wal.close();
+  const again = await openWal(t, dir);
+  assert.deepEqual(seqs(await replayAll(again, new Map([[A, 0]])), A), acknowledged.map((n) => n * 10 + 1));
+});
+
+test('a full disk at rotation: the new segment is not left behind, the active one stays, appends go on once space returns', async (t) => {
+  const disk = mountTmpfs(t, 1);
+  const dir = join(disk, 'wal');
+  const wal = await openWal(t, dir, { fileSize: 8192 });
+  await wal.append([batch(A, 0, 6000)]);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.wal'));
+  fillDisk(join(disk, 'filler'));
+  await assert.rejects(wal.append([batch(A, 1, 6000)]), { code: StatusCode.StorageUnavailable });
+  assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.wal')), files, 'no half-made segment');
+  rmSync(join(disk, 'filler'));
+  await wal.append([batch(A, 1, 6000)]);
+  assert.equal(readdirSync(dir).filter((f) => f.endsWith('.wal')).length, files.length + 1);
+  assert.deepEqual(seqs(await replayAll(wal, new Map([[A, 0]])), A), [1, 11]);
 });

@@ -273,6 +273,9 @@ export class Wal {
         for (const p of batch) for (const e of p.entries) noteRecord(seg, e.regionId, e.sequence, e.count);
       } catch (err) {
         const refused = this.refuse(err);
+        if (this.dirtyTail) {
+          await this.cutTail().catch((e: unknown) => this.log.warn({ err: e }, `WAL: cannot cut the tail of ${this.active.seg.path} yet; retried before the next write`));
+        }
         for (const p of batch) p.reject(refused);
         continue;
       }
@@ -286,7 +289,7 @@ export class Wal {
 
   /**
    * A write that failed (full disk, I/O error) is not applied: its bytes are cut from the segment
-   * now, or before the next write if that fails too, so that the WAL holds exactly what was
+   * at once, or before the next write if that fails too, so that the WAL holds exactly what was
    * acknowledged and the next write, retried by its client, can succeed once space returns.
    */
   private refuse(err: unknown): TsdbError {
