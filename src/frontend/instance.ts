@@ -315,8 +315,15 @@ export class FrontendInstance {
    */
   interruptAll(): number {
     this.stopping = true;
-    for (const c of this.busy) c.interrupt();
-    return this.busy.size;
+    const running = this.busy.size;
+    // A query between its DuckDB calls (planning, or its next statement) is not interrupted by
+    // one call: repeated until none runs.
+    const interrupt = (): void => {
+      for (const c of this.busy) c.interrupt();
+      if (this.busy.size > 0) setTimeout(interrupt, INTERRUPT_REPEAT_MS).unref();
+    };
+    interrupt();
+    return running;
   }
 
   /** Closes the idle query connections (at shutdown, before the engine closes). */
@@ -418,6 +425,7 @@ export class FrontendInstance {
       },
     };
     try {
+      if (this.stopping) throw shuttingDown();
       return await runQuery(conn, sql, ctx, explain);
     } catch (err) {
       if (this.stopping) throw shuttingDown(err);
@@ -476,6 +484,9 @@ export class FrontendInstance {
     throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${name}`);
   }
 }
+
+/** How often `interruptAll()` interrupts again the queries still running. */
+const INTERRUPT_REPEAT_MS = 100;
 
 /** A query refused or interrupted because the server is shutting down. */
 function shuttingDown(cause?: unknown): TsdbError {
