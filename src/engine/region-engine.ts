@@ -26,6 +26,7 @@ import { formatRegionId, type RegionId } from './region/region-id.js';
 import { Region, type RegionContext, type WriteResult } from './region/region.js';
 import { Wal } from './wal/wal.js';
 import { RegionWorkers } from './worker/region-workers.js';
+import { withStorageErrors } from './storage-error.js';
 
 /** The health board's key for failing background flushes (common/health/). */
 const FLUSH_HEALTH_KEY = 'flush';
@@ -211,12 +212,12 @@ export class RegionEngine {
 
   /** Creates a region in `dir` (a directory of the store, ending with `/`). */
   async createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
-    await this.claim(BigInt(metadata.region_id), () => Region.create(this.ctx, metadata, dir));
+    await this.claim(BigInt(metadata.region_id), () => withStorageErrors(() => Region.create(this.ctx, metadata, dir)));
   }
 
   /** Opens an existing region: its manifest, then a replay of its WAL records. */
   async openRegion(id: RegionId, dir: string): Promise<void> {
-    await this.claim(id, () => Region.open(this.ctx, id, dir));
+    await this.claim(id, () => withStorageErrors(() => Region.open(this.ctx, id, dir)));
   }
 
   /** Writes a batch; resolves when it is durable in the WAL and visible in the memtable. */
@@ -229,7 +230,7 @@ export class RegionEngine {
   /** Flushes the region now (ADMIN FLUSH_TABLE); resolves with the files written. */
   flushRegion(id: RegionId): Promise<FileMeta[]> {
     const region = this.region(id);
-    return this.jobs.run(() => region.flush(this.connect), `flush ${id}`).then((files) => {
+    return this.jobs.run(() => withStorageErrors(() => region.flush(this.connect)), `flush ${id}`).then((files) => {
       processHealth.clear(FLUSH_HEALTH_KEY);
       // A flush adds a file: its time window may be due for a compaction.
       if (files.length > 0 && this.opts.compactAfterFlush !== false) {
@@ -242,7 +243,7 @@ export class RegionEngine {
   /** Compacts the region now (ADMIN COMPACT_TABLE). */
   compactRegion(id: RegionId): Promise<{ removed: number; added: number }> {
     const region = this.region(id);
-    return this.jobs.run(() => region.compact(this.connect), `compact ${id}`);
+    return this.jobs.run(() => withStorageErrors(() => region.compact(this.connect)), `compact ${id}`);
   }
 
   /** Starts a flush in the background; failures are logged (the memtable stays, a later flush retries). */
@@ -269,12 +270,13 @@ export class RegionEngine {
   }
 
   async alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void> {
-    await this.region(id).alter(metadata);
+    const region = this.region(id);
+    await withStorageErrors(() => region.alter(metadata));
   }
 
   async truncateRegion(id: RegionId): Promise<void> {
     const region = this.region(id);
-    await region.truncate();
+    await withStorageErrors(() => region.truncate());
     await region.purgeRemovedFiles();
   }
 
@@ -295,7 +297,7 @@ export class RegionEngine {
 
   async dropRegion(id: RegionId): Promise<void> {
     const r = this.region(id);
-    await r.drop();
+    await withStorageErrors(() => r.drop());
     this.regions.delete(id);
   }
 

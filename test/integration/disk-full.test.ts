@@ -75,6 +75,13 @@ test('a full disk: writes refused with a retryable 503, reads and /health answer
   assert.equal(await count(), acknowledged);
   const one = await sql(base, 'SELECT 1');
   assert.equal(one.status, 200);
+  // A table cannot be created (its manifest cannot be written): refused the same way, also when a
+  // write would create it.
+  const create = await sql(base, 'CREATE TABLE t2 (ts TIMESTAMP TIME INDEX, v DOUBLE)');
+  assert.equal(create.status, 503, await create.clone().text());
+  assert.equal(((await create.json()) as { code: number }).code, 5000);
+  const autoCreate = await timedFetch(`${base}/v1/influxdb/write?db=public&precision=ms`, { method: 'POST', body: 'other v=1i 1700000000000' });
+  assert.equal(autoCreate.status, 503, await autoCreate.clone().text());
   // A flush cannot write its file: it fails, and the rows stay (in memory and in the WAL).
   const flush = await sql(base, "ADMIN flush_table('m')");
   assert.equal(flush.status, 503, await flush.clone().text());
@@ -92,6 +99,7 @@ test('a full disk: writes refused with a retryable 503, reads and /health answer
   // The flush that failed is retried and succeeds now.
   assert.equal((await sql(base, "ADMIN flush_table('m')")).status, 200);
   assert.equal((await write(1000)).status, 204);
+  assert.equal((await sql(base, 'CREATE TABLE t2 (ts TIMESTAMP TIME INDEX, v DOUBLE)')).status, 200);
 
   assert.deepEqual(await first.proc.stop(), { code: 0, signal: null });
   const again = await startTsdb(t, args);
