@@ -84,6 +84,8 @@ export class HttpServer implements Server {
   private readonly log: Logger;
   private readonly shutdownTimeout: Millis;
   private bound: Address | undefined;
+  /** Set by shutdown(): responses tell their clients to close the connection. */
+  private stopping = false;
 
   constructor(
     private readonly opts: HttpServerOptions,
@@ -130,6 +132,11 @@ export class HttpServer implements Server {
     this.app.addHook('onRequest', (req, _reply, done) => {
       req.startedAt = process.hrtime.bigint();
       done();
+    });
+    // During a shutdown a client must not reuse its connection: it is closed after the response.
+    this.app.addHook('onSend', (_req, reply, payload, done) => {
+      if (this.stopping) reply.header('connection', 'close');
+      done(null, payload);
     });
     this.app.addHook('onResponse', (req, reply, done) => {
       this.log.debug(
@@ -192,6 +199,7 @@ export class HttpServer implements Server {
       this.log.warn({ after: formatDuration(this.shutdownTimeout) }, 'closing connections of requests still in flight');
       this.app.server.closeAllConnections();
     }, this.shutdownTimeout);
+    this.stopping = true;
     // A keep-alive connection whose request ends during the shutdown would otherwise stay open
     // (closing closes the idle ones once, at its start) and hold the shutdown until the timeout.
     const sweep = setInterval(() => this.app.server.closeIdleConnections(), 100);
