@@ -38,11 +38,17 @@ export function ensureWritableDir(dir: string, option: string): void {
   }
 }
 
+/** PF_EXITING in the flags of /proc/<pid>/stat: the process is being torn down (e.g. after SIGKILL). */
+const PF_EXITING = 0x4;
+/** How long `acquire` waits for an owner that is exiting to be gone (its files closed). */
+const EXITING_WAIT_MS = 10_000;
+
 /**
- * The start time of process `pid` (field 22 of /proc/<pid>/stat, in clock ticks since boot), or
- * undefined where /proc cannot tell; `zombie` when it has exited and waits to be reaped.
+ * What /proc/<pid>/stat says of process `pid`: its start time (field 22, clock ticks since boot),
+ * whether it has exited and waits to be reaped (a zombie), whether it is exiting now. Undefined
+ * where /proc cannot tell.
  */
-function procStart(pid: number): { readonly start: string; readonly zombie: boolean } | undefined {
+function procStat(pid: number): { readonly start: string; readonly zombie: boolean; readonly exiting: boolean } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -52,27 +58,43 @@ function procStart(pid: number): { readonly start: string; readonly zombie: bool
   // "pid (comm) state ppid …": comm may hold spaces and parentheses; fields follow the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const state = fields[0];
+  const flags = Number(fields[6]);
   const start = fields[19];
   if (state === undefined || start === undefined) return undefined;
-  return { start, zombie: state === 'Z' || state === 'X' };
+  return { start, zombie: state === 'Z' || state === 'X', exiting: (flags & PF_EXITING) !== 0 };
 }
 
 /**
  * Whether the lock's owner still runs: the pid exists, has not exited (a zombie has: it only
  * waits for its parent), and, when the lock recorded a start time, is the same process and not a
- * later one that got its pid.
+ * later one that got its pid. `exiting`: it is being torn down and will be gone shortly.
  */
-function ownerAlive(pid: number, start: string | undefined): boolean {
+function ownerState(pid: number, start: string | undefined): 'alive' | 'exiting' | 'gone' {
   try {
     process.kill(pid, 0);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return 'gone';
   }
-  const proc = procStart(pid);
+  const proc = procStat(pid);
   // Without /proc (or not allowed to read it) the signal probe decides.
-  if (proc === undefined) return true;
-  if (proc.zombie) return false;
-  return start === undefined || proc.start === start;
+  if (proc === undefined) return 'alive';
+  if (proc.zombie || (start !== undefined && proc.start !== start)) return 'gone';
+  return proc.exiting ? 'exiting' : 'alive';
+}
+
+/**
+ * Waits (synchronously: only at start) while the owner is being torn down, so that its files —
+ * the metadata store's own lock among them — are closed before this process opens them.
+ */
+function settledOwnerState(pid: number, start: string | undefined): 'alive' | 'exiting' | 'gone' {
+  const until = Date.now() + EXITING_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let state = ownerState(pid, start);
+  while (state === 'exiting' && Date.now() < until) {
+    Atomics.wait(pause, 0, 0, 20);
+    state = ownerState(pid, start);
+  }
+  return state;
 }
 
 /**
@@ -90,7 +112,7 @@ export class DirLock {
 
   static acquire(dir: string, option: string): DirLock {
     const path = join(dir, 'LOCK');
-    const self = procStart(process.pid);
+    const self = procStat(process.pid);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx');
@@ -114,7 +136,7 @@ export class DirLock {
       } catch {
         // Vanished meanwhile, or unreadable: treated as stale below.
       }
-      if (Number.isInteger(owner) && owner !== process.pid && ownerAlive(owner, ownerStart)) {
+      if (Number.isInteger(owner) && owner !== process.pid && settledOwnerState(owner, ownerStart) !== 'gone') {
         throw new Error(
           `${option} "${dir}" is in use by another tsdb process (pid ${owner}); stop it first, or remove ${path} if that process is not tsdb`,
         );
