@@ -166,13 +166,16 @@ export class ServingComponent implements Component {
       const interrupted = this.opts.services!.interrupt?.() ?? 0;
       if (interrupted > 0) this.log.info({ statements: interrupted }, `interrupted ${interrupted} running statement(s)`);
     }
-    await Promise.all([this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    // Every server stops (and the data side closes) even if one of them fails to.
+    const stopped = await Promise.allSettled([this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
     if (this.servicesStarted) {
       this.servicesStarted = false;
       this.sql = undefined;
       this.auth = undefined;
       await this.opts.services!.stop();
     }
+    const failed = stopped.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     // The lock (this.lock) is released when the process exits, not here.
   }
 
