@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { CatalogManager } from '../catalog/catalog-manager.js';
 import type { Logger } from '../common/logging.js';
 import type { StandaloneOptions } from '../config/options.js';
-import { engineOptions } from '../engine/engine-options.js';
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { engineOptions, querySpillDir } from '../engine/engine-options.js';
+import { queryBudget, threadPoolWarning } from '../frontend/query-budget.js';
+import { openQueryDuckDb } from '../query/query-duckdb.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { FrontendInstance } from '../frontend/instance.js';
 import { LocalRegionAccess } from '../frontend/region-access.js';
@@ -23,6 +26,7 @@ export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
   private frontend: FrontendInstance | undefined;
+  private queries: DuckDBInstance | undefined;
   private users: UserProvider | undefined;
   readonly authEnabled: boolean;
 
@@ -43,8 +47,21 @@ export class StandaloneServices implements ComponentServices {
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
     this.engine = await RegionEngine.open(engineOptions(c, store, this.logger));
+    const budget = queryBudget(c);
+    this.queries = await openQueryDuckDb({
+      threads: c.query.parallelism,
+      ...(budget.memoryLimit !== undefined && { memoryLimit: budget.memoryLimit }),
+      spillDir: querySpillDir(c.storage.data_home),
+      ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
+      readableDirs: this.engine.readableDirs(),
+      sstMetaCache: c.region_engine.mito.sst_meta_cache_size > 0,
+      pageCache: c.region_engine.mito.page_cache_size > 0,
+    });
+    this.logger.info({ memory_limit: budget.memoryLimit ?? 'DuckDB default', threads: c.query.parallelism, max_concurrent_queries: c.max_concurrent_queries, uv_threadpool_size: process.env['UV_THREADPOOL_SIZE'] ?? '4' }, 'opened the query DuckDB');
+    const poolWarning = threadPoolWarning(c.max_concurrent_queries, c.region_engine.mito.max_background_jobs);
+    if (poolWarning !== undefined) this.logger.warn(poolWarning);
     // Tables are stored in the default provider for now; the `storage` option must still name a configured one.
-    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine), [...storageProviders(c.storage).keys()]));
+    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine, this.queries), [...storageProviders(c.storage).keys()], budget.budget));
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
@@ -74,6 +91,8 @@ export class StandaloneServices implements ComponentServices {
     this.users = undefined;
     this.frontend?.close();
     this.frontend = undefined;
+    this.queries?.closeSync();
+    this.queries = undefined;
     try {
       await this.engine?.close();
     } finally {

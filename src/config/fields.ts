@@ -139,6 +139,37 @@ export function size(opts: FieldOpts<Bytes> & { min?: Bytes; emptyIsZero?: boole
   );
 }
 
+/** A memory budget: a size, or a share of the machine's memory (`"25%"`, as GreptimeDB writes it). */
+export type MemorySize = { readonly bytes: Bytes } | { readonly percent: number };
+
+/** Bytes of a memory budget on a machine with `totalMemory` bytes. */
+export function memoryBytes(m: MemorySize, totalMemory: number): Bytes {
+  return 'bytes' in m ? m.bytes : Math.floor((totalMemory * m.percent) / 100);
+}
+
+/** A size (`4GiB`, a TOML integer of bytes) or a percentage of the machine's memory (`"25%"`, above 0 and at most 100). */
+export function memorySize(opts: FieldOpts<MemorySize>): Field<MemorySize> {
+  return makeField(
+    'size or percentage',
+    (raw, info): MemorySize => {
+      if (!info.textual && info.tomlKind === 'integer' && typeof raw === 'number') {
+        if (raw < 0 || !Number.isSafeInteger(raw)) throw new Error(`invalid size ${raw}`);
+        return { bytes: raw };
+      }
+      const text = asText(raw, info, 'a size such as "4GiB" or a percentage of memory such as "25%"').trim();
+      const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
+      if (pct !== null) {
+        const percent = Number(pct[1]);
+        if (!(percent > 0 && percent <= 100)) throw new Error(`invalid percentage "${text}"; expected more than 0% and at most 100%`);
+        return { percent };
+      }
+      return { bytes: parseSize(text) };
+    },
+    (v) => ('bytes' in v ? formatSize(v.bytes) : `${v.percent}%`),
+    opts,
+  );
+}
+
 /** An `ip:port` a server binds (port 0 = any free port). */
 export function bindAddress(opts: FieldOpts<string>): Field<string> {
   return makeField(

@@ -385,3 +385,19 @@ test('every problem is reported at once, in one ConfigError', () => {
   assert.match(lines.join('\n'), /wal\.file_size: size "0" is too small; the minimum is 1B/);
   assert.match(lines.join('\n'), /node_id: required option is missing/);
 });
+
+test('query budgets: memory_pool_size takes a size or a percentage of memory; the limits their defaults', (t) => {
+  const s = load({ component: 'standalone' }).config;
+  assert.deepEqual(s.query.memory_pool_size, { percent: 25 });
+  assert.equal(s.max_concurrent_queries, 8);
+  assert.equal(s.concurrent_query_limiter_timeout, 10_000);
+  assert.equal(s.query.max_result_rows, 10_000_000);
+  assert.equal(s.query.max_result_bytes, 256 * MIB);
+  assert.deepEqual(load({ component: 'frontend', env: { TSDB_FRONTEND__QUERY__MEMORY_POOL_SIZE: '2GiB' } }).config.query.memory_pool_size, { bytes: 2 * GIB });
+  const file = tempFile(t, 'q.toml', 'max_concurrent_queries = 0\n[query]\nmemory_pool_size = "12.5%"\n');
+  const q = load({ component: 'standalone', configFile: file }).config;
+  assert.deepEqual([q.max_concurrent_queries, q.query.memory_pool_size], [0, { percent: 12.5 }]);
+  assert.deepEqual(problems({ component: 'standalone', env: { TSDB_STANDALONE__QUERY__MEMORY_POOL_SIZE: '150%' } }), [
+    'query.memory_pool_size: invalid percentage "150%"; expected more than 0% and at most 100% (from environment variable TSDB_STANDALONE__QUERY__MEMORY_POOL_SIZE)',
+  ]);
+});

@@ -13,6 +13,7 @@ import {
   duration,
   float,
   integer,
+  memorySize,
   oneOf,
   size,
   string,
@@ -377,8 +378,42 @@ const userProvider = optional(
   }),
 );
 
+const query = section('Query execution (README: "Query budgets").', {
+  parallelism: integer({
+    doc: 'Threads of the DuckDB queries run in: 0 = a quarter of the CPU cores (at least 1).',
+    default: 0,
+    min: 0,
+  }),
+  memory_pool_size: memorySize({
+    doc: 'Memory all running queries may hold together, a size or a percentage of the machine\'s memory; past it, sorts, joins, aggregates and windows spill to {storage.data_home}/tmp/duckdb and what cannot spill fails with "resources exhausted" (6000). Apart from the write buffer and from flushes and compactions. `0` = DuckDB\'s own limit (80% of memory).',
+    default: { percent: 25 },
+  }),
+  max_spill_size: size({
+    doc: 'Bytes queries may spill together to {storage.data_home}/tmp/duckdb/query; a query that needs more fails with "resources exhausted" (6000) instead of filling the disk. `0` = DuckDB\'s own limit (90% of the free disk space at start).',
+    default: 8 * GIB,
+  }),
+  max_result_rows: integer({
+    doc: 'Rows one result may have; a query returning more fails with "resources exhausted" (6000) once it passes the limit, before the rest is read. Also the most slots (groups × time slots) a RANGE query may fill. `0` = no limit.',
+    default: 10_000_000,
+    min: 0,
+  }),
+  max_result_bytes: size({
+    doc: 'Bytes one result may hold (its cells as the server holds them, about what the JSON answer weighs); a larger result fails with "resources exhausted" (6000) once it passes the limit, before the rest is read. `0` = no limit.',
+    default: 256 * MIB,
+  }),
+});
+
 /** What a frontend serves, in a standalone server too: sessions and the protocol servers. */
 const frontendOptions = {
+  max_concurrent_queries: integer({
+    doc: 'Queries that may run at once (SELECT, SHOW, INSERT … SELECT, DELETE); more wait in a queue, in arrival order. `0` = no limit (GreptimeDB\'s default; not advised: each running query holds a libuv thread).',
+    default: 8,
+    min: 0,
+  }),
+  concurrent_query_limiter_timeout: duration({
+    doc: 'How long a query may wait in the queue of max_concurrent_queries; past it the query fails with "rate limited" (6001, HTTP 429, retryable). `0s` = wait until the statement\'s own deadline.',
+    default: 10_000,
+  }),
   default_timezone: defaultTimezone,
   user_provider: userProvider,
   http: httpFull,
@@ -388,6 +423,7 @@ const frontendOptions = {
   opentsdb,
   influxdb,
   prom_store: promStore,
+  query,
 };
 
 export const standaloneSchema = section('tsdb standalone: a frontend and a datanode in one process.', {

@@ -63,6 +63,7 @@ export function sanitize(
     checkTls(c, ['mysql', 'tls'], fe.mysql.tls);
     checkTls(c, ['postgres', 'tls'], fe.postgres.tls);
     if (fe.user_provider !== undefined) checkUserProvider(c, fe.user_provider);
+    if (fe.query.parallelism === 0) fe.query.parallelism = Math.max(1, Math.floor(system.cpus / 4));
     if (fe.default_timezone !== undefined && !isValidTimeZone(fe.default_timezone)) {
       c.issue(['default_timezone'], `invalid time zone "${fe.default_timezone}"; expected an IANA name such as "Asia/Shanghai" or an offset such as "+08:00"`);
     }

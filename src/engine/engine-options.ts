@@ -9,8 +9,11 @@ import type { MitoOptions, WalOptions } from '../config/options.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { RegionEngineOptions } from './region-engine.js';
 
-/** Share of the machine's memory DuckDB may use (GreptimeDB's `query.memory_pool_size` default, 50%). */
-const DUCKDB_MEMORY_SHARE = 0.5;
+/**
+ * Share of the machine's memory the engine's DuckDB may use for flushes and compactions (past it
+ * they spill). Queries have their own DuckDB and budget (`query.memory_pool_size`).
+ */
+const DUCKDB_MEMORY_SHARE = 1 / 8;
 
 export function engineOptions(
   config: { readonly wal: WalOptions; readonly region_engine: { readonly mito: MitoOptions }; readonly storage?: { readonly data_home: string } },
@@ -38,10 +41,10 @@ export function engineOptions(
     vectorCacheSize: mito.vector_cache_size,
     autoFlushInterval: mito.auto_flush_interval,
     scanParallelism: mito.scan_parallelism,
-    // A compaction's merge of large files, or a big query, spills under data_home instead of
-    // growing until the machine runs out of memory.
+    // A compaction's merge of large files spills under data_home instead of growing until the
+    // machine runs out of memory.
     memoryLimit: Math.floor(system.totalMemory * DUCKDB_MEMORY_SHARE),
-    ...(config.storage !== undefined && { spillDir: join(config.storage.data_home, 'tmp', 'duckdb'), scratchDir: join(config.storage.data_home, 'tmp', 'sst') }),
+    ...(config.storage !== undefined && { spillDir: engineSpillDir(config.storage.data_home), scratchDir: join(config.storage.data_home, 'tmp', 'sst') }),
     sstMetaCache: mito.sst_meta_cache_size > 0,
     pageCache: mito.page_cache_size > 0,
     memtable: {
@@ -53,4 +56,13 @@ export function engineOptions(
     store,
     logger,
   };
+}
+
+/** Where DuckDB spills: `{data_home}/tmp/duckdb`, the engine's in `engine/`, queries' in `query/`. */
+export function engineSpillDir(dataHome: string): string {
+  return join(dataHome, 'tmp', 'duckdb', 'engine');
+}
+
+export function querySpillDir(dataHome: string): string {
+  return join(dataHome, 'tmp', 'duckdb', 'query');
 }

@@ -5,7 +5,7 @@
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { processHealth } from '../common/health/health-board.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -15,6 +15,7 @@ import type { Millis } from '../common/time/duration.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { WriteBatch } from './batch/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
+import { sandboxDuckDb } from './duckdb-sandbox.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
 import type { FileMeta } from './sst/file-meta.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
@@ -50,11 +51,12 @@ export interface RegionEngineOptions {
   /** `scan_parallelism` (resolved, ≥ 1): DuckDB threads. */
   readonly scanParallelism: number;
   /**
-   * Bytes DuckDB may hold for queries, flushes and compactions (its `memory_limit`; default DuckDB's
-   * own, 80% of memory). Past it, sorts, joins, aggregates and windows spill to `spillDir`.
+   * Bytes the engine's DuckDB may hold for flushes and compactions (its `memory_limit`; default
+   * DuckDB's own, 80% of memory). Past it, sorts and merges spill to `spillDir`. Queries run in a
+   * DuckDB of their own with its own budget (`query/query-duckdb.ts`).
    */
   readonly memoryLimit?: number;
-  /** Where DuckDB spills (its `temp_directory`); emptied at open (only DuckDB's spill files live there). */
+  /** Where DuckDB spills (its `temp_directory`); created empty at open (only DuckDB's spill files live there). */
   readonly spillDir?: string;
   /**
    * Where SSTs bound for a remote store are written before their upload (`{data_home}/tmp/sst`);
@@ -104,7 +106,7 @@ export class RegionEngine {
     private readonly opts: RegionEngineOptions,
     private readonly wal: Wal,
     readonly writeBuffer: WriteBufferManager,
-    /** The DuckDB that writes and reads SST files and runs queries (in memory; sandboxed: `sandbox`). */
+    /** The DuckDB that writes and reads SST files for flushes and compactions (in memory; sandboxed: `duckdb-sandbox.ts`). */
     readonly duckdb: DuckDBInstance,
     private readonly scratch: { readonly dir: string; readonly own: boolean },
   ) {
@@ -148,7 +150,12 @@ export class RegionEngine {
     let duckdb: DuckDBInstance;
     let scratch: { dir: string; own: boolean };
     try {
-      if (opts.spillDir !== undefined) await rm(opts.spillDir, { recursive: true, force: true });
+      if (opts.spillDir !== undefined) {
+        // DuckDB creates its temp_directory only when its parent exists and the sandbox allows it:
+        // created here (emptied: only DuckDB's spill files live there).
+        await rm(opts.spillDir, { recursive: true, force: true });
+        await mkdir(opts.spillDir, { recursive: true });
+      }
       if (opts.scratchDir !== undefined) {
         await rm(opts.scratchDir, { recursive: true, force: true });
         await mkdir(opts.scratchDir, { recursive: true });
@@ -165,7 +172,7 @@ export class RegionEngine {
       registerMemtableScan(conn);
       await conn.run(`SET GLOBAL parquet_metadata_cache = ${opts.sstMetaCache ?? true}`);
       await conn.run(`SET GLOBAL enable_external_file_cache = ${opts.pageCache ?? true}`);
-      await sandbox(conn, [opts.store.localRoot, scratch.dir].filter((d): d is string => d !== undefined));
+      await sandboxDuckDb(conn, readableDirs(opts.store, scratch.dir));
       conn.closeSync();
     } catch (err) {
       await wal.close();
@@ -175,6 +182,14 @@ export class RegionEngine {
   }
 
   private connect = (): Promise<DuckDBConnection> => this.duckdb.connect();
+
+  /**
+   * The directories a DuckDB that reads this engine's scans may read (the store's local root, the
+   * scratch directory): a query DuckDB is sandboxed to them (`query/query-duckdb.ts`).
+   */
+  readableDirs(): string[] {
+    return readableDirs(this.opts.store, this.scratch.dir);
+  }
 
   private checkOpen(): void {
     if (this.closed) throw new TsdbError(StatusCode.IllegalState, 'the region engine is closed');
@@ -341,29 +356,7 @@ export class RegionEngine {
   }
 }
 
-/**
- * Shuts DuckDB in (DESIGN.md D12): it reads and writes only files under `dirs` (the store's local
- * root and the scratch directory; its spill directory is allowed by DuckDB itself), opens no network
- * connection, installs and loads no extension (json, parquet and icu are built in), and its
- * configuration is locked so that nothing run later can undo this. Session-dependent behaviour is
- * therefore fixed for the whole instance: the time zone is UTC (tsdb applies session time zones in
- * its own rewrites, `query/session-time.ts`) and integer division gives integers, as in the tsdb
- * dialect (`7 / 2` = 3).
- */
-async function sandbox(conn: DuckDBConnection, dirs: readonly string[]): Promise<void> {
-  const allowed = dirs.map((d) => (d.endsWith(sep) ? d : d + sep));
-  const list = `[${allowed.map((d) => `'${d.replaceAll("'", "''")}'`).join(', ')}]`;
-  for (const statement of [
-    "SET GLOBAL TimeZone = 'UTC'",
-    'SET GLOBAL integer_division = true',
-    'SET GLOBAL autoinstall_known_extensions = false',
-    'SET GLOBAL autoload_known_extensions = false',
-    'SET GLOBAL allow_community_extensions = false',
-    'SET GLOBAL allow_unsigned_extensions = false',
-    `SET GLOBAL allowed_directories = ${list}`,
-    'SET GLOBAL enable_external_access = false',
-    'SET GLOBAL lock_configuration = true',
-  ]) {
-    await conn.run(statement);
-  }
+/** The directories the engine's files are in: the store's local root (File storage) and `scratch`. */
+function readableDirs(store: ObjectStore, scratch: string): string[] {
+  return [store.localRoot, scratch].filter((d): d is string => d !== undefined);
 }

@@ -27,6 +27,7 @@ import { checkPermission, type AccessKind } from './auth/permission.js';
 import { Ingester, schemaLockKey } from './ingest.js';
 import { isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION } from './metric-engine.js';
 import { MetricTables } from './metric-tables.js';
+import { unlimitedBudget, type QueryBudget } from './query-gate.js';
 import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
@@ -75,6 +76,8 @@ export class FrontendInstance {
     readonly regions: RegionAccess,
     /** Names of the configured storage providers (`storage` table option); default: File. */
     private readonly storageProviders: readonly string[] = ['File'],
+    /** Admission and result limits of queries (`query-gate.ts`); default: none. */
+    private readonly budget: QueryBudget = unlimitedBudget(),
   ) {
     this.tables = new TableRouter(catalog, regions);
     this.metricTables = new MetricTables(catalog, regions, this.schemaLocks);
@@ -368,13 +371,20 @@ export class FrontendInstance {
     } = {},
   ): Promise<Output> {
     const { explain, rows, wrap, lists } = opts;
-    const conn = await this.takeConnection();
+    const release = await this.budget.gate.acquire(session.signal);
+    let conn: DuckDBConnection;
     try {
-      this.functionsInstalled ??= installFunctions(conn);
-      await this.functionsInstalled;
+      conn = await this.takeConnection();
+      try {
+        this.functionsInstalled ??= installFunctions(conn);
+        await this.functionsInstalled;
+      } catch (err) {
+        this.busy.delete(conn);
+        conn.closeSync();
+        throw err;
+      }
     } catch (err) {
-      this.busy.delete(conn);
-      conn.closeSync();
+      release();
       throw err;
     }
     const pg = session.protocol === 'postgres' ? this.pgCatalogSession(session) : undefined;
@@ -392,6 +402,7 @@ export class FrontendInstance {
       ...(rows !== undefined && { check: rows.shape }),
       ...(wrap !== undefined && { wrap }),
       ...(lists !== undefined && { lists }),
+      limits: this.budget.limits,
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
@@ -432,6 +443,7 @@ export class FrontendInstance {
       throw err;
     } finally {
       this.giveBack(conn);
+      release();
     }
   }
 

@@ -2,7 +2,7 @@
  * How the frontend reaches regions (STYLE.md "Dependency direction"): one interface, served
  * in-process by the region engine in standalone, over gRPC by datanodes in a cluster (later).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { WriteBatch } from '../engine/batch/write-batch.js';
 import type { RegionMetadata } from '../engine/region/metadata.js';
 import { formatRegionId, type RegionId } from '../engine/region/region-id.js';
@@ -38,7 +38,14 @@ export interface RegionAccess {
 
 /** Regions of the engine in this process (standalone). */
 export class LocalRegionAccess implements RegionAccess {
-  constructor(protected readonly engine: RegionEngine) {}
+  /**
+   * `queries`: the DuckDB queries run in (`query/query-duckdb.ts`: its own memory budget and spill
+   * directory); without it, the engine's (tests).
+   */
+  constructor(
+    protected readonly engine: RegionEngine,
+    private readonly queries?: DuckDBInstance,
+  ) {}
 
   createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
     return this.engine.createRegion(metadata, dir);
@@ -84,7 +91,7 @@ export class LocalRegionAccess implements RegionAccess {
   }
 
   connect(): Promise<DuckDBConnection> {
-    return this.engine.duckdb.connect();
+    return (this.queries ?? this.engine.duckdb).connect();
   }
 
   statistics(id: RegionId): { memtable_rows: number; memtable_bytes: number; sst_files: number; sst_bytes: number; sst_rows: number } {

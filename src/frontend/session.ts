@@ -16,6 +16,11 @@ export interface Session {
    * see `pg_catalog` and PostgreSQL's dialect of catalog queries (`query/pg-dialect.ts`).
    */
   readonly protocol?: SessionProtocol;
+  /**
+   * Aborts the session's running statement (its deadline, its client gone, KILL); a query waiting
+   * for a slot (`query-gate.ts`) stops waiting with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export type SessionProtocol = 'postgres' | 'mysql' | 'http';

@@ -28,6 +28,7 @@ import { keyValuesOf, type KeyValues } from './key-predicates.js';
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import { checkSandbox } from './sandbox.js';
+import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
 import type { TimeUnit } from '../common/time/timestamp.js';
@@ -85,6 +86,8 @@ export interface QueryContext {
    * into the text DuckDB runs (`folded-lists.ts`).
    */
   readonly lists?: ReadonlyMap<string, LiteralList>;
+  /** What one result may hold (`resource-limits.ts`); default: no limits. */
+  readonly limits?: ResultLimits;
 }
 
 /**
@@ -120,10 +123,15 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
 export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = new Map()): TsdbError {
   if (err instanceof TsdbError) return err;
   let message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  const limit = limitErrorOf(message);
+  if (limit !== undefined) return limit;
   for (const [view, table] of views) message = message.replaceAll(view, table);
   if (/^Parser Error: /.test(message)) return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`, { cause: err });
   if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
   const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
+  if (kind === 'Out of Memory') {
+    return new TsdbError(StatusCode.RuntimeResourcesExhausted, `Resources exhausted: the memory of queries (query.memory_pool_size) is used up and this query could not spill: ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
+  }
   return new TsdbError((kind !== undefined && DUCKDB_ERROR_CODES.get(kind)) || StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
 }
 
@@ -143,7 +151,7 @@ async function expandRangeQuery(sql: string, ctx: QueryContext, nowMs: number): 
   const parts = rq.table;
   const source = await ctx.resolve(parts.length === 3 ? parts[0]! : '', parts.length >= 2 ? parts[parts.length - 2]! : ctx.database, parts[parts.length - 1]!);
   if (source.timeIndex === undefined) throw new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: a range query needs a table with a time index, not ${parts.join('.')}`);
-  return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, nowMs, ctx.timezone);
+  return rangeQuerySql(rq, { timeIndex: source.timeIndex.name, timeType: TIME_TYPES[source.timeIndex.unit], primaryKey: source.primaryKey ?? [] }, nowMs, ctx.timezone, ctx.limits?.maxRows ?? 0);
 }
 
 /** DuckDB's name of an expression: its SQL text, as `json_deserialize_sql` writes it. */
@@ -307,7 +315,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));
       return records([{ name: 'plan_type', data_type: 'String' }, { name: 'plan', data_type: 'String' }], plan.rows.map((r) => [r[0]!, r[1]!]));
     }
-    const { columns, rows } = await readResult(conn, rewritten);
+    const { columns, rows } = await readResult(conn, rewritten, ctx.limits);
     return records(columns, rows);
   } catch (err) {
     throw duckdbError(err, names);

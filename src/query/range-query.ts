@@ -18,6 +18,7 @@ import { canonicalTimeZone, parseOffset, parseTimestamp, zoneOffsetMinutes } fro
 import { quoteIdent, quoteLiteral } from '../engine/sst/sst-format.js';
 import { isUtc } from './session-time.js';
 import { tokenize, type Token } from '../sql/lexer.js';
+import { limitErrorSql } from './resource-limits.js';
 
 export type Fill = { readonly kind: 'null' } | { readonly kind: 'prev' } | { readonly kind: 'linear' } | { readonly kind: 'value'; readonly sql: string };
 
@@ -261,7 +262,7 @@ export interface RangeTable {
  * (a local day is then 23 or 25 hours long on the days the clock changes); shorter ALIGNs count in
  * real time from the origin (an hourly slot is an hour, also in the hour a zone repeats).
  */
-export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone: string): string {
+export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone: string, maxSlots = 0): string {
   const ts = quoteIdent(t.timeIndex);
   const A = q.alignMs;
   const wall = A % 86_400_000 === 0 && !isUtc(zone) && parseOffset(zone) === undefined;
@@ -277,6 +278,11 @@ export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone:
   const by = q.by ?? t.primaryKey.map(quoteIdent);
   const ranges = q.items.filter((x): x is RangeItem => x.kind === 'range');
   const maxRange = Math.max(...ranges.map((r) => r.rangeMs));
+  // Each row is counted in every slot its longest RANGE covers: a bound known from the query alone.
+  const perRow = Math.ceil(maxRange / A);
+  if (maxSlots > 0 && perRow > maxSlots) {
+    throw new TsdbError(StatusCode.RuntimeResourcesExhausted, `Range query too large: RANGE ${maxRange} ms over ALIGN ${A} ms puts each row in ${perRow} slots, more than ${maxSlots} (query.max_result_rows)`);
+  }
   // A row's time in the slots' terms: its instant, or its wall-clock time in the zone.
   const e = wall ? `epoch_ms(timezone(${zoneText}, CAST(${ts} AS TIMESTAMPTZ)))` : `epoch_ms(${ts})`;
   // Slots T with T <= ts < T + maxRange: from the first aligned T above ts - maxRange to the one at or below ts.
@@ -307,7 +313,11 @@ export function rangeQuerySql(q: RangeQuery, t: RangeTable, nowMs: number, zone:
   let rows = `(${agg})`;
   if (needGrid) {
     const keys = by.map((_, i) => `__by${i}`);
-    const grid = `SELECT ${[...keys, `unnest(range(min(__slot), max(__slot) + 1, ${A})) AS __slot`].join(', ')} FROM __agg${keys.length > 0 ? ` GROUP BY ${keys.join(', ')}` : ''}`;
+    // Every slot from each group's first to its last: one row with a far-future timestamp would
+    // make billions of them, so their number (all groups together) is checked before any is made.
+    const spans = `SELECT ${[...keys, 'min(__slot) AS __lo', 'max(__slot) AS __hi', `sum((max(__slot) - min(__slot)) // ${A} + 1) OVER () AS __slots`].join(', ')} FROM __agg${keys.length > 0 ? ` GROUP BY ${keys.join(', ')}` : ''}`;
+    const last = maxSlots > 0 ? `CASE WHEN __slots > ${maxSlots} THEN CAST(${limitErrorSql(`'Range query too large: FILL would make ' || CAST(__slots AS VARCHAR) || ' slots (groups × ALIGN steps from each group''s first row to its last), more than ${maxSlots} (query.max_result_rows); narrow its time range with WHERE'`)} AS BIGINT) ELSE __hi + 1 END` : '__hi + 1';
+    const grid = `SELECT ${[...keys, `unnest(range(__lo, ${last}, ${A})) AS __slot`].join(', ')} FROM (${spans})`;
     const on = [...keys.map((k) => `g.${k} IS NOT DISTINCT FROM a.${k}`), 'g.__slot = a.__slot'].join(' AND ');
     rows = `(SELECT ${[...keys.map((k) => `g.${k}`), 'g.__slot', ...ranges.map((_, i) => `a.__r${i}`)].join(', ')} FROM (${grid}) g LEFT JOIN __agg a ON ${on})`;
   }

@@ -18,12 +18,15 @@ import {
   DuckDBTimestampValue,
   DuckDBTypeId,
   DuckDBArrayValue,
+  DuckDBBlobVector,
+  DuckDBVarCharVector,
   type DuckDBConnection,
   type DuckDBResultReader,
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type { Cell, OutputColumn } from './output.js';
+import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
 
 /** The tsdb type name of a DuckDB type. */
 export function dataTypeName(t: DuckDBType): string {
@@ -146,27 +149,55 @@ function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
 }
 
 /**
- * Runs `sql` and converts its result chunk by chunk, column by column (a converter per column):
- * several times faster than converting DuckDB's row values one by one.
+ * Bytes of the strings (VARCHAR) or blobs (BLOB) of a vector's first `n` items, read from DuckDB's
+ * 16-byte string records (length first) without making JS values of them — so that a
+ * 2 GB string is refused before it is copied. Undefined when the vector is of another kind.
  */
-export async function readResult(conn: DuckDBConnection, sql: string): Promise<{ columns: OutputColumn[]; rows: Cell[][] }> {
-  const result = await conn.run(sql);
+function textBytes(vector: unknown, n: number): number | undefined {
+  if (!(vector instanceof DuckDBVarCharVector || vector instanceof DuckDBBlobVector)) return undefined;
+  const view = (vector as unknown as { dataView?: unknown }).dataView;
+  if (!(view instanceof DataView) || view.byteLength < n * 16) return undefined;
+  let bytes = 0;
+  for (let i = 0; i < n; i++) bytes += view.getUint32(i * 16, true);
+  // A blob's cell is an array of numbers, one per byte.
+  return vector instanceof DuckDBBlobVector ? bytes * CELL_BYTES : bytes;
+}
+
+/**
+ * Runs `sql` and converts its result chunk by chunk, column by column (a converter per column):
+ * several times faster than converting DuckDB's row values one by one. The result is streamed:
+ * DuckDB computes the next chunk while the event loop is free, and a result past `limits` fails
+ * (RuntimeResourcesExhausted, `resource-limits.ts`) as soon as it passes them, before the rest is
+ * computed or copied.
+ */
+export async function readResult(conn: DuckDBConnection, sql: string, limits: ResultLimits = NO_RESULT_LIMITS): Promise<{ columns: OutputColumn[]; rows: Cell[][] }> {
+  const result = await conn.stream(sql);
   const names = result.columnNames();
   const types = result.columnTypes();
   const columns = outputColumns(names, types);
   const converters = types.map(converterFor);
+  // Columns whose converted cells are counted one by one (the others: a fixed size per cell).
+  const nested = types.map((t) => t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY || t.typeId === DuckDBTypeId.STRUCT || t.typeId === DuckDBTypeId.MAP);
   const rows: Cell[][] = [];
+  let bytes = 0;
   for (;;) {
     const chunk = await result.fetchChunk();
     if (chunk === null || chunk.rowCount === 0) break;
     const n = chunk.rowCount;
+    if (limits.maxRows > 0 && rows.length + n > limits.maxRows) throw tooManyRows(limits.maxRows);
+    bytes += n * (ROW_BYTES + CELL_BYTES * names.length);
+    const vectors = names.map((_, c) => chunk.getColumnVector(c));
+    for (const v of vectors) bytes += textBytes(v, n) ?? 0;
+    if (limits.maxBytes > 0 && bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
     const base = rows.length;
     for (let r = 0; r < n; r++) rows.push(new Array<Cell>(names.length));
     for (let c = 0; c < names.length; c++) {
-      const items = chunk.getColumnVector(c).toArray();
+      const items = vectors[c]!.toArray();
       const convert = converters[c]!;
       for (let r = 0; r < n; r++) rows[base + r]![c] = convert(items[r]!);
+      if (nested[c]) for (let r = 0; r < n; r++) bytes += cellBytes(rows[base + r]![c]);
     }
+    if (limits.maxBytes > 0 && bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
   }
   return { columns, rows };
 }

@@ -70,7 +70,13 @@ export function statusCodeName(code: StatusCode): string {
   return StatusCode[code] ?? 'Unknown';
 }
 
-/** HTTP status for each code (reference api.md §2). A missing code fails to compile. */
+/**
+ * HTTP status for each code (reference api.md §2). A missing code fails to compile. One departure:
+ * RuntimeResourcesExhausted (a query past its memory, spill or result limits) is 400, not the
+ * reference's 500 — the query must change before it can succeed, so it is the request's matter, and
+ * a 5xx would invite clients and proxies to retry it as a server fault. Waiting too long for a query
+ * slot is RateLimited, 429, which is worth retrying.
+ */
 export const HTTP_STATUS: Record<StatusCode, number> = {
   [StatusCode.Success]: 200,
   [StatusCode.Unknown]: 500,
@@ -100,7 +106,7 @@ export const HTTP_STATUS: Record<StatusCode, number> = {
   [StatusCode.DatabaseAlreadyExists]: 400,
   [StatusCode.StorageUnavailable]: 503,
   [StatusCode.RequestOutdated]: 400,
-  [StatusCode.RuntimeResourcesExhausted]: 500,
+  [StatusCode.RuntimeResourcesExhausted]: 400,
   [StatusCode.RateLimited]: 429,
   [StatusCode.UserNotFound]: 401,
   [StatusCode.UnsupportedPasswordType]: 401,

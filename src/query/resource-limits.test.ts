@@ -1,0 +1,89 @@
+/**
+ * The limits of one result (`max_result_rows`, `max_result_bytes`) as `readResult` applies them
+ * while it streams, and the slot cap of range queries, on a plain DuckDB.
+ */
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { duckdbError } from './query-executor.js';
+import { parseRangeQuery, rangeQuerySql } from './range-query.js';
+import { readResult } from './result-conversion.js';
+
+async function connect(t: TestContext): Promise<DuckDBConnection> {
+  const db = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const conn = await db.connect();
+  t.after(() => {
+    conn.closeSync();
+    db.closeSync();
+  });
+  return conn;
+}
+
+function exhausted(pattern: RegExp): (err: unknown) => boolean {
+  return (err) => {
+    assert.ok(err instanceof TsdbError, String(err));
+    assert.equal(err.code, StatusCode.RuntimeResourcesExhausted);
+    assert.match(err.message, pattern);
+    return true;
+  };
+}
+
+test('a result within the limits is read whole; one row or one byte more fails naming the option', async (t) => {
+  const conn = await connect(t);
+  const rows = await readResult(conn, 'SELECT i, i * 2 AS j FROM range(5000) t(i)', { maxRows: 5000, maxBytes: 0 });
+  assert.equal(rows.rows.length, 5000);
+  assert.deepEqual(rows.rows[4999], [4999, 9998]);
+  await assert.rejects(readResult(conn, 'SELECT i FROM range(5001) t(i)', { maxRows: 5000, maxBytes: 0 }), exhausted(/more than 5000 rows \(query\.max_result_rows\)/));
+  // 3 rows of a 100-character string: 3 × (16 + 8 + 100) = 372 bytes counted.
+  const sql = "SELECT repeat('x', 100) FROM range(3)";
+  assert.equal((await readResult(conn, sql, { maxRows: 0, maxBytes: 372 })).rows.length, 3);
+  await assert.rejects(readResult(conn, sql, { maxRows: 0, maxBytes: 371 }), exhausted(/more than 371B \(query\.max_result_bytes\)/));
+});
+
+test('nested values count by their items; a blob counts a number per byte', async (t) => {
+  const conn = await connect(t);
+  // One row: 16 + 8 for the row and cell, 8 for the list, 10 × 8 for its items.
+  assert.equal((await readResult(conn, 'SELECT range(10)', { maxRows: 0, maxBytes: 112 })).rows.length, 1);
+  await assert.rejects(readResult(conn, 'SELECT range(10)', { maxRows: 0, maxBytes: 111 }), exhausted(/max_result_bytes/));
+  await assert.rejects(readResult(conn, "SELECT repeat('ab', 100)::BLOB", { maxRows: 0, maxBytes: 1000 }), exhausted(/max_result_bytes/));
+});
+
+test('a string too long for a JS string is refused by its length, before it is converted', async (t) => {
+  const conn = await connect(t);
+  // V8's longest string is 2^29 - 24 characters: converting this one would throw a RangeError.
+  const sql = 'SELECT repeat(\'x\', 540000000) AS s';
+  await assert.rejects(readResult(conn, sql, { maxRows: 0, maxBytes: 256 * 2 ** 20 }), exhausted(/more than 256MiB \(query\.max_result_bytes\)/));
+  // The connection goes on.
+  assert.deepEqual((await readResult(conn, 'SELECT 1')).rows, [[1]]);
+});
+
+const RANGE_TABLE = { timeIndex: 'ts', timeType: 'TIMESTAMP_MS', primaryKey: ['host'] };
+
+test('a range query whose RANGE spans more slots per row than the cap is refused before it runs', () => {
+  const q = parseRangeQuery("SELECT ts, host, avg(v) RANGE '1d' FROM t ALIGN '1s' BY (host)")!;
+  assert.throws(() => rangeQuerySql(q, RANGE_TABLE, 0, 'UTC', 1000), exhausted(/each row in 86400 slots, more than 1000 \(query\.max_result_rows\)/));
+  assert.ok(rangeQuerySql(q, RANGE_TABLE, 0, 'UTC', 0).length > 0, 'no cap: planned');
+});
+
+test("FILL over a far-future row fails inside DuckDB with the cap's error, before the slots are made", async (t) => {
+  const conn = await connect(t);
+  await conn.run('CREATE TABLE t (host VARCHAR, ts TIMESTAMP_MS, v DOUBLE)');
+  await conn.run("INSERT INTO t VALUES ('a', make_timestamp(1700000000000000), 1), ('a', make_timestamp(1700000060000000), 2), ('b', make_timestamp(1700000000000000), 3)");
+  const q = parseRangeQuery("SELECT ts, host, avg(v) RANGE '5m' FILL PREV FROM t ALIGN '1m' BY (host) ORDER BY host, ts")!;
+  const sql = rangeQuerySql(q, RANGE_TABLE, 0, 'UTC', 100);
+  // Normal rows: a: 6 slots (5 before its first row's… to its last), b: 5; within the cap.
+  const ok = await readResult(conn, sql);
+  assert.equal(ok.rows.length, 11);
+  // Year ~4704 (86286002000000 ms): billions of one-minute slots for host a.
+  await conn.run("INSERT INTO t VALUES ('a', make_timestamp(86286002000000000), 4)");
+  const started = Date.now();
+  await assert.rejects(
+    readResult(conn, sql).catch((err: unknown) => {
+      throw duckdbError(err);
+    }),
+    exhausted(/^Range query too large: FILL would make \d{10} slots .* more than 100 \(query\.max_result_rows\); narrow its time range with WHERE$/),
+  );
+  assert.ok(Date.now() - started < 5000, 'refused at once');
+});

@@ -1,0 +1,63 @@
+/**
+ * Limits on what one query may produce (`[query] max_result_rows`, `max_result_bytes`) and the
+ * errors past them: RuntimeResourcesExhausted (6000) with a message naming the option. A limit
+ * that only DuckDB can check while the query runs (the slots of a RANGE query's FILL) raises a
+ * DuckDB `error()` whose message carries a per-process marker, turned back into that error by
+ * `limitErrorOf`.
+ */
+import { randomBytes } from 'node:crypto';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { formatSize } from '../common/size/size.js';
+import { quoteLiteral } from '../engine/sst/sst-format.js';
+
+export interface ResultLimits {
+  /** Rows one result may have; 0 = no limit. Also the most slots a RANGE query may fill. */
+  readonly maxRows: number;
+  /** Bytes one result may hold (as `resultBytes` counts them); 0 = no limit. */
+  readonly maxBytes: number;
+}
+
+export const NO_RESULT_LIMITS: ResultLimits = { maxRows: 0, maxBytes: 0 };
+
+export function tooManyRows(limit: number): TsdbError {
+  return new TsdbError(StatusCode.RuntimeResourcesExhausted, `Result too large: more than ${limit} rows (query.max_result_rows); add a LIMIT or narrow the query`);
+}
+
+export function tooManyBytes(limit: number): TsdbError {
+  return new TsdbError(StatusCode.RuntimeResourcesExhausted, `Result too large: more than ${formatSize(limit)} (query.max_result_bytes); select fewer or shorter columns, add a LIMIT or narrow the query`);
+}
+
+/** Bytes counted for a row besides its cells, and for a cell besides its text. */
+export const ROW_BYTES = 16;
+export const CELL_BYTES = 8;
+
+/** Bytes a converted cell counts for (strings by length; lists and structs by their items). */
+export function cellBytes(v: unknown): number {
+  if (typeof v === 'string') return CELL_BYTES + v.length;
+  if (Array.isArray(v)) {
+    let n = CELL_BYTES;
+    for (const x of v) n += cellBytes(x);
+    return n;
+  }
+  if (v !== null && typeof v === 'object') {
+    let n = CELL_BYTES;
+    for (const [k, x] of Object.entries(v)) n += k.length + cellBytes(x);
+    return n;
+  }
+  return CELL_BYTES;
+}
+
+const MARKER = `__tsdb_limit_${randomBytes(6).toString('hex')}:`;
+
+/** SQL that fails the query with the limit error `message` (an SQL string expression). */
+export function limitErrorSql(message: string): string {
+  return `error(${quoteLiteral(MARKER)} || ${message})`;
+}
+
+/** The limit error a DuckDB error message carries (from `limitErrorSql`), if it does. */
+export function limitErrorOf(message: string): TsdbError | undefined {
+  const at = message.indexOf(MARKER);
+  if (at < 0) return undefined;
+  return new TsdbError(StatusCode.RuntimeResourcesExhausted, message.slice(at + MARKER.length));
+}
