@@ -31,6 +31,6 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
   assert.equal(opts.sstMetaCache, false);
   assert.equal(opts.pageCache, true);
   assert.deepEqual(opts.memtable, { type: 'partition_tree', indexMaxKeysPerShard: 8192, dataFreezeThreshold: 1000, forkDictionaryBytes: GIB });
-  assert.equal(opts.memoryLimit, 8 * GIB, 'half the memory');
-  assert.equal(opts.spillDir, '/srv/t/tmp/duckdb');
+  assert.equal(opts.memoryLimit, 2 * GIB, 'an eighth of the memory (flushes and compactions; queries have their own budget)');
+  assert.equal(opts.spillDir, '/srv/t/tmp/duckdb/engine');
 });
