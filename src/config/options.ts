@@ -398,7 +398,7 @@ const query = section('Query execution (README: "Query budgets").', {
     min: 0,
   }),
   max_result_bytes: size({
-    doc: 'Bytes one result may hold (its cells as the server holds them, about what the JSON answer weighs); a larger result fails with "resources exhausted" (6000) once it passes the limit, before the rest is read. `0` = no limit.',
+    doc: 'Bytes one result may take in the server\'s memory (an estimate: per row, per cell, and the length of strings); a larger result fails with "resources exhausted" (6000) once it passes the limit, before the rest is read. `0` = no limit.',
     default: 256 * MIB,
   }),
 });

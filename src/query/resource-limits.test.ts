@@ -9,6 +9,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { duckdbError } from './query-executor.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
+import { CELL_BYTES, ROW_BYTES } from './resource-limits.js';
 import { readResult } from './result-conversion.js';
 
 async function connect(t: TestContext): Promise<DuckDBConnection> {
@@ -36,17 +37,19 @@ test('a result within the limits is read whole; one row or one byte more fails n
   assert.equal(rows.rows.length, 5000);
   assert.deepEqual(rows.rows[4999], [4999, 9998]);
   await assert.rejects(readResult(conn, 'SELECT i FROM range(5001) t(i)', { maxRows: 5000, maxBytes: 0 }), exhausted(/more than 5000 rows \(query\.max_result_rows\)/));
-  // 3 rows of a 100-character string: 3 × (16 + 8 + 100) = 372 bytes counted.
+  // 3 rows of a 100-character string: 3 × (row + cell + 100) bytes counted.
   const sql = "SELECT repeat('x', 100) FROM range(3)";
-  assert.equal((await readResult(conn, sql, { maxRows: 0, maxBytes: 372 })).rows.length, 3);
-  await assert.rejects(readResult(conn, sql, { maxRows: 0, maxBytes: 371 }), exhausted(/more than 371B \(query\.max_result_bytes\)/));
+  const bytes = 3 * (ROW_BYTES + CELL_BYTES + 100);
+  assert.equal((await readResult(conn, sql, { maxRows: 0, maxBytes: bytes })).rows.length, 3);
+  await assert.rejects(readResult(conn, sql, { maxRows: 0, maxBytes: bytes - 1 }), exhausted(new RegExp(`more than ${bytes - 1}B \\(query\\.max_result_bytes\\)`)));
 });
 
 test('nested values count by their items; a blob counts a number per byte', async (t) => {
   const conn = await connect(t);
-  // One row: 16 + 8 for the row and cell, 8 for the list, 10 × 8 for its items.
-  assert.equal((await readResult(conn, 'SELECT range(10)', { maxRows: 0, maxBytes: 112 })).rows.length, 1);
-  await assert.rejects(readResult(conn, 'SELECT range(10)', { maxRows: 0, maxBytes: 111 }), exhausted(/max_result_bytes/));
+  // One row: the row and its cell, the list, and its 10 items.
+  const bytes = ROW_BYTES + CELL_BYTES + CELL_BYTES + 10 * CELL_BYTES;
+  assert.equal((await readResult(conn, 'SELECT range(10)', { maxRows: 0, maxBytes: bytes })).rows.length, 1);
+  await assert.rejects(readResult(conn, 'SELECT range(10)', { maxRows: 0, maxBytes: bytes - 1 }), exhausted(/max_result_bytes/));
   await assert.rejects(readResult(conn, "SELECT repeat('ab', 100)::BLOB", { maxRows: 0, maxBytes: 1000 }), exhausted(/max_result_bytes/));
 });
 

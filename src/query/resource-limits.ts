@@ -28,9 +28,13 @@ export function tooManyBytes(limit: number): TsdbError {
   return new TsdbError(StatusCode.RuntimeResourcesExhausted, `Result too large: more than ${formatSize(limit)} (query.max_result_bytes); select fewer or shorter columns, add a LIMIT or narrow the query`);
 }
 
-/** Bytes counted for a row besides its cells, and for a cell besides its text. */
-export const ROW_BYTES = 16;
-export const CELL_BYTES = 8;
+/**
+ * Bytes counted for a row besides its cells, and for a cell besides its text: about what V8 holds
+ * for them (an array and its elements; a number or a pointer), so that `max_result_bytes` bounds
+ * the server's heap, not only the answer's size.
+ */
+export const ROW_BYTES = 48;
+export const CELL_BYTES = 16;
 
 /** Bytes a converted cell counts for (strings by length; lists and structs by their items). */
 export function cellBytes(v: unknown): number {
