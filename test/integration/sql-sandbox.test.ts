@@ -8,8 +8,8 @@
  * connection reaches the listener the network attacks name. Afterwards the engine's own file access
  * still works: flush, compaction, and queries served from the SST Parquet files.
  *
- * No spill check: DuckDB's memory limit is half the machine's memory (src/engine/engine-options.ts)
- * and no option or statement lowers it, so no query within this file's time budget must spill.
+ * No spill check here: spilling under a small `query.memory_pool_size` is tested in
+ * test/integration/query-budget.test.ts.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
