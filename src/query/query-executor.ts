@@ -122,7 +122,8 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
  */
 export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = new Map()): TsdbError {
   if (err instanceof TsdbError) return err;
-  let message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  // A streamed query's parse error comes wrapped by @duckdb/node-api (`DuckDBConnection.stream`).
+  let message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^Failed to extract statements: /, '');
   const limit = limitErrorOf(message);
   if (limit !== undefined) return limit;
   for (const [view, table] of views) message = message.replaceAll(view, table);

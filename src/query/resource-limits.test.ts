@@ -90,3 +90,13 @@ test("FILL over a far-future row fails inside DuckDB with the cap's error, befor
   );
   assert.ok(Date.now() - started < 5000, 'refused at once');
 });
+
+test("a streamed query's parse error is still a syntax error (node-api wraps it)", async (t) => {
+  const conn = await connect(t);
+  const err = await readResult(conn, 'TABLE (SELECT 1)').then(
+    () => assert.fail('expected a parse error'),
+    (e: unknown) => duckdbError(e),
+  );
+  assert.equal(err.code, StatusCode.InvalidSyntax);
+  assert.match(err.message, /^Invalid SQL syntax: sql parser error: syntax error at or near "\("/);
+});
