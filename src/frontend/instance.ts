@@ -372,18 +372,16 @@ export class FrontendInstance {
   ): Promise<Output> {
     const { explain, rows, wrap, lists } = opts;
     const release = await this.budget.gate.acquire(session.signal);
-    let conn: DuckDBConnection;
+    const conn = await this.takeConnection().catch((err: unknown) => {
+      release();
+      throw err;
+    });
     try {
-      conn = await this.takeConnection();
-      try {
-        this.functionsInstalled ??= installFunctions(conn);
-        await this.functionsInstalled;
-      } catch (err) {
-        this.busy.delete(conn);
-        conn.closeSync();
-        throw err;
-      }
+      this.functionsInstalled ??= installFunctions(conn);
+      await this.functionsInstalled;
     } catch (err) {
+      this.busy.delete(conn);
+      conn.closeSync();
       release();
       throw err;
     }
