@@ -47,11 +47,12 @@ export class StandaloneServices implements ComponentServices {
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
     this.engine = await RegionEngine.open(engineOptions(c, store, this.logger));
-    const budget = queryBudget(c);
+    const spillDir = querySpillDir(c.storage.data_home);
+    const budget = queryBudget(c, spillDir);
     this.queries = await openQueryDuckDb({
       threads: c.query.parallelism,
       ...(budget.memoryLimit !== undefined && { memoryLimit: budget.memoryLimit }),
-      spillDir: querySpillDir(c.storage.data_home),
+      spillDir,
       ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
       readableDirs: this.engine.readableDirs(),
       sstMetaCache: c.region_engine.mito.sst_meta_cache_size > 0,

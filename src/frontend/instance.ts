@@ -433,13 +433,15 @@ export class FrontendInstance {
         };
       },
     };
+    const watched = this.budget.spill?.track(conn);
     try {
       if (this.stopping) throw shuttingDown();
       return await runQuery(conn, sql, ctx, explain);
     } catch (err) {
       if (this.stopping) throw shuttingDown(err);
-      throw err;
+      throw watched?.reason() ?? err;
     } finally {
+      watched?.done();
       this.giveBack(conn);
       release();
     }

@@ -7,19 +7,23 @@ import { totalmem } from 'node:os';
 import { memoryBytes, type MemorySize } from '../config/fields.js';
 import type { Millis } from '../common/time/duration.js';
 import { QueryGate, type QueryBudget } from './query-gate.js';
+import { SpillWatchdog } from './spill-watchdog.js';
 
 export interface QueryBudgetConfig {
   readonly max_concurrent_queries: number;
   readonly concurrent_query_limiter_timeout: Millis;
   readonly query: {
     readonly memory_pool_size: MemorySize;
+    readonly max_spill_size: number;
     readonly max_result_rows: number;
     readonly max_result_bytes: number;
   };
 }
 
+/** `spillDir`: where the queries' DuckDB spills (watched against `max_spill_size`). */
 export function queryBudget(
   config: QueryBudgetConfig,
+  spillDir: string,
   system: { readonly totalMemory: number } = { totalMemory: totalmem() },
 ): { readonly budget: QueryBudget; readonly memoryLimit: number | undefined } {
   const bytes = memoryBytes(config.query.memory_pool_size, system.totalMemory);
@@ -27,6 +31,7 @@ export function queryBudget(
     budget: {
       gate: new QueryGate(config.max_concurrent_queries, config.concurrent_query_limiter_timeout),
       limits: { maxRows: config.query.max_result_rows, maxBytes: config.query.max_result_bytes },
+      ...(config.query.max_spill_size > 0 && { spill: new SpillWatchdog(spillDir, config.query.max_spill_size) }),
     },
     // 0: no budget of tsdb's (DuckDB's own default).
     memoryLimit: bytes > 0 ? bytes : undefined,

@@ -9,11 +9,13 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { formatDuration, type Millis } from '../common/time/duration.js';
 import { NO_RESULT_LIMITS, type ResultLimits } from '../query/resource-limits.js';
+import type { SpillWatchdog } from './spill-watchdog.js';
 
-/** What bounds the queries of a frontend: their admission, and what one result may hold. */
+/** What bounds the queries of a frontend: their admission, what one result may hold, their spill. */
 export interface QueryBudget {
   readonly gate: QueryGate;
   readonly limits: ResultLimits;
+  readonly spill?: SpillWatchdog;
 }
 
 /** No limits (tests, tools). */

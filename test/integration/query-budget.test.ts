@@ -11,7 +11,7 @@
  * seconds; the figures seen are printed as diagnostics.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { tempDir } from '../support/temp.js';
@@ -262,4 +262,27 @@ test('a far-future row does not turn RANGE … FILL into a runaway: the query fa
   assert.equal(ok(await sql(baseUrl, RANGE_FILL.replace(' FILL PREV', '')), 'without FILL').length, 28 + 5);
   // A RANGE much longer than its ALIGN is refused before it runs.
   exhausted(await sql(baseUrl, "SELECT ts, host, avg(v) RANGE '30d' FROM ff ALIGN '1s' BY (host)"), /each row in 2592000 slots, more than 200000 \(query\.max_result_rows\)/, 'RANGE 30d ALIGN 1s');
+});
+
+test('a query that spills past query.max_spill_size is stopped, even where DuckDB does not count its spill (a recursive CTE)', async (t) => {
+  const { baseUrl, dataHome } = await start(t, { ...BUDGET_ENV, TSDB_STANDALONE__QUERY__MAX_SPILL_SIZE: '256MiB' });
+  const spill = join(dataHome, 'tmp', 'duckdb', 'query');
+  let most = 0;
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      let bytes = 0;
+      for (const f of readdirSync(spill)) bytes += statSync(join(spill, f), { throwIfNoEntry: false })?.size ?? 0;
+      most = Math.max(most, bytes);
+      await sleep(20);
+    }
+  })();
+  // Tenfold rows per step: DuckDB's max_temp_directory_size lets it write gigabytes.
+  const answer = await sql(baseUrl, 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r, range(10) WHERE n < 11) SELECT count(*) FROM r');
+  polling = false;
+  await poller;
+  exhausted(answer, /^Resources exhausted: queries spilled [\d.]+[KMG]?i?B to disk, more than query\.max_spill_size \(256MiB\); this query, the longest-running, was stopped$/, 'the recursive CTE');
+  t.diagnostic(`stopped after ${Math.round(answer.ms)} ms with ${Math.round(most / 2 ** 20)} MiB spilled at most`);
+  assert.ok(most < 1024 * 2 ** 20, `spilled ${most} bytes`);
+  assert.deepEqual(ok(await sql(baseUrl, 'SELECT 1'), 'SELECT 1 afterwards'), [[1]]);
 });
