@@ -29,6 +29,23 @@ export interface InformationSchemaSource {
   tables(db: string): Promise<TableInfo[]>;
   /** The statistics of each region of a table. */
   regionStatistics(t: TableInfo): RegionStatistics[];
+  /** The statements running now that the reader may see (`process_list`); none when absent. */
+  processes?(): ProcessRow[];
+}
+
+/** A running statement as `process_list` shows it. */
+export interface ProcessRow {
+  readonly id: string;
+  readonly catalog: string;
+  readonly database: string;
+  readonly query: string;
+  /** `<protocol>[<address>]`. */
+  readonly client: string;
+  /** The frontend running it (its host name). */
+  readonly frontend: string;
+  /** Milliseconds since the epoch. */
+  readonly startMs: number;
+  readonly elapsedMs: number;
 }
 
 /** An information_schema column: its name, type and whether it may hold null. */
@@ -437,6 +454,26 @@ async function regionStatisticsRows(source: InformationSchemaSource): Promise<Ce
   return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((r) => r.row);
 }
 
+/**
+ * GreptimeDB's `process_list` columns; `elapsed_time` (a DurationMillisecond there) is an Int64 of
+ * milliseconds, tsdb having no duration type.
+ */
+const PROCESS_LIST_COLUMNS: readonly VirtualColumn[] = [
+  str('id'),
+  str('catalog'),
+  str('schemas'),
+  str('query'),
+  str('client'),
+  str('frontend'),
+  col('start_timestamp', 'TimestampMillisecond', false),
+  col('elapsed_time', 'Int64', false),
+];
+
+function processListRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows = (source.processes?.() ?? []).map((p) => [p.id, p.catalog, p.database, p.query, p.client, p.frontend, p.startMs, p.elapsedMs]);
+  return Promise.resolve(rows);
+}
+
 const TABLES: Readonly<Record<string, VirtualTable>> = {
   build_info: {
     id: 8,
@@ -453,6 +490,7 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
     rows: () => Promise.resolve([['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO']]),
   },
   key_column_usage: { id: 16, columns: KEY_COLUMN_USAGE_COLUMNS, rows: keyColumnUsageRows },
+  process_list: { id: 36, columns: PROCESS_LIST_COLUMNS, rows: processListRows },
   region_statistics: { id: 35, columns: REGION_STATISTICS_COLUMNS, rows: regionStatisticsRows },
   schemata: { id: 15, columns: SCHEMATA_COLUMNS, rows: schemataRows },
   tables: { id: 3, columns: TABLES_COLUMNS, rows: tablesRows },

@@ -15,6 +15,7 @@ import { RegionEngine } from '../engine/region-engine.js';
 import { FrontendInstance } from '../frontend/instance.js';
 import { LocalRegionAccess } from '../frontend/region-access.js';
 import { newSession } from '../frontend/session.js';
+import { ProcessList } from '../frontend/process-list.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
 import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
@@ -62,7 +63,7 @@ export class StandaloneServices implements ComponentServices {
     const poolWarning = threadPoolWarning(c.max_concurrent_queries, c.region_engine.mito.max_background_jobs);
     if (poolWarning !== undefined) this.logger.warn(poolWarning);
     // Tables are stored in the default provider for now; the `storage` option must still name a configured one.
-    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine, this.queries), [...storageProviders(c.storage).keys()], budget.budget));
+    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine, this.queries), [...storageProviders(c.storage).keys()], budget.budget, new ProcessList(this.authEnabled)));
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
@@ -70,7 +71,14 @@ export class StandaloneServices implements ComponentServices {
     const users = this.users;
     return {
       sql: {
-        executeSql: (sql, ctx) => frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol)),
+        executeSql: (sql, ctx) =>
+          frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol), {
+            ...(ctx.signal !== undefined && { signal: ctx.signal }),
+            ...(ctx.timeoutMs !== undefined && { timeoutMs: ctx.timeoutMs }),
+            ...(ctx.client !== undefined && { address: ctx.client }),
+            ...(ctx.connectionId !== undefined && { connectionId: ctx.connectionId }),
+          }),
+        cancelConnection: (protocol, id, why, ctx) => frontend.processes.killConnection(protocol, id, why, ctx?.user),
         databaseExists: async (db) => (await catalog.database(db)) !== undefined,
         tables: (ctx, names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names),
       },
@@ -84,10 +92,13 @@ export class StandaloneServices implements ComponentServices {
   }
 
   interrupt(): number {
+    this.frontend?.processes.killAll('the server is shutting down');
     return this.frontend?.interruptAll() ?? 0;
   }
 
   async stop(): Promise<void> {
+    // Statements still running (their servers are closed by now) stop rather than hold the engine.
+    this.frontend?.processes.killAll('the server is shutting down');
     this.users?.close();
     this.users = undefined;
     this.frontend?.close();

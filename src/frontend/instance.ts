@@ -28,6 +28,9 @@ import { Ingester, schemaLockKey } from './ingest.js';
 import { isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION } from './metric-engine.js';
 import { MetricTables } from './metric-tables.js';
 import { unlimitedBudget, type QueryBudget } from './query-gate.js';
+import { ProcessList } from './process-list.js';
+import { processRows, showProcessList } from './statement/process-list.js';
+import { startStatements, type StatementControl } from './statement-control.js';
 import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
@@ -55,7 +58,10 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'show_create_database':
     case 'describe_table':
     case 'show_variables':
+    case 'show_processlist':
       return 'read';
+    case 'kill':
+      return undefined;
     default:
       return 'write';
   }
@@ -78,6 +84,8 @@ export class FrontendInstance {
     private readonly storageProviders: readonly string[] = ['File'],
     /** Admission and result limits of queries (`query-gate.ts`); default: none. */
     private readonly budget: QueryBudget = unlimitedBudget(),
+    /** The statements running here (SHOW PROCESSLIST, KILL). */
+    readonly processes: ProcessList = new ProcessList(),
   ) {
     this.tables = new TableRouter(catalog, regions);
     this.metricTables = new MetricTables(catalog, regions, this.schemaLocks);
@@ -128,11 +136,27 @@ export class FrontendInstance {
    * lists (`x IN (1, 2, …)`) are folded out of the text while it is parsed and planned, and put back
    * for DuckDB (`sql/literal-lists.ts`).
    */
-  async executeSql(sql: string, session: Session): Promise<Output[]> {
-    const { statements, lists } = parseFoldedSql(sql);
-    const outputs: Output[] = [];
-    for (const stmt of statements) outputs.push(await this.execute(stmt, session, lists));
-    return outputs;
+  async executeSql(sql: string, session: Session, control?: StatementControl): Promise<Output[]> {
+    // Listed (and killable) from the start: parsing a very large statement takes time too.
+    const running = startStatements(this.processes, session, sql, control);
+    session.signal = running.signal;
+    try {
+      running.check();
+      const { statements, lists } = parseFoldedSql(sql);
+      const outputs: Output[] = [];
+      for (const stmt of statements) {
+        running.check();
+        outputs.push(await this.execute(stmt, session, lists));
+      }
+      // A query whose DuckDB result ended early because it was interrupted is not an answer.
+      running.check();
+      return outputs;
+    } catch (err) {
+      throw running.error(err);
+    } finally {
+      running.end();
+      delete session.signal;
+    }
   }
 
   /** Runs one statement; `lists` are the literal lists folded out of its text, by marker. */
@@ -219,6 +243,10 @@ export class FrontendInstance {
         return this.set(stmt.variable, stmt.value, session);
       case 'show_variables':
         return this.showVariable(stmt.name, session);
+      case 'show_processlist':
+        return showProcessList(stmt.full, this.processes.list(session.user));
+      case 'kill':
+        return this.kill(stmt, session);
       default: {
         const unhandled: never = stmt;
         throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);
@@ -371,7 +399,9 @@ export class FrontendInstance {
     } = {},
   ): Promise<Output> {
     const { explain, rows, wrap, lists } = opts;
-    const release = await this.budget.gate.acquire(session.signal);
+    const signal = session.signal;
+    signal?.throwIfAborted();
+    const release = await this.budget.gate.acquire(signal);
     const conn = await this.takeConnection().catch((err: unknown) => {
       release();
       throw err;
@@ -385,6 +415,10 @@ export class FrontendInstance {
       release();
       throw err;
     }
+    // A cancelled statement interrupts what runs on its connection (freeing DuckDB's worker); runQuery
+    // also checks the signal between its DuckDB calls, since an interrupt between two calls is lost.
+    const interrupt = () => conn.interrupt();
+    signal?.addEventListener('abort', interrupt, { once: true });
     const pg = session.protocol === 'postgres' ? this.pgCatalogSession(session) : undefined;
     const ctx: QueryContext = {
       database: session.database,
@@ -401,11 +435,12 @@ export class FrontendInstance {
       ...(wrap !== undefined && { wrap }),
       ...(lists !== undefined && { lists }),
       limits: this.budget.limits,
+      ...(signal !== undefined && { signal }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
         if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
-          const table = await informationSchemaTable(name, this.informationSchemaSource());
+          const table = await informationSchemaTable(name, this.informationSchemaSource(session));
           if (table === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
           return { key: shown, relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
         }
@@ -436,12 +471,14 @@ export class FrontendInstance {
     const watched = this.budget.spill?.track(conn);
     try {
       if (this.stopping) throw shuttingDown();
+      signal?.throwIfAborted();
       return await runQuery(conn, sql, ctx, explain);
     } catch (err) {
       if (this.stopping) throw shuttingDown(err);
       throw watched?.reason() ?? err;
     } finally {
       watched?.done();
+      signal?.removeEventListener('abort', interrupt);
       this.giveBack(conn);
       release();
     }
@@ -452,9 +489,10 @@ export class FrontendInstance {
     return { database: session.database, user: session.user.username, serverVersion: `${PG_SERVER_VERSION}-tsdb-${buildInfo().version}`, timezone: session.timezone };
   }
 
-  /** What information_schema reads: the catalog, and the statistics of the regions here. */
-  private informationSchemaSource(): InformationSchemaSource {
+  /** What information_schema reads: the catalog, the statistics of the regions here, and (for `session`) its running statements. */
+  private informationSchemaSource(session?: Session): InformationSchemaSource {
     return {
+      ...(session !== undefined && { processes: () => processRows(this.processes.list(session.user)) }),
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
       regionStatistics: (t) =>
@@ -476,6 +514,16 @@ export class FrontendInstance {
       return records([{ name: text, data_type: 'UInt64' }], [[0]]);
     }
     throw new TsdbError(StatusCode.Unsupported, `Unsupported admin function: ${func}`);
+  }
+
+  /**
+   * `KILL <id>` / `KILL '<id>'`: cancels a statement of the process list; `KILL QUERY|CONNECTION <n>`:
+   * the statements of MySQL connection `n` (an idle one is no error). One row affected per statement.
+   */
+  private kill(stmt: Extract<Statement, { kind: 'kill' }>, session: Session): Output {
+    if (stmt.target === 'connection') return affected(this.processes.killConnection('mysql', stmt.id, `killed by KILL QUERY ${stmt.id}`, session.user));
+    this.processes.kill(stmt.id, session.user);
+    return affected(1);
   }
 
   private set(variable: string, value: ValueExpr, session: Session): Output {

@@ -17,8 +17,9 @@ export interface Session {
    */
   readonly protocol?: SessionProtocol;
   /**
-   * Aborts the session's running statement (its deadline, its client gone, KILL); a query waiting
-   * for a slot (`query-gate.ts`) stops waiting with the signal's reason.
+   * Aborted when the running statements must stop (KILL, the client's disconnect or deadline,
+   * `statement-control.ts`); its reason is the TsdbError to fail with. Set while statements run. A
+   * query waiting for a slot (`query-gate.ts`) stops waiting with the signal's reason.
    */
   signal?: AbortSignal;
 }

@@ -88,6 +88,11 @@ export interface QueryContext {
   readonly lists?: ReadonlyMap<string, LiteralList>;
   /** What one result may hold (`resource-limits.ts`); default: no limits. */
   readonly limits?: ResultLimits;
+  /**
+   * The statement's cancellation (`frontend/statement-control.ts`): checked between the DuckDB calls
+   * of the query (the caller interrupts the connection on it, which stops only a call in progress).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -234,7 +239,9 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   // The query with its lists as written (the slow path): for a list that is not where it seemed to
   // be, a rewrite whose effect on a list tsdb cannot give, or the parse error of the text as written.
   const asWritten = () => runQuery(conn, unfoldLiteralLists(text, ctx.lists!), { ...ctx, lists: undefined }, explain);
+  const aborted = () => ctx.signal?.throwIfAborted();
   const tree = await serializeSql(conn, sql);
+  aborted();
   if (tree.error) {
     if (foldedLists !== undefined) return asWritten();
     const message = tree.error_message ?? 'cannot parse the query';
@@ -250,6 +257,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   try {
     ctx.check?.(tree);
     await ctx.dialect?.rewrite(tree, sql, (expr) => parseExpression(conn, expr));
+    aborted();
     checkSandbox(tree);
     const refs = tableRefs(tree);
     const sources: TableSource[] = [];
@@ -283,7 +291,9 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       const ti = sources[i]!.timeIndex;
       if (ti !== undefined && uses.get(sources[i]!.key) === 1) bounds.push(...foldableBounds(tree, ref, ti.name, ti.unit));
     });
+    aborted();
     const folded = await foldTimestamps(conn, bounds);
+    aborted();
     const parsedRefs: ParsedTableRef[] = refs.map((r) => ({ ...r }));
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
@@ -311,12 +321,16 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
     const replaced = spliced ?? (views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`));
     const rewritten = foldedLists === undefined ? replaced : await foldedLists.restore(replaced);
+    aborted();
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.
       const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));
+      aborted();
       return records([{ name: 'plan_type', data_type: 'String' }, { name: 'plan', data_type: 'String' }], plan.rows.map((r) => [r[0]!, r[1]!]));
     }
     const { columns, rows } = await readResult(conn, rewritten, ctx.limits);
+    // An interrupted read can end early without an error: its rows are not the answer.
+    aborted();
     return records(columns, rows);
   } catch (err) {
     throw duckdbError(err, names);

@@ -42,6 +42,18 @@ export interface SqlContext {
   readonly user: UserInfo;
   /** The protocol of the connection (PostgreSQL sessions see pg_catalog); undefined for HTTP. */
   readonly protocol?: SessionProtocol;
+  /**
+   * Aborted when the client no longer wants the answer (disconnect, HTTP deadline, PostgreSQL
+   * CancelRequest): the running statement stops and fails with the reason when it is a TsdbError
+   * (else StatusCode.Cancelled).
+   */
+  readonly signal?: AbortSignal;
+  /** Time limit of each executeSql call in milliseconds (MySQL max_execution_time, PostgreSQL statement_timeout); 0/absent: none. */
+  readonly timeoutMs?: number;
+  /** The client's address (`host:port`), shown by SHOW PROCESSLIST. */
+  readonly client?: string;
+  /** The MySQL connection id or PostgreSQL backend pid, for `KILL QUERY <id>` and CancelRequest. */
+  readonly connectionId?: number;
 }
 
 /** Present when a user provider is configured: every `/v1/**` request must authenticate. */
@@ -65,6 +77,12 @@ export interface SqlHandler {
   databaseExists(database: string): Promise<boolean>;
   /** The tables of `ctx.database` (only `names` when given) with their columns, for protocols that look them up (remote read). */
   tables(ctx: SqlContext, names?: readonly string[]): Promise<TableSummary[]>;
+  /**
+   * Cancels the statements running on a connection of `protocol` (MySQL `KILL QUERY` from another
+   * connection, COM_PROCESS_KILL, PostgreSQL CancelRequest); `ctx` is who asks (with authentication
+   * on, only its own statements). Returns how many were cancelled.
+   */
+  cancelConnection?(protocol: SessionProtocol, connectionId: number, why: string, ctx?: SqlContext): number;
 }
 
 /** The ingestion protocols (InfluxDB, OpenTSDB, Prometheus remote write): rows decoded into tables. */

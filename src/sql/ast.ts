@@ -123,6 +123,13 @@ export type Statement = Base &
     /** `SET [SESSION|LOCAL] name = value` (`SET TIME ZONE 'x'` → name `time_zone`). */
     | { readonly kind: 'set'; readonly variable: string; readonly value: ValueExpr }
     | { readonly kind: 'show_variables'; readonly name: string }
+    /** `SHOW [FULL] PROCESSLIST`. */
+    | { readonly kind: 'show_processlist'; readonly full: boolean }
+    /**
+     * `KILL <id>` / `KILL '<id>'`: a statement of the process list (`target` process);
+     * `KILL QUERY|CONNECTION <n>`: the statement running on MySQL connection `n` (`target` connection).
+     */
+    | { readonly kind: 'kill'; readonly target: 'process' | 'connection'; readonly id: number }
   );
 
 export type StatementKind = Statement['kind'];

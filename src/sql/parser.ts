@@ -282,6 +282,8 @@ class StatementParser {
         return this.admin(text);
       case 'SET':
         return this.set(text);
+      case 'KILL':
+        return this.kill(text);
       default:
         throw unsupported(first.text);
     }
@@ -635,6 +637,10 @@ class StatementParser {
       return { kind: 'show_index', name, ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
     }
     const full = this.eatKw('FULL');
+    if (this.eatKw('PROCESSLIST')) {
+      this.expectEnd();
+      return { kind: 'show_processlist', full, text };
+    }
     if (this.eatKw('DATABASES') || this.eatKw('SCHEMAS')) {
       const filter = this.showFilter();
       return { kind: 'show_databases', full, ...(filter ? { filter } : {}), text };
@@ -654,6 +660,19 @@ class StatementParser {
     const t = this.peek();
     if (t.kind === 'eof') throw this.expected('an object type after SHOW');
     throw unsupported(t.text);
+  }
+
+  /** `KILL [QUERY | CONNECTION] <n>` or `KILL '<n>'`. */
+  private kill(text: string): Statement {
+    const target = this.eatKw('QUERY') || this.eatKw('CONNECTION') ? 'connection' : 'process';
+    const t = this.peek();
+    const digits = t.kind === 'number' ? t.text : t.kind === 'string' && target === 'process' ? t.value.trim() : undefined;
+    if (digits === undefined || !/^\d{1,15}$/.test(digits)) {
+      throw this.expected(target === 'process' ? 'a process id (a number, or a string holding one)' : 'a MySQL connection id (a number)');
+    }
+    this.pos++;
+    this.expectEnd();
+    return { kind: 'kill', target, id: Number(digits), text };
   }
 
   private alter(text: string): Statement {

@@ -149,8 +149,12 @@ async function target(stmt: Insert, session: Session, catalog: CatalogManager): 
   return { info, targets };
 }
 
-/** Fills the columns an INSERT does not give, checks NOT NULL, and writes one batch per region. */
-async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], values: Map<string, Value[]>, rowCount: number, tables: TableRouter): Promise<number> {
+/**
+ * Fills the columns an INSERT does not give, checks NOT NULL, and writes one batch per region. A
+ * statement cancelled before the write (`signal`) writes nothing; once the write starts it is not
+ * interrupted (one batch, applied whole).
+ */
+async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], values: Map<string, Value[]>, rowCount: number, tables: TableRouter, signal?: AbortSignal): Promise<number> {
   if (rowCount === 0) return 0;
   const given = new Set(targets.map((c) => c.name));
   for (const c of info.columns) if (!given.has(c.name)) values.get(c.name)!.fill(defaultValue(c, info));
@@ -161,6 +165,7 @@ async function writeRows(info: TableInfo, targets: readonly ColumnSchema[], valu
   }
   const columns = new Map<number, Vector>(info.columns.map((c) => [c.column_id, vectorOf(c.data_type, values.get(c.name)!, c.name)]));
   const batch: WriteBatch = { op: OP_PUT, rowCount, columns };
+  signal?.throwIfAborted();
   await tables.write(info, batch);
   return rowCount;
 }
@@ -200,7 +205,7 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
     const results = await evaluate([...distinct.values()], session.timezone, query);
     for (const e of expressions) values.get(e.column.name)![e.row] = results[distinct.get(`${e.column.data_type}\u0000${e.column.name}\u0000${e.text}`)!.index]!;
   }
-  return writeRows(info, targets, values, rows.length, tables);
+  return writeRows(info, targets, values, rows.length, tables, session.signal);
 }
 
 /**
@@ -268,7 +273,7 @@ export async function insertSelect(stmt: Insert, session: Session, catalog: Cata
   if (out.columns.length !== targets.length) throw mismatch(out.columns.length);
   const values = emptyValues(info, out.rows.length);
   out.rows.forEach((row, r) => targets.forEach((c, i) => (values.get(c.name)![r] = cellValue(row[i]!, out.columns[i]!.data_type, c, session.timezone))));
-  return writeRows(info, targets, values, out.rows.length, tables);
+  return writeRows(info, targets, values, out.rows.length, tables, session.signal);
 }
 
 type Delete = Extract<Statement, { kind: 'delete' }>;
@@ -289,6 +294,8 @@ export async function deleteRows(stmt: Delete, session: Session, catalog: Catalo
   const columns = new Map<number, Vector>(
     keyColumns.map((c, i) => [c.column_id, vectorOf(c.data_type, out.rows.map((row) => cellValue(row[i]!, out.columns[i]!.data_type, c, session.timezone)), c.name)]),
   );
+  // Cancelled before the write: nothing is deleted; once it starts, the batch is applied whole.
+  session.signal?.throwIfAborted();
   await tables.write(info, { op: OP_DELETE, rowCount: out.rows.length, columns });
   return out.rows.length;
 }

@@ -88,13 +88,13 @@ test('a request past http.timeout is answered 408 (remote write 504) and its sig
   const s = server(t, { timeout: 100 });
   let aborted = false;
   s.app.get('/slow', async (req) => {
-    await new Promise<void>((resolve) => req.signal.addEventListener('abort', () => resolve()));
+    await new Promise<void>((resolve) => req.deadline.addEventListener('abort', () => resolve()));
     aborted = true;
     return { late: true };
   });
   // Remote write times out with 504, which Prometheus retries.
   s.app.post('/v1/prometheus/write', async (req) => {
-    await new Promise<void>((resolve) => req.signal.addEventListener('abort', () => resolve()));
+    await new Promise<void>((resolve) => req.deadline.addEventListener('abort', () => resolve()));
     return {};
   });
   const started = Date.now();

@@ -19,6 +19,7 @@ import { opentsdbRoutes } from './opentsdb-routes.js';
 import { prometheusRoutes } from './prometheus-routes.js';
 import { setDecompressedLimit } from './write-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { installRequestDeadline } from './request-deadline.js';
 import { statusRoutes } from './status-routes.js';
 
 declare module 'fastify' {
@@ -96,14 +97,25 @@ export class HttpServer implements Server {
       opts.shutdownTimeout ?? (opts.timeout > 0 ? opts.timeout + 1000 : DEFAULT_SHUTDOWN_TIMEOUT);
     this.app = Fastify({
       logger: false,
-      // Past it, `request.signal` aborts and the error handler answers 408 (fastify's own timer
-      // covers routing, body reading and the handler).
-      handlerTimeout: opts.timeout > 0 ? Math.ceil(opts.timeout) : 0,
       bodyLimit: opts.bodyLimit > 0 ? opts.bodyLimit : Number.MAX_SAFE_INTEGER,
       forceCloseConnections: 'idle',
       return503OnClosing: true,
     });
     this.installHooks();
+    // The deadline (`http.timeout`, `x-tsdb-timeout`) covers routing, body reading and the handler;
+    // handlers pass `request.deadline` to what they run, so that a statement stops with it.
+    installRequestDeadline(
+      this.app,
+      opts.timeout,
+      (req, reply, err) => {
+        // The client may still be sending: close the connection rather than read the rest.
+        reply.header('connection', 'close');
+        // Remote write answers 504 (reference api.md §0), so that Prometheus retries the batch.
+        const status = req.url.startsWith('/v1/prometheus/write') ? 504 : 408;
+        sendError(req, reply, err.code, err.message, status);
+      },
+      (req, reply, err) => sendError(req, reply, err.code, err.message),
+    );
     // Bodies of any type are read as bytes (within the limit); endpoints decode what they accept.
     this.app.removeAllContentTypeParsers();
     this.app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -156,14 +168,6 @@ export class HttpServer implements Server {
       return;
     }
     const err = error as FastifyError;
-    if (err.code === 'FST_ERR_HANDLER_TIMEOUT') {
-      // The client may still be sending: close the connection rather than read the rest.
-      reply.header('connection', 'close');
-      // Remote write answers 504 (reference api.md §0), so that Prometheus retries the batch.
-      const status = req.url.startsWith('/v1/prometheus/write') ? 504 : 408;
-      sendError(req, reply, StatusCode.DeadlineExceeded, `Request timed out after ${formatDuration(this.opts.timeout)}`, status);
-      return;
-    }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       reply.header('connection', 'close');
       sendError(req, reply, StatusCode.InvalidArguments, `Request body is larger than http.body_limit (${formatSize(this.opts.bodyLimit)})`, 413);

@@ -186,7 +186,7 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
       if (!(await sql.databaseExists(database))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${database}`);
       const { queries, acceptedResponseTypes } = decodeReadRequest(await requestBytes(req, ['snappy']), decompressedBodyLimit());
       negotiateResponseType(acceptedResponseTypes);
-      const ctx: SqlContext = { database, timezone: 'UTC', user };
+      const ctx: SqlContext = { database, timezone: 'UTC', user, signal: req.deadline };
       const results: ReadSeries[][] = [];
       for (const q of queries) checkMatchers(q);
       for (const q of queries) results.push(await readQuery(sql, ctx, q));

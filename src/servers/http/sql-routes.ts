@@ -101,7 +101,7 @@ export function sqlRoutes(app: FastifyInstance, handler: SqlHandler, auth?: Auth
     }
     // An unknown format is refused before anything runs.
     const format = formatOf(p['format']);
-    const outputs = await handler.executeSql(sql, { database, timezone, user });
+    const outputs = await handler.executeSql(sql, { database, timezone, user, signal: req.deadline, client: `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}` });
     if (outputs.length > 1 && format !== 'greptimedb_v1' && format !== 'influxdb_v1') {
       return sendError(req, reply, StatusCode.InvalidArguments, `cannot output multi-statements result in ${format} format`);
     }
