@@ -59,6 +59,7 @@ export type Intercepted =
   | { readonly kind: 'tag'; readonly tag: string; readonly warning?: string }
   | { readonly kind: 'set-timezone'; readonly value: string }
   | { readonly kind: 'set-search-path'; readonly value: string }
+  | { readonly kind: 'set-statement-timeout'; readonly value: string }
   | { readonly kind: 'show'; readonly name: string; readonly column: string };
 
 /** The values `SHOW` reads from the session (the rest are constants). */
@@ -67,6 +68,8 @@ export interface ShowSession {
   readonly database: string;
   readonly serverVersion: string;
   readonly applicationName: string;
+  /** `statement_timeout` in milliseconds (0: none). */
+  readonly statementTimeoutMs: number;
 }
 
 const SHOW_COLUMNS: Record<string, string> = {
@@ -82,6 +85,7 @@ const SHOW_COLUMNS: Record<string, string> = {
   datestyle: 'DateStyle',
   integer_datetimes: 'integer_datetimes',
   application_name: 'application_name',
+  statement_timeout: 'statement_timeout',
 };
 
 /** The value of an intercepted `SHOW name`. */
@@ -107,8 +111,32 @@ export function showValue(name: string, s: ShowSession): string {
       return 'ISO, YMD';
     case 'application_name':
       return s.applicationName;
+    case 'statement_timeout':
+      return formatStatementTimeout(s.statementTimeoutMs);
   }
   return '';
+}
+
+const TIMEOUT_UNITS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A `statement_timeout` value as PostgreSQL reads it: milliseconds (a bare number), or a number with
+ * a unit (`us`, `ms`, `s`, `min`, `h`, `d`); `0` or `DEFAULT` is none. Undefined when malformed.
+ */
+export function parseStatementTimeout(text: string): number | undefined {
+  const t = text.trim();
+  if (/^default$/i.test(t)) return 0;
+  const m = /^(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?$/.exec(t);
+  if (m === null) return undefined;
+  const ms = Math.round(Number(m[1]) * TIMEOUT_UNITS[m[2] ?? 'ms']!);
+  return Number.isSafeInteger(ms) && ms <= 2_147_483_647 ? ms : undefined;
+}
+
+/** `SHOW statement_timeout`: `0`, or the largest unit that divides it (`5s`, `1500ms`, `2min`). */
+export function formatStatementTimeout(ms: number): string {
+  if (ms === 0) return '0';
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }
 
 /** Removes one level of quotes from a `SET` value: `'UTC'`, `"x"`, `x`. */
@@ -132,6 +160,8 @@ export function intercept(stmt: string): Intercepted | undefined {
     const v = unquote(m[1]!);
     return { kind: 'set-timezone', value: /^(local|default)$/i.test(v) ? 'UTC' : v };
   }
+  m = /^set (?:(?:session|local) )?statement_timeout(?: to | ?= ?)(.+)$/i.exec(s);
+  if (m) return { kind: 'set-statement-timeout', value: unquote(m[1]!) };
   m = /^set (?:(?:session|local) )?search_path(?: to | ?= ?)(.+)$/i.exec(s);
   if (m) return { kind: 'set-search-path', value: unquote(m[1]!.split(',')[0]!) };
   // A setting of the query engine is refused by the SQL front end (a permission error), not ignored.

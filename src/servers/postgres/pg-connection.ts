@@ -28,7 +28,7 @@ import { isValidTimeZone, zoneOffsetMinutes } from '../../common/time/timestamp.
 import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
 import type { Output } from '../../query/output.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
-import { intercept, showValue, splitStatements } from './intercept.js';
+import { intercept, parseStatementTimeout, showValue, splitStatements } from './intercept.js';
 import {
   authenticationCleartextPassword,
   authenticationOk,
@@ -73,12 +73,23 @@ export interface PgConnectionOptions {
   readonly tls?: ServerTls;
   /** Time a client has to log in before it is dropped (default 60 s, PostgreSQL's authentication_timeout). */
   readonly loginTimeoutMs?: number;
+  /** A CancelRequest (received on a new connection): cancels the running statement of backend `processId` if `secretKey` is its key. */
+  readonly cancel?: (processId: number, secretKey: number) => void;
 }
 
 /** PostgreSQL's `authentication_timeout` default. */
 const DEFAULT_LOGIN_TIMEOUT_MS = 60_000;
 
 type State = 'startup' | 'password' | 'sasl-initial' | 'sasl' | 'ready' | 'closed';
+
+/** The value of `-c name=value` / `--name=value` in a startup packet's `options`. */
+function startupOption(options: string | undefined, name: string): string | undefined {
+  if (options === undefined) return undefined;
+  let value: string | undefined;
+  const re = /(?:-c\s*|--)([\w.]+)=(\S*)/g;
+  for (let m = re.exec(options); m !== null; m = re.exec(options)) if (m[1]!.toLowerCase() === name) value = m[2]!;
+  return value;
+}
 
 /** `<catalog>-<schema>` or `<schema>`; only the `tsdb` catalog exists. */
 function databaseOf(db: string): { catalog: string; database: string } {
@@ -99,6 +110,10 @@ export class PgConnection {
   private database = 'public';
   private timezone = 'UTC';
   private applicationName = '';
+  /** `statement_timeout` in milliseconds (0: none), from the startup packet or `SET statement_timeout`. */
+  private statementTimeoutMs = 0;
+  /** Aborts the statement running now (CancelRequest, disconnect). */
+  private running_: AbortController | undefined;
   /** The socket, TCP then TLS. */
   private readonly client: ClientSocket;
   private get socket(): Socket {
@@ -114,7 +129,10 @@ export class PgConnection {
       logger: opts.logger,
       onData: this.onData,
       onError: () => this.destroy(),
-      onClose: () => (this.state = 'closed'),
+      onClose: () => {
+        this.state = 'closed';
+        this.running_?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the PostgreSQL client disconnected'));
+      },
     });
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
       opts.logger.debug({ remote: raw.remoteAddress }, 'PostgreSQL client did not log in in time: connection dropped');
@@ -133,6 +151,8 @@ export class PgConnection {
         if (msg.type === 'StartupMessage' && this.opts.auth !== undefined) this.reader.expectAuthResponse(this.useScram() ? 'sasl-initial' : 'password');
         this.queue.push(msg);
       });
+      // While a statement runs the socket is read (to see a disconnect) until the client sends more.
+      if (this.running) this.socket.pause();
     } catch (err) {
       // Answer what came before the malformed message, then the fatal error.
       this.queue.push(err instanceof PgWireError ? err : new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, errorMessage(err), true));
@@ -240,7 +260,8 @@ export class PgConnection {
       case 'GSSENCRequest':
         return this.send(sslResponse(false));
       case 'CancelRequest':
-        // Queries are not cancellable yet: the request is dropped, as PostgreSQL does for unknown keys.
+        // PostgreSQL answers nothing, whatever the key: the connection just closes.
+        this.opts.cancel?.(msg.processId, msg.secretKey);
         this.destroy();
         return;
       case 'StartupMessage': {
@@ -258,6 +279,13 @@ export class PgConnection {
         }
         this.username = user;
         this.applicationName = p.get('application_name') ?? '';
+        // `statement_timeout` as a parameter of its own (node-postgres) or in `options` (`-c statement_timeout=5s`, PGOPTIONS).
+        const timeout = p.get('statement_timeout') ?? startupOption(p.get('options'), 'statement_timeout');
+        if (timeout !== undefined) {
+          const ms = parseStatementTimeout(timeout);
+          if (ms === undefined) throw new PgWireError(SQLSTATE.INVALID_PARAMETER_VALUE, `invalid value for parameter "statement_timeout": "${timeout}"`, true);
+          this.statementTimeoutMs = ms;
+        }
         const tz = p.get('timezone');
         if (tz !== undefined) {
           if (!isValidTimeZone(tz)) throw new PgWireError(SQLSTATE.INVALID_PARAMETER_VALUE, `Invalid TimeZone: ${tz}`, true);
@@ -497,7 +525,39 @@ export class PgConnection {
   }
 
   private run(sql: string): Promise<Output[]> {
-    return this.opts.sql.executeSql(sql, { database: this.database, timezone: this.timezone, user: this.user, protocol: 'postgres' });
+    return this.execute(sql);
+  }
+
+  /**
+   * Runs SQL through the frontend under this connection's statement_timeout, cancellable by a
+   * CancelRequest and by the client's disconnect. The socket is read meanwhile, so that a disconnect
+   * is seen.
+   */
+  private async execute(sql: string): Promise<Output[]> {
+    const controller = new AbortController();
+    this.running_ = controller;
+    if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
+    try {
+      return await this.opts.sql.executeSql(sql, {
+        database: this.database,
+        timezone: this.timezone,
+        user: this.user,
+        protocol: 'postgres',
+        signal: controller.signal,
+        timeoutMs: this.statementTimeoutMs,
+        client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
+        connectionId: this.opts.processId,
+      });
+    } finally {
+      this.running_ = undefined;
+      if (this.state !== 'closed') this.socket.pause();
+    }
+  }
+
+  /** A CancelRequest for this backend: the running statement (if any) stops with 57014. */
+  cancelRequest(secretKey: number): void {
+    if (secretKey !== this.opts.secretKey) return;
+    this.running_?.abort(new TsdbError(StatusCode.Cancelled, 'canceling statement due to user request'));
   }
 
   /** Runs an intercepted statement for its effect, discarding what it would send. */
@@ -526,6 +586,9 @@ export class PgConnection {
 
   private errorFields(err: unknown): { code: string; message: string } {
     if (err instanceof PgWireError) return { code: err.sqlstate, message: err.message };
+    // PostgreSQL's own words for a statement cancelled or timed out (SQLSTATE 57014).
+    if (err instanceof TsdbError && err.code === StatusCode.Cancelled) return { code: PG_SQLSTATE[err.code], message: 'canceling statement due to user request' };
+    if (err instanceof TsdbError && err.code === StatusCode.DeadlineExceeded) return { code: PG_SQLSTATE[err.code], message: 'canceling statement due to statement timeout' };
     if (err instanceof TsdbError) return { code: PG_SQLSTATE[err.code], message: err.message };
     this.opts.logger.error({ err }, 'PostgreSQL query: unexpected error');
     const code = statusCodeOf(err);
@@ -535,7 +598,7 @@ export class PgConnection {
   private async statement(stmt: string): Promise<void> {
     const i = intercept(stmt);
     if (i === undefined) {
-      const outputs = await this.opts.sql.executeSql(stmt, { database: this.database, timezone: this.timezone, user: this.user, protocol: 'postgres' });
+      const outputs = await this.execute(stmt);
       for (const o of outputs) await this.sendOutput(o);
       return;
     }
@@ -547,6 +610,12 @@ export class PgConnection {
         if (!isValidTimeZone(i.value)) throw new PgWireError(SQLSTATE.INVALID_PARAMETER_VALUE, `Invalid TimeZone: ${i.value}`);
         this.timezone = i.value;
         return this.send(Buffer.concat([parameterStatus('TimeZone', this.timezone), commandComplete('SET')]));
+      case 'set-statement-timeout': {
+        const ms = parseStatementTimeout(i.value);
+        if (ms === undefined) throw new PgWireError(SQLSTATE.INVALID_PARAMETER_VALUE, `invalid value for parameter "statement_timeout": "${i.value}"`);
+        this.statementTimeoutMs = ms;
+        return this.send(commandComplete('SET'));
+      }
       case 'set-search-path': {
         if (!(await this.opts.sql.databaseExists(i.value))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${i.value}`);
         this.database = i.value;
@@ -558,6 +627,7 @@ export class PgConnection {
           database: this.database,
           serverVersion: this.opts.serverVersion,
           applicationName: this.applicationName,
+          statementTimeoutMs: this.statementTimeoutMs,
         });
         const t = pgTypeOf('String');
         return this.send(

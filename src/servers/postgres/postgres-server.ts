@@ -51,16 +51,24 @@ export class PostgresServer extends TcpServer<PgConnection> {
     endConnection(socket, errorResponse({ severity: 'FATAL', code: SQLSTATE.TOO_MANY_CONNECTIONS, message: 'sorry, too many clients already' }));
   }
 
+  /** Connections by backend pid, for CancelRequest. */
+  private readonly backends = new Map<number, PgConnection>();
+
   protected accept(socket: Socket): PgConnection {
-    return new PgConnection(socket, {
+    const processId = this.nextProcessId++;
+    const conn = new PgConnection(socket, {
       sql: this.handlers.sql,
       ...(this.handlers.auth !== undefined && { auth: this.handlers.auth }),
       logger: this.log,
       serverVersion: this.opts.serverVersion ?? `16.3-tsdb-${buildInfo().version}`,
-      processId: this.nextProcessId++,
+      processId,
       secretKey: randomInt(0, 2 ** 31),
+      cancel: (pid, key) => this.backends.get(pid)?.cancelRequest(key),
       ...(this.tls !== undefined && { tls: this.tls }),
       ...(this.opts.loginTimeoutMs !== undefined && { loginTimeoutMs: this.opts.loginTimeoutMs }),
     });
+    this.backends.set(processId, conn);
+    socket.once('close', () => this.backends.delete(processId));
+    return conn;
   }
 }
