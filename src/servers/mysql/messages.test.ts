@@ -86,6 +86,8 @@ describe('mysql generic responses', () => {
       [StatusCode.PermissionDenied, 1045, '28000'],
       [StatusCode.Internal, 1815, 'HY000'],
       [StatusCode.StorageUnavailable, 1815, 'HY000'],
+      [StatusCode.Cancelled, 1317, '70100'],
+      [StatusCode.DeadlineExceeded, 3024, 'HY000'],
     ];
     for (const [code, errno, state] of expect) {
       assert.equal(MYSQL_ERROR_KIND[code].errno, errno, StatusCode[code]);

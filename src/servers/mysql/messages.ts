@@ -139,6 +139,9 @@ export const ER_NOT_SUPPORTED_YET = kind(1235, 'ER_NOT_SUPPORTED_YET', '42000');
 export const ER_UNKNOWN_STMT_HANDLER = kind(1243, 'ER_UNKNOWN_STMT_HANDLER', 'HY000');
 export const ER_NOT_SUPPORTED_AUTH_MODE = kind(1251, 'ER_NOT_SUPPORTED_AUTH_MODE', '08004');
 export const ER_QUERY_INTERRUPTED = kind(1317, 'ER_QUERY_INTERRUPTED', '70100');
+export const ER_WRONG_VALUE_FOR_VAR = kind(1231, 'ER_WRONG_VALUE_FOR_VAR', '42000');
+/** `max_execution_time` exceeded. */
+export const ER_QUERY_TIMEOUT = kind(3024, 'ER_QUERY_TIMEOUT', 'HY000');
 export const ER_INTERNAL_ERROR = kind(1815, 'ER_INTERNAL_ERROR', 'HY000');
 export const ER_SECURE_TRANSPORT_REQUIRED = kind(3159, 'ER_SECURE_TRANSPORT_REQUIRED', 'HY000');
 
@@ -158,7 +161,7 @@ export const MYSQL_ERROR_KIND: Record<StatusCode, MysqlErrorKind> = {
   [StatusCode.Cancelled]: ER_QUERY_INTERRUPTED,
   [StatusCode.IllegalState]: ER_INTERNAL_ERROR,
   [StatusCode.External]: ER_INTERNAL_ERROR,
-  [StatusCode.DeadlineExceeded]: ER_QUERY_INTERRUPTED,
+  [StatusCode.DeadlineExceeded]: ER_QUERY_TIMEOUT,
   [StatusCode.Suspended]: ER_INTERNAL_ERROR,
   [StatusCode.InvalidSyntax]: ER_SYNTAX_ERROR,
   [StatusCode.PlanQuery]: ER_INTERNAL_ERROR,
@@ -212,6 +215,7 @@ export const COM_INIT_DB = 0x02;
 export const COM_QUERY = 0x03;
 export const COM_FIELD_LIST = 0x04;
 export const COM_STATISTICS = 0x09;
+export const COM_PROCESS_KILL = 0x0c;
 export const COM_PING = 0x0e;
 export const COM_CHANGE_USER = 0x11;
 export const COM_STMT_PREPARE = 0x16;

@@ -46,6 +46,7 @@ import {
   type HandshakeResponse41,
 } from './handshake.js';
 import {
+  COM_PROCESS_KILL,
   decodeCommand,
   encodeErr,
   encodeOk,
@@ -59,6 +60,7 @@ import {
   ER_UNKNOWN_STMT_HANDLER,
   ER_WRONG_ARGUMENTS,
   ER_WRONG_DB_NAME,
+  ER_WRONG_VALUE_FOR_VAR,
   errOfKind,
   errOfStatus,
   MysqlType,
@@ -143,6 +145,10 @@ export class MysqlConnection {
   private database = 'public';
   private timezone = 'UTC';
   private warnings: Warning[] = [];
+  /** `max_execution_time` in milliseconds (0: none): the limit of each SELECT. */
+  private maxExecutionTime = 0;
+  /** Aborts the statement running now (the client's disconnect). */
+  private current: AbortController | undefined;
   /** Cancels the login deadline. */
   private readonly loggedIn: () => void;
   private readonly statements = new Map<number, Prepared>();
@@ -161,7 +167,10 @@ export class MysqlConnection {
       logger: opts.logger,
       onData: this.onData,
       onError: () => this.destroy(),
-      onClose: () => (this.state = 'closed'),
+      onClose: () => {
+        this.state = 'closed';
+        this.current?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the MySQL client disconnected'));
+      },
     });
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
       opts.logger.debug({ remote: raw.remoteAddress }, 'MySQL client did not log in in time: connection dropped');
@@ -190,6 +199,8 @@ export class MysqlConnection {
         if (first && this.opts.tls !== undefined && isSslRequest(payload)) return this.client.startTls(this.opts.tls, this.reader.takeRest());
         this.queue.push({ payload, seq });
       });
+      // While a statement runs the socket is read (to see a disconnect) until the client sends more.
+      if (this.running) this.socket.pause();
     } catch (err) {
       this.queue.push(err instanceof MysqlProtocolError ? err : new MysqlProtocolError(errorMessage(err)));
     }
@@ -362,6 +373,7 @@ export class MysqlConnection {
           this.statements.clear();
           this.warnings = [];
           this.timezone = 'UTC';
+          this.maxExecutionTime = 0;
         }
         return this.sendOk(1);
       case 'init_db':
@@ -394,6 +406,12 @@ export class MysqlConnection {
       case 'change_user':
         return this.changeUser(cmd);
       case 'unknown':
+        // COM_PROCESS_KILL (deprecated, still sent by some clients): KILL QUERY of a connection id.
+        if (cmd.code === COM_PROCESS_KILL && payload.length >= 5) {
+          const id = payload.readUInt32LE(1);
+          this.opts.sql.cancelConnection?.('mysql', id, `killed by COM_PROCESS_KILL ${id}`, this.ctx());
+          return this.sendOk(1);
+        }
         return this.sendErr(errOfKind(ER_UNKNOWN_COM_ERROR, `Unknown command ${cmd.code}`), 1);
     }
   }
@@ -424,6 +442,30 @@ export class MysqlConnection {
 
   private ctx() {
     return { database: this.database, timezone: this.timezone, user: this.user };
+  }
+
+  /**
+   * Runs SQL through the frontend, cancellable by the client's disconnect and KILL QUERY of this
+   * connection; a SELECT is limited by `max_execution_time` or its `MAX_EXECUTION_TIME(N)` hint
+   * (MySQL limits only read-only SELECTs). The socket is read meanwhile, so that a disconnect is seen.
+   */
+  private async executeSql(sql: string) {
+    const controller = new AbortController();
+    this.current = controller;
+    if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
+    try {
+      return await this.opts.sql.executeSql(sql, {
+        ...this.ctx(),
+        protocol: 'mysql',
+        signal: controller.signal,
+        timeoutMs: executionTimeOf(sql, this.maxExecutionTime),
+        client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
+        connectionId: this.opts.connectionId,
+      });
+    } finally {
+      this.current = undefined;
+      if (this.state !== 'closed') this.socket.pause();
+    }
   }
 
   private async useDatabase(given: string): Promise<void> {
@@ -457,10 +499,10 @@ export class MysqlConnection {
   /** Runs one statement; returns the next sequence id. */
   private async statement(stmt: string, seq: number, more: boolean): Promise<number> {
     const status = SERVER_STATUS_AUTOCOMMIT | (more ? SERVER_MORE_RESULTS_EXISTS : 0);
-    const i = intercept(stmt, { timezone: this.timezone, serverVersion: this.opts.serverVersion });
+    const i = intercept(stmt, { timezone: this.timezone, serverVersion: this.opts.serverVersion, maxExecutionTime: this.maxExecutionTime });
     if (i === undefined) {
       this.warnings = [];
-      const outputs = await this.opts.sql.executeSql(stmt, this.ctx());
+      const outputs = await this.executeSql(stmt);
       for (let k = 0; k < outputs.length; k++) {
         const last = k === outputs.length - 1;
         seq = await this.sendOutput(outputs[k]!, seq, last ? status : status | SERVER_MORE_RESULTS_EXISTS);
@@ -489,6 +531,13 @@ export class MysqlConnection {
         this.warnings = [];
         await this.sendOk(seq, status);
         return (seq + 1) & 0xff;
+      case 'set-max-execution-time':
+        this.maxExecutionTime = i.ms;
+        this.warnings = [];
+        await this.sendOk(seq, status);
+        return (seq + 1) & 0xff;
+      case 'error':
+        throw new ErrReply(errOfKind(ER_WRONG_VALUE_FOR_VAR, i.message));
       case 'rows':
         return this.sendRows(i.columns, i.rows, seq, status);
       case 'show-warnings': {
@@ -587,7 +636,7 @@ export class MysqlConnection {
     if (cmd.newParamsBound && cmd.paramTypes !== undefined) p.paramTypes = cmd.paramTypes;
     p.longData = new Map();
     const sql = substitute(p.sql, p.placeholders, cmd.params, p.inferred);
-    const i = intercept(sql, { timezone: this.timezone, serverVersion: this.opts.serverVersion });
+    const i = intercept(sql, { timezone: this.timezone, serverVersion: this.opts.serverVersion, maxExecutionTime: this.maxExecutionTime });
     if (i !== undefined) {
       if (i.kind === 'rows') {
         const rs = resultSetPackets(i.columns, i.rows, { capabilities: this.caps, seq: 1, timeZone: this.timezone, binary: true });
@@ -598,13 +647,23 @@ export class MysqlConnection {
         this.timezone = i.value;
       }
       if (i.kind === 'use') await this.useDatabase(i.database);
+      if (i.kind === 'set-max-execution-time') this.maxExecutionTime = i.ms;
+      if (i.kind === 'error') throw new ErrReply(errOfKind(ER_WRONG_VALUE_FOR_VAR, i.message));
       return this.sendOk(1);
     }
-    const outputs = await this.opts.sql.executeSql(sql, this.ctx());
+    const outputs = await this.executeSql(sql);
     const o = outputs[outputs.length - 1];
     if (o === undefined) return this.sendOk(1);
     await this.sendOutput(o, 1, SERVER_STATUS_AUTOCOMMIT, true);
   }
+}
+
+/** The time limit of a statement: a SELECT's `/*+ MAX_EXECUTION_TIME(N) *\/` hint, else the session's `max_execution_time`; other statements have none. */
+export function executionTimeOf(sql: string, session: number): number {
+  const m = /^\s*(select|with|\()/i.exec(sql);
+  if (m === null) return 0;
+  const hint = /^\s*select\s*\/\*\+[^*]*?\bmax_execution_time\s*\(\s*(\d+)\s*\)/i.exec(sql);
+  return hint !== null ? Number(hint[1]) : session;
 }
 
 /** Offsets of `?` outside quotes ('…', "…", `…`) and comments. */

@@ -15,12 +15,18 @@ export type MysqlIntercepted =
   | { readonly kind: 'rows'; readonly columns: readonly OutputColumn[]; readonly rows: ReadonlyArray<readonly Cell[]> }
   | { readonly kind: 'set-timezone'; readonly value: string }
   | { readonly kind: 'use'; readonly database: string }
-  | { readonly kind: 'show-warnings' };
+  /** `SET [SESSION] max_execution_time = N` (milliseconds, 0: none). */
+  | { readonly kind: 'set-max-execution-time'; readonly ms: number }
+  | { readonly kind: 'show-warnings' }
+  /** A statement refused with ER_WRONG_VALUE_FOR_VAR (1231). */
+  | { readonly kind: 'error'; readonly message: string };
 
 /** The values intercepted statements read from the session. */
 export interface MysqlSession {
   readonly timezone: string;
   readonly serverVersion: string;
+  /** `max_execution_time` in milliseconds (0: none). */
+  readonly maxExecutionTime?: number;
 }
 
 /** `@@version_comment`: the product name. */
@@ -41,7 +47,7 @@ export function variableValue(name: string, s: MysqlSession): string {
     case 'system_time_zone':
       return 'UTC';
     case 'max_execution_time':
-      return '0';
+      return String(s.maxExecutionTime ?? 0);
     case 'tx_isolation':
     case 'transaction_isolation':
       return 'REPEATABLE-READ';
@@ -104,7 +110,7 @@ export function intercept(stmt: string, s: MysqlSession): MysqlIntercepted | und
   if (m) {
     const columns = [str('Variable_name'), str('Value')];
     const pattern = m[1] !== undefined ? unquote(m[1]).toLowerCase() : undefined;
-    if (pattern === 'sql_mode' || pattern === 'lower_case_table_names' || pattern === 'time_zone' || pattern === 'system_time_zone') {
+    if (pattern === 'sql_mode' || pattern === 'lower_case_table_names' || pattern === 'time_zone' || pattern === 'system_time_zone' || pattern === 'max_execution_time') {
       return { kind: 'rows', columns, rows: [[pattern, variableValue(pattern, s)]] };
     }
     return { kind: 'rows', columns, rows: [['', '']] };
@@ -117,6 +123,13 @@ export function intercept(stmt: string, s: MysqlSession): MysqlIntercepted | und
   m = /^set (?:(?:session|local) |@@(?:session\.|local\.)?)?(?:time_zone|timezone|time zone)(?: ?= ?| to | )(.+)$/i.exec(norm);
   if (m) return { kind: 'set-timezone', value: unquote(m[1]!) };
 
+  m = /^set (?:(?:session|local) |@@(?:session\.|local\.)?)?max_execution_time ?= ?(.+)$/i.exec(norm);
+  if (m) {
+    const v = unquote(m[1]!);
+    if (/^default$/i.test(v)) return { kind: 'set-max-execution-time', ms: 0 };
+    if (!/^\d{1,10}$/.test(v) || Number(v) > 4294967295) return { kind: 'error', message: `Variable 'max_execution_time' can't be set to the value of '${v}'` };
+    return { kind: 'set-max-execution-time', ms: Number(v) };
+  }
   if (/^(commit|rollback)(?: work)?$/i.test(norm)) return { kind: 'ok' };
   if (/^(start transaction|begin)\b/i.test(norm)) return { kind: 'ok' };
   if (/^(lock|unlock) tables?\b/i.test(norm)) return { kind: 'ok' };
