@@ -153,6 +153,16 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['referenced_column_name', 'String', true],
     ['tsdb_index_type', 'String', true],
   ],
+  process_list: [
+    ['id', 'String', false],
+    ['catalog', 'String', false],
+    ['schemas', 'String', false],
+    ['query', 'String', false],
+    ['client', 'String', false],
+    ['frontend', 'String', false],
+    ['start_timestamp', 'TimestampMillisecond', false],
+    ['elapsed_time', 'Int64', false],
+  ],
   region_statistics: [
     ['region_id', 'UInt64', false],
     ['table_id', 'UInt32', false],
@@ -228,7 +238,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 test('the tables of information_schema; an unknown name has none', async () => {
-  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'columns', 'engines', 'key_column_usage', 'region_statistics', 'schemata', 'tables']);
+  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'columns', 'engines', 'key_column_usage', 'process_list', 'region_statistics', 'schemata', 'tables']);
   assert.equal(await informationSchemaTable('nope', source), undefined);
   assert.equal(await informationSchemaTable('toString', source), undefined);
   assert.deepEqual((await informationSchemaTable('TABLES', source))?.columns, (await get('tables')).columns);
@@ -246,6 +256,7 @@ test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, opt
       own('columns', 4),
       own('engines', 5),
       own('key_column_usage', 16),
+      own('process_list', 36),
       own('region_statistics', 35),
       own('schemata', 15),
       own('tables', 3),
@@ -259,7 +270,7 @@ test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, opt
 
 test('columns: every column of every table, information_schema included, with MySQL and tsdb types', async () => {
   const own: Cell[][] = [];
-  for (const table of ['build_info', 'columns', 'engines', 'key_column_usage', 'region_statistics', 'schemata', 'tables']) {
+  for (const table of ['build_info', 'columns', 'engines', 'key_column_usage', 'process_list', 'region_statistics', 'schemata', 'tables']) {
     OWN[table]!.forEach(([name, type, nullable], i) => own.push(columnRow('information_schema', table, name, i + 1, type, '', 'FIELD', null, nullable)));
   }
   assert.deepEqual(await get('columns'), {
@@ -285,6 +296,15 @@ test('columns: every column of every table, information_schema included, with My
   // Spelled out once, independent of the helper: the time index of cpu.
   const cpuTs = (await get('columns')).rows.find((r) => r[2] === 'cpu' && r[3] === 'ts');
   assert.deepEqual(cpuTs, ['tsdb', 'public', 'cpu', 'ts', 2, null, null, null, null, 3, null, null, 'TIME INDEX', '', 'select,insert', '', 'TimestampMillisecond', 'timestamp(3)', 'TIMESTAMP', null, 'No', 'timestamp(3)', null, null]);
+});
+
+test('process_list: the running statements the source gives, none without a source of them', async () => {
+  assert.deepEqual((await get('process_list')).rows, []);
+  const rows = await informationSchemaTable('process_list', {
+    ...source,
+    processes: () => [{ id: '7', catalog: 'tsdb', database: 'public', query: 'SELECT 1', client: 'mysql[127.0.0.1:5000]', frontend: 'host', startMs: 1_700_000_000_000, elapsedMs: 12 }],
+  });
+  assert.deepEqual(rows?.rows, [['7', 'tsdb', 'public', 'SELECT 1', 'mysql[127.0.0.1:5000]', 'host', 1_700_000_000_000, 12]]);
 });
 
 test('schemata: information_schema and the user databases, with their options', async () => {
