@@ -73,6 +73,9 @@ const PG_SERVER_VERSION = '16.3';
 /** The name the rows of a SHOW stand under in its WHERE's query (a per-process nonce: no table has it). */
 const SHOW_ROWS = `__tsdb_show_rows_${randomBytes(6).toString('hex')}`;
 
+/** How often a cancelled query's connection is interrupted again until the query ends. */
+const INTERRUPT_REPEAT_MS = 100;
+
 /** Query connections kept open between queries. */
 const MAX_IDLE_CONNECTIONS = 8;
 
@@ -417,7 +420,13 @@ export class FrontendInstance {
     }
     // A cancelled statement interrupts what runs on its connection (freeing DuckDB's worker); runQuery
     // also checks the signal between its DuckDB calls, since an interrupt between two calls is lost.
-    const interrupt = () => conn.interrupt();
+    // DuckDB also forgets an interrupt that comes before a call it was sent has started (one still
+    // queued for a worker): the interrupt is repeated until the query ends.
+    let again: NodeJS.Timeout | undefined;
+    const interrupt = () => {
+      conn.interrupt();
+      again ??= setInterval(() => conn.interrupt(), INTERRUPT_REPEAT_MS);
+    };
     signal?.addEventListener('abort', interrupt, { once: true });
     const pg = session.protocol === 'postgres' ? this.pgCatalogSession(session) : undefined;
     const ctx: QueryContext = {
@@ -479,6 +488,7 @@ export class FrontendInstance {
     } finally {
       watched?.done();
       signal?.removeEventListener('abort', interrupt);
+      if (again !== undefined) clearInterval(again);
       this.giveBack(conn);
       release();
     }
