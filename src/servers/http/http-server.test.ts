@@ -108,6 +108,51 @@ test('a request past http.timeout is answered 408 (remote write 504) and its sig
   assert.equal((await s.app.inject({ method: 'POST', url: '/v1/prometheus/write' })).statusCode, 504);
 });
 
+test('x-tsdb-timeout sets the deadline of one request (shorter or longer than http.timeout, 0 for none); a malformed one is 400', async (t) => {
+  const s = server(t, { timeout: 300 });
+  s.app.get('/wait', async (req) => {
+    await Promise.race([sleep(500), new Promise((resolve) => req.deadline.addEventListener('abort', resolve))]);
+    return { aborted: req.deadline.aborted };
+  });
+  const short = await s.app.inject({ url: '/wait', headers: { 'x-tsdb-timeout': '50ms' } });
+  assert.equal(short.statusCode, 408);
+  assert.equal(short.json().error, 'Request timed out after 50ms');
+  const longer = await s.app.inject({ url: '/wait', headers: { 'x-tsdb-timeout': '2' } });
+  assert.deepEqual([longer.statusCode, longer.json()], [200, { aborted: false }]);
+  const none = await s.app.inject({ url: '/wait', headers: { 'x-tsdb-timeout': '0' } });
+  assert.equal(none.statusCode, 200);
+  const bad = await s.app.inject({ url: '/wait', headers: { 'x-tsdb-timeout': 'soon' } });
+  assert.equal(bad.statusCode, 400);
+  assert.equal(bad.json().code, StatusCode.InvalidArguments);
+  assert.match(bad.json().error, /^Invalid x-tsdb-timeout header: invalid duration "soon"/);
+});
+
+test('over a real socket, http.timeout answers 408 after the body was read, and a client that goes away aborts the deadline', async (t) => {
+  const s = server(t, { timeout: 200 });
+  let abortReason: unknown;
+  s.app.post('/slow', async (req) => {
+    await new Promise((resolve) => req.deadline.addEventListener('abort', resolve));
+    abortReason = req.deadline.reason;
+    return {};
+  });
+  await s.start('127.0.0.1:0');
+  const base = `http://${formatAddress(s.boundAddress()!)}`;
+  // fastify's handlerTimeout never fired here: its timer was cleared on the request's close event, which Node emits once the body is read.
+  const res = await fetch(`${base}/slow`, { method: 'POST', body: 'x=1', headers: { 'content-type': 'text/plain' } });
+  assert.equal(res.status, 408);
+  assert.equal(((await res.json()) as { code: number }).code, StatusCode.DeadlineExceeded);
+  assert.equal((abortReason as TsdbError).code, StatusCode.DeadlineExceeded);
+
+  abortReason = undefined;
+  const client = new AbortController();
+  const pending = fetch(`${base}/slow`, { method: 'POST', body: 'x=1', headers: { 'content-type': 'text/plain', 'x-tsdb-timeout': '0' }, signal: client.signal }).catch(() => undefined);
+  await sleep(50);
+  client.abort();
+  await pending;
+  for (let i = 0; i < 50 && abortReason === undefined; i++) await sleep(10);
+  assert.equal((abortReason as TsdbError).code, StatusCode.Cancelled);
+});
+
 test('errors map to the status code table; internal errors are masked', async (t) => {
   const s = server(t);
   s.app.get('/missing', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intercept, splitStatements } from './intercept.js';
+import { formatStatementTimeout, intercept, parseStatementTimeout, splitStatements } from './intercept.js';
 
 test('splitStatements splits on ; outside quotes and comments, dropping empty statements', () => {
   assert.deepEqual(splitStatements('SELECT 1; SELECT 2;'), ['SELECT 1', 'SELECT 2']);
@@ -28,4 +28,25 @@ test('intercept answers transaction, SET and SHOW statements; the rest runs as S
   assert.equal(intercept('SHOW DATABASES'), undefined);
   assert.equal(intercept('SELECT 1'), undefined);
   assert.equal(intercept("INSERT INTO t VALUES ('SET x')"), undefined);
+});
+
+test('statement_timeout: SET and SHOW, values in milliseconds or with a unit', () => {
+  assert.deepEqual(intercept("SET statement_timeout = '5s'"), { kind: 'set-statement-timeout', value: '5s' });
+  assert.deepEqual(intercept('set session statement_timeout to 1500'), { kind: 'set-statement-timeout', value: '1500' });
+  assert.deepEqual(intercept('SHOW statement_timeout'), { kind: 'show', name: 'statement_timeout', column: 'statement_timeout' });
+  const cases: Array<[string, number | undefined]> = [
+    ['0', 0],
+    ['DEFAULT', 0],
+    ['1500', 1500],
+    ['5s', 5000],
+    ['2min', 120_000],
+    ['1h', 3_600_000],
+    ['250ms', 250],
+    ['1500us', 2],
+    ['soon', undefined],
+    ['-1', undefined],
+    ['5 parsecs', undefined],
+  ];
+  for (const [text, ms] of cases) assert.equal(parseStatementTimeout(text), ms, text);
+  assert.deepEqual([0, 1500, 5000, 120_000, 3_600_000, 86_400_000].map(formatStatementTimeout), ['0', '1500ms', '5s', '2min', '1h', '1d']);
 });
