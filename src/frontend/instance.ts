@@ -137,7 +137,10 @@ export class FrontendInstance {
   /**
    * Parses `sql` and runs its statements in order; the first failure stops the rest. Long literal
    * lists (`x IN (1, 2, …)`) are folded out of the text while it is parsed and planned, and put back
-   * for DuckDB (`sql/literal-lists.ts`).
+   * for DuckDB (`sql/literal-lists.ts`). The call is one entry of the process list while it runs;
+   * `control` bounds it (the client's signal, a time limit): once aborted, the running query is
+   * interrupted, no further statement starts, and the call fails with the abort's error
+   * (`statement-control.ts`).
    */
   async executeSql(sql: string, session: Session, control?: StatementControl): Promise<Output[]> {
     // Listed (and killable) from the start: parsing a very large statement takes time too.
@@ -151,8 +154,7 @@ export class FrontendInstance {
         running.check();
         outputs.push(await this.execute(stmt, session, lists));
       }
-      // A query whose DuckDB result ended early because it was interrupted is not an answer.
-      running.check();
+      // No check after the last statement: a write applied before the cancel arrived answers as applied.
       return outputs;
     } catch (err) {
       throw running.error(err);

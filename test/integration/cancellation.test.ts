@@ -103,6 +103,10 @@ test('x-tsdb-timeout bounds one request; a client that aborts cancels its statem
   assert.equal(res.json.code, 1008);
   assert.equal(res.json.error, 'Request timed out after 500ms');
   await assertIdle(baseUrl, 'after x-tsdb-timeout');
+  // A recursive CTE that never ends (and grows in memory) stops the same way.
+  const cte = await httpSql(baseUrl, 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', { 'x-tsdb-timeout': '1s' });
+  assert.equal(cte.status, 408);
+  await assertIdle(baseUrl, 'after the recursive CTE');
   const bad = await httpSql(baseUrl, 'SELECT 1', { 'x-tsdb-timeout': 'soon' });
   assert.equal(bad.status, 400);
   assert.match(bad.json.error!, /Invalid x-tsdb-timeout header/);
