@@ -38,7 +38,7 @@ const SECRET = (): string => MASK;
 const httpCommon = {
   addr: bindAddress({ doc: 'HTTP server address (ip:port).', default: '127.0.0.1:4000' }),
   timeout: duration({
-    doc: 'HTTP request timeout; a request still running after it is answered 408. `0s` disables it.',
+    doc: 'HTTP request timeout; a request still running after it is answered 408 and its SQL statement stops. The `x-tsdb-timeout` header of a request replaces it. `0s` disables it.',
     default: 30_000,
   }),
   body_limit: size({
