@@ -30,6 +30,7 @@ import {
 } from './handshake.js';
 import {
   COM_PING,
+  COM_PROCESS_KILL,
   COM_QUERY,
   COM_STMT_PREPARE,
   decodeErr,
@@ -45,7 +46,12 @@ import { MysqlServer } from './mysql-server.js';
 import { PacketReader, writePacket } from './packet.js';
 
 const seen: string[] = [];
+const cancelled: Array<[string, number]> = [];
 const sql: SqlHandler = {
+  cancelConnection(protocol, id) {
+    cancelled.push([protocol, id]);
+    return 1;
+  },
   async executeSql(text) {
     seen.push(text);
     if (text.startsWith('SELECT')) return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
@@ -300,4 +306,15 @@ test('a client that does not log in in time is dropped; a logged-in one stays', 
   await new Promise((r) => setTimeout(r, 400));
   good.send(encodeSimpleCommand(COM_PING));
   assert.equal((await good.next())[0], 0x00);
+});
+
+test('COM_PROCESS_KILL cancels the statement of a connection id and answers OK', async (t) => {
+  const port = await startServer(t);
+  const c = await login(t, port);
+  const kill = Buffer.alloc(5);
+  kill[0] = COM_PROCESS_KILL;
+  kill.writeUInt32LE(42, 1);
+  c.send(kill);
+  assert.equal((await c.next())[0], 0x00);
+  assert.deepEqual(cancelled, [['mysql', 42]]);
 });
