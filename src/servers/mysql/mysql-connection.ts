@@ -94,6 +94,12 @@ export interface MysqlConnectionOptions {
 /** MySQL's `connect_timeout` default. */
 const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 
+/**
+ * How much a connection reads ahead while a statement runs: the socket stays readable so that a
+ * disconnect is seen (and cancels the statement), within this bound of what the client sends meanwhile.
+ */
+const READ_AHEAD_LIMIT = 1 << 20;
+
 type State = 'handshake' | 'auth-switch' | 'command' | 'closed';
 
 /** An ERR reply of a MySQL error kind: fatal during the handshake, a plain ERR in the command phase. */
@@ -149,6 +155,8 @@ export class MysqlConnection {
   private maxExecutionTime = 0;
   /** Aborts the statement running now (the client's disconnect). */
   private current: AbortController | undefined;
+  /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
+  private readAhead = 0;
   /** Cancels the login deadline. */
   private readonly loggedIn: () => void;
   private readonly statements = new Map<number, Prepared>();
@@ -199,8 +207,8 @@ export class MysqlConnection {
         if (first && this.opts.tls !== undefined && isSslRequest(payload)) return this.client.startTls(this.opts.tls, this.reader.takeRest());
         this.queue.push({ payload, seq });
       });
-      // While a statement runs the socket is read (to see a disconnect) until the client sends more.
-      if (this.running) this.socket.pause();
+      // While a statement runs the socket is read (to see a disconnect), up to READ_AHEAD_LIMIT bytes.
+      if (this.running && (this.readAhead += chunk.length) > READ_AHEAD_LIMIT) this.socket.pause();
     } catch (err) {
       this.queue.push(err instanceof MysqlProtocolError ? err : new MysqlProtocolError(errorMessage(err)));
     }
@@ -452,6 +460,7 @@ export class MysqlConnection {
   private async executeSql(sql: string) {
     const controller = new AbortController();
     this.current = controller;
+    this.readAhead = 0;
     if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
     try {
       return await this.opts.sql.executeSql(sql, {

@@ -80,6 +80,12 @@ export interface PgConnectionOptions {
 /** PostgreSQL's `authentication_timeout` default. */
 const DEFAULT_LOGIN_TIMEOUT_MS = 60_000;
 
+/**
+ * How much a connection reads ahead while a statement runs: the socket stays readable so that a
+ * disconnect is seen (and cancels the statement), within this bound of what the client sends meanwhile.
+ */
+const READ_AHEAD_LIMIT = 1 << 20;
+
 type State = 'startup' | 'password' | 'sasl-initial' | 'sasl' | 'ready' | 'closed';
 
 /** The value of `-c name=value` / `--name=value` in a startup packet's `options`. */
@@ -114,6 +120,8 @@ export class PgConnection {
   private statementTimeoutMs = 0;
   /** Aborts the statement running now (CancelRequest, disconnect). */
   private running_: AbortController | undefined;
+  /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
+  private readAhead = 0;
   /** The socket, TCP then TLS. */
   private readonly client: ClientSocket;
   private get socket(): Socket {
@@ -151,8 +159,8 @@ export class PgConnection {
         if (msg.type === 'StartupMessage' && this.opts.auth !== undefined) this.reader.expectAuthResponse(this.useScram() ? 'sasl-initial' : 'password');
         this.queue.push(msg);
       });
-      // While a statement runs the socket is read (to see a disconnect) until the client sends more.
-      if (this.running) this.socket.pause();
+      // While a statement runs the socket is read (to see a disconnect), up to READ_AHEAD_LIMIT bytes.
+      if (this.running && (this.readAhead += chunk.length) > READ_AHEAD_LIMIT) this.socket.pause();
     } catch (err) {
       // Answer what came before the malformed message, then the fatal error.
       this.queue.push(err instanceof PgWireError ? err : new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, errorMessage(err), true));
@@ -536,6 +544,7 @@ export class PgConnection {
   private async execute(sql: string): Promise<Output[]> {
     const controller = new AbortController();
     this.running_ = controller;
+    this.readAhead = 0;
     if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
     try {
       return await this.opts.sql.executeSql(sql, {
