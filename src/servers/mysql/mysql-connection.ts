@@ -154,7 +154,7 @@ export class MysqlConnection {
   /** `max_execution_time` in milliseconds (0: none): the limit of each SELECT. */
   private maxExecutionTime = 0;
   /** Aborts the statement running now (the client's disconnect). */
-  private current: AbortController | undefined;
+  private statementAbort: AbortController | undefined;
   /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
   private readAhead = 0;
   /** Cancels the login deadline. */
@@ -177,7 +177,7 @@ export class MysqlConnection {
       onError: () => this.destroy(),
       onClose: () => {
         this.state = 'closed';
-        this.current?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the MySQL client disconnected'));
+        this.statementAbort?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the MySQL client disconnected'));
       },
     });
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
@@ -459,7 +459,7 @@ export class MysqlConnection {
    */
   private async executeSql(sql: string) {
     const controller = new AbortController();
-    this.current = controller;
+    this.statementAbort = controller;
     this.readAhead = 0;
     if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
     try {
@@ -472,7 +472,7 @@ export class MysqlConnection {
         connectionId: this.opts.connectionId,
       });
     } finally {
-      this.current = undefined;
+      this.statementAbort = undefined;
       if (this.state !== 'closed') this.socket.pause();
     }
   }

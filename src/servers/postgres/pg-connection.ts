@@ -119,7 +119,7 @@ export class PgConnection {
   /** `statement_timeout` in milliseconds (0: none), from the startup packet or `SET statement_timeout`. */
   private statementTimeoutMs = 0;
   /** Aborts the statement running now (CancelRequest, disconnect). */
-  private running_: AbortController | undefined;
+  private statementAbort: AbortController | undefined;
   /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
   private readAhead = 0;
   /** The socket, TCP then TLS. */
@@ -139,7 +139,7 @@ export class PgConnection {
       onError: () => this.destroy(),
       onClose: () => {
         this.state = 'closed';
-        this.running_?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the PostgreSQL client disconnected'));
+        this.statementAbort?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the PostgreSQL client disconnected'));
       },
     });
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
@@ -543,7 +543,7 @@ export class PgConnection {
    */
   private async execute(sql: string): Promise<Output[]> {
     const controller = new AbortController();
-    this.running_ = controller;
+    this.statementAbort = controller;
     this.readAhead = 0;
     if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
     try {
@@ -558,7 +558,7 @@ export class PgConnection {
         connectionId: this.opts.processId,
       });
     } finally {
-      this.running_ = undefined;
+      this.statementAbort = undefined;
       if (this.state !== 'closed') this.socket.pause();
     }
   }
@@ -566,7 +566,7 @@ export class PgConnection {
   /** A CancelRequest for this backend: the running statement (if any) stops with 57014. */
   cancelRequest(secretKey: number): void {
     if (secretKey !== this.opts.secretKey) return;
-    this.running_?.abort(new TsdbError(StatusCode.Cancelled, 'canceling statement due to user request'));
+    this.statementAbort?.abort(new TsdbError(StatusCode.Cancelled, 'canceling statement due to user request'));
   }
 
   /** Runs an intercepted statement for its effect, discarding what it would send. */
