@@ -14,7 +14,8 @@
  *          the first error ends the query; COM_INIT_DB, COM_PING, COM_FIELD_LIST, COM_STMT_*,
  *          COM_RESET_CONNECTION; COM_QUIT closes
  * ```
- * Payloads are handled one at a time, in order: the socket is paused while one runs, and writes
+ * Payloads are handled one at a time, in order: the socket is paused while one runs (but for up to
+ * 1 MiB read ahead while an SQL statement runs, so that a disconnect is seen and cancels it), and writes
  * wait for `drain`, so a client that stops reading holds only its own connection. A malformed or
  * oversized packet closes this connection only.
  */

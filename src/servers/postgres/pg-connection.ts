@@ -16,7 +16,8 @@
  *    extended messages → ErrorResponse 0A000 once, skipped until Sync → ReadyForQuery
  *    Terminate → close
  * ```
- * Messages are handled one at a time, in order: the socket is paused while one runs, and writes
+ * Messages are handled one at a time, in order: the socket is paused while one runs (but for up to
+ * 1 MiB read ahead while an SQL statement runs, so that a disconnect is seen and cancels it), and writes
  * wait for `drain`, so a client that stops reading holds only its own connection.
  */
 import type { Socket } from 'node:net';
