@@ -73,7 +73,7 @@ const PG_SERVER_VERSION = '16.3';
 /** The name the rows of a SHOW stand under in its WHERE's query (a per-process nonce: no table has it). */
 const SHOW_ROWS = `__tsdb_show_rows_${randomBytes(6).toString('hex')}`;
 
-/** How often a cancelled query's connection is interrupted again until the query ends. */
+/** How often a cancelled query's connection (or, at shutdown, every running one) is interrupted again until the query ends. */
 const INTERRUPT_REPEAT_MS = 100;
 
 /** Query connections kept open between queries. */
@@ -556,9 +556,6 @@ export class FrontendInstance {
     throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${name}`);
   }
 }
-
-/** How often `interruptAll()` interrupts again the queries still running. */
-const INTERRUPT_REPEAT_MS = 100;
 
 /** A query refused or interrupted because the server is shutting down. */
 function shuttingDown(cause?: unknown): TsdbError {
