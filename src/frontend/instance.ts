@@ -559,5 +559,5 @@ export class FrontendInstance {
 
 /** A query refused or interrupted because the server is shutting down. */
 function shuttingDown(cause?: unknown): TsdbError {
-  return new TsdbError(StatusCode.Cancelled, 'the query was cancelled: the server is shutting down', cause === undefined ? undefined : { cause });
+  return new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the server is shutting down', cause === undefined ? undefined : { cause });
 }

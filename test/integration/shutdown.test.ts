@@ -62,7 +62,7 @@ test('SIGTERM during a runaway query: the query is interrupted, the process exit
   const res = await query;
   const body = (await res.json()) as { code: number; error: string };
   assert.equal(body.code, 1005);
-  assert.equal(body.error, 'the query was cancelled: the server is shutting down');
+  assert.equal(body.error, 'Query execution was cancelled: the server is shutting down');
   assert.ok(proc.lines.some((l) => l.msg === 'interrupted 1 running statement(s)'));
   assert.ok(!existsSync(join(dir, 'LOCK')), 'the lock is released at exit');
 });
