@@ -41,6 +41,12 @@ export function tsdbVersion(repoRoot: string): string {
 export interface TsdbStartOptions {
   /** Write a V8 CPU profile of the server into this directory (`node --cpu-prof`). */
   readonly cpuProfDir?: string;
+  /** More Node options for the server process (e.g. `--import` of a preload module). */
+  readonly nodeArgs?: readonly string[];
+  /** More environment variables for the server process. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** More `tsdb standalone start` options, after the defaults (so they win). */
+  readonly tsdbArgs?: readonly string[];
 }
 
 /** A started tsdb, with the loopback ports of its listeners (bench/wire speaks MySQL and PostgreSQL to it). */
@@ -58,12 +64,14 @@ export async function startTsdb(repoRoot: string, dataDir: string, opts: TsdbSta
     mkdirSync(opts.cpuProfDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
   }
+  nodeArgs.push(...(opts.nodeArgs ?? []));
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, [
     ...nodeArgs, join(repoRoot, 'bin', 'tsdb'), 'standalone', 'start',
     '--http-addr', `127.0.0.1:${http}`, '--rpc-addr', `127.0.0.1:${rpc}`, '--mysql-addr', `127.0.0.1:${mysql}`, '--postgres-addr', `127.0.0.1:${pg}`,
     '--http-timeout', '600s', '--data-home', join(dataDir, 'home'), '--log-dir', join(dataDir, 'logs'), '--log-level', 'warn',
-  ], { stdio: ['ignore', fd, fd] });
+    ...(opts.tsdbArgs ?? []),
+  ], { stdio: ['ignore', fd, fd], env: { ...process.env, ...(opts.env ?? {}) } });
   closeSync(fd);
   if (child.pid === undefined) throw new Error('could not start tsdb');
   running.add(child);
