@@ -17,6 +17,11 @@ export interface FieldBuilder {
   isNull(i: number): boolean;
   /** Values at `indices` (-1 = NULL), as a Vector. */
   gather(indices: Int32Array): Vector;
+  /**
+   * The first `n` values as a Vector (typed columns: views of the buffers, no copy). Values once
+   * appended never change, so the Vector stays valid while more are appended.
+   */
+  prefix(n: number): Vector;
   bytes(): number;
 }
 
@@ -146,6 +151,12 @@ class TypedBuilder<A extends Float64Array | BigInt64Array | BigUint64Array | Uin
     return { type: this.type, data: out, ...(valid && { valid }) } as Vector;
   }
 
+  prefix(n: number): Vector {
+    const data = this.values.data.subarray(0, n);
+    const valid = this.valid?.data.subarray(0, n);
+    return { type: this.type, data, ...(valid && { valid }) } as Vector;
+  }
+
   bytes(): number {
     return this.values.bytes() + (this.valid?.bytes() ?? 0);
   }
@@ -195,6 +206,10 @@ class ArrayBuilder<T extends string | Uint8Array> implements FieldBuilder {
       out[i] = j < 0 ? null : this.values[j]!;
     }
     return { type: this.type, data: out } as Vector;
+  }
+
+  prefix(n: number): Vector {
+    return { type: this.type, data: this.values.slice(0, n) } as Vector;
   }
 
   bytes(): number {

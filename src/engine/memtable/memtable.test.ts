@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { OP_DELETE, OP_PUT, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
 import type { RegionMetadata } from '../region/metadata.js';
 import { createMemtable } from './create-memtable.js';
-import { DEFAULT_MEMTABLE_OPTIONS, type Memtable, type MemtableOptions, type ReadMode } from './memtable.js';
+import { DEFAULT_MEMTABLE_OPTIONS, type Memtable, type MemtableOptions, type ReadMode, type SeriesRun } from './memtable.js';
 import { PartitionTreeMemtable } from './partition-tree-memtable.js';
 
 /** Every memtable kind, partition_tree also with tiny shards and parts so that both come into play. */
@@ -179,6 +179,35 @@ for (const seed of [1, 2, 3, 42, 1234]) {
     assert.ok(stats.bytes > model.length * 17, 'memory is accounted');
   });
 }
+
+test(`${kind}: read outs between writes match the model then and are not changed by later writes`, () => {
+  const r = rng(7);
+  const mt = createMemtable(METADATA, opts);
+  const model: ModelRow[] = [];
+  const snapshots: { runs: SeriesRun[]; want: ModelRow[] }[] = [];
+  let seq = 1;
+  let clock = 0;
+  for (let b = 0; b < 40; b++) {
+    // Mostly times moving forward (new series appear as we go); from batch 30 on, some late rows too.
+    const n = 1 + Math.floor(r() * 8);
+    const host: string[] = [];
+    const ts = new BigInt64Array(n);
+    const usage = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      host.push(`h${Math.floor(r() * (2 + b))}`);
+      ts[i] = BigInt(b >= 30 && r() < 0.3 ? Math.floor(r() * clock) : ++clock);
+      usage[i] = Math.round(r() * 1000) / 10;
+      model.push({ key: [host[i]!, 'dc0'], ts: ts[i]!, seq: seq + i, op: OP_PUT, fields: [usage[i]!, 7n, null, null] });
+    }
+    mt.write({ op: OP_PUT, rowCount: n, columns: new Map<number, Vector>([[0, { type: 'string', data: host }], [2, { type: 'int64', data: ts }], [3, { type: 'float64', data: usage }]]) }, seq);
+    seq += n;
+    if (r() < 0.6) snapshots.push({ runs: [...mt.runs('last_row')], want: expected(model, 'last_row') });
+  }
+  for (const [i, snap] of snapshots.entries()) {
+    assert.deepEqual(actual({ runs: () => snap.runs } as unknown as Memtable, 'last_row'), snap.want, `read out ${i}`);
+  }
+  assert.deepEqual(actual(mt, 'append'), expected(model, 'append'));
+});
 
 test(`${kind}: series in time order need no sort and read out as written`, () => {
   const mt = createMemtable(METADATA, opts);

@@ -52,6 +52,11 @@ export interface Memtable {
    * newest non-NULL value, stopping at a newer delete.
    */
   runs(mode: ReadMode): Iterable<SeriesRun>;
+  /**
+   * True when `runs` keeps its own read out (reading again costs only what changed since): the
+   * vector cache then leaves it alone.
+   */
+  readonly cachesRuns?: boolean;
 }
 
 /** `[region_engine.mito.memtable]`. */

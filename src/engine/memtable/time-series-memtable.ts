@@ -27,6 +27,15 @@ interface Series {
   mark: number;
   slot: number;
   pending: number;
+  /**
+   * Times increasing: the last run read out, views of its buffers (rows once written never
+   * change), while its row count is `runRows`.
+   */
+  run: SeriesRun | undefined;
+  runRows: number;
+  /** Written to since the last read out; its position in key order then. */
+  dirty: boolean;
+  pos: number;
 }
 
 const SERIES_OVERHEAD = 256;
@@ -39,6 +48,24 @@ export class TimeSeriesMemtable extends MemtableBase {
   private readonly index: KeyIndex;
   /** Series by key id. */
   private readonly series: Series[] = [];
+  /** Series in primary-key order, as of the last read; `added` holds those created since. */
+  private sorted: Series[] = [];
+  private added: Series[] = [];
+  /** Series written to since the last read out (`dirty` set). */
+  private dirty: Series[] = [];
+  /** The last read out: one run per series in key order. Never changed once handed out. */
+  private readout: { readonly mode: ReadMode; readonly list: readonly SeriesRun[] } | undefined;
+  /** Series whose times do not increase in arrival order (read out by sorting a copy). */
+  private unordered = 0;
+
+  /**
+   * While every series' times increase, the read out is views kept here and patched per write
+   * (the vector cache is not needed); once some do not, reads sort copies and the vector cache
+   * keeps them, within its budget.
+   */
+  get cachesRuns(): boolean {
+    return this.unordered === 0;
+  }
   /** Counts writes: tells a series whether it was grouped in this one. */
   private epoch = 0;
   private approxBytes = 0;
@@ -74,11 +101,16 @@ export class TimeSeriesMemtable extends MemtableBase {
       let s = this.series[id];
       if (s === undefined) {
         s = this.series[id] = this.newSeries(this.index.keys[id]!);
+        this.added.push(s);
         this.seriesCount++;
         this.approxBytes += SERIES_OVERHEAD;
       }
       if (s.mark !== epoch) {
         s.mark = epoch;
+        if (!s.dirty) {
+          s.dirty = true;
+          this.dirty.push(s);
+        }
         s.slot = groups.length;
         s.pending = 0;
         groups.push(s);
@@ -122,6 +154,7 @@ export class TimeSeriesMemtable extends MemtableBase {
       prevHi = hi;
       prevLo = lo;
     }
+    if (s.increasing && !increasing) this.unordered++;
     s.increasing = increasing;
     s.ts.length = n + k;
     s.seq.reserve(k);
@@ -151,6 +184,10 @@ export class TimeSeriesMemtable extends MemtableBase {
       mark: 0,
       slot: 0,
       pending: 0,
+      run: undefined,
+      runRows: -1,
+      dirty: false,
+      pos: -1,
     };
   }
 
@@ -158,16 +195,75 @@ export class TimeSeriesMemtable extends MemtableBase {
     return this.approxBytes;
   }
 
-  *runs(mode: ReadMode): Generator<SeriesRun> {
-    const all = this.series.filter((x) => x !== undefined).sort((a, b) => comparePk(a.key, b.key));
-    for (const s of all) yield this.run(s, mode);
+  /**
+   * The runs in key order. While every series' times increase, a read costs what changed since
+   * the last one: the last read out is copied and the runs of the series written to since are
+   * made again, as views of their buffers (no copy of rows); new series are sorted and merged into
+   * the key order. The array returned is never changed afterwards. Otherwise every read sorts and
+   * merges the series that need it into copies, and keeps none of them.
+   */
+  runs(mode: ReadMode): readonly SeriesRun[] {
+    const last = this.readout;
+    if (this.unordered === 0 && last !== undefined && last.mode === mode && this.added.length === 0) {
+      if (this.dirty.length === 0) return last.list;
+      const list = last.list.slice();
+      for (const s of this.dirty) {
+        s.dirty = false;
+        list[s.pos] = this.run(s, mode);
+      }
+      this.dirty = [];
+      this.readout = { mode, list };
+      return list;
+    }
+    const order = this.inKeyOrder();
+    for (const s of this.dirty) s.dirty = false;
+    this.dirty = [];
+    const list = new Array<SeriesRun>(order.length);
+    for (let i = 0; i < order.length; i++) {
+      const s = order[i]!;
+      s.pos = i;
+      list[i] = this.run(s, mode);
+    }
+    this.readout = this.unordered === 0 ? { mode, list } : undefined;
+    return list;
+  }
+
+  private inKeyOrder(): readonly Series[] {
+    if (this.added.length === 0) return this.sorted;
+    const add = this.added.sort((a, b) => comparePk(a.key, b.key));
+    this.added = [];
+    const old = this.sorted;
+    if (old.length === 0) return (this.sorted = add);
+    const merged: Series[] = new Array<Series>(old.length + add.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < add.length) merged[k++] = comparePk(old[i]!.key, add[j]!.key) <= 0 ? old[i++]! : add[j++]!;
+    while (i < old.length) merged[k++] = old[i++]!;
+    while (j < add.length) merged[k++] = add[j++]!;
+    return (this.sorted = merged);
   }
 
   private run(s: Series, mode: ReadMode): SeriesRun {
-    const order = Int32Array.from({ length: s.ts.length }, (_, i) => i);
-    const distinct = s.increasing || sortByTime(order, s.tsWords, s.seq.data);
-    const { rows, perField } = selectRows(order, distinct, s.tsWords, s.op.data, mode, this.fields.length, (f, j) => s.fields[f]!.isNull(j));
-    return this.gather(s, rows, perField);
+    const n = s.ts.length;
+    if (!s.increasing) {
+      s.run = undefined;
+      const order = Int32Array.from({ length: n }, (_, i) => i);
+      const distinct = sortByTime(order, s.tsWords, s.seq.data);
+      const { rows, perField } = selectRows(order, distinct, s.tsWords, s.op.data, mode, this.fields.length, (f, j) => s.fields[f]!.isNull(j));
+      return this.gather(s, rows, perField);
+    }
+    // Strictly increasing times: every mode keeps every row, in arrival order, so the run is
+    // views of the buffers (the same in every mode), made again only once rows were added.
+    if (s.run !== undefined && s.runRows === n) return s.run;
+    s.runRows = n;
+    return (s.run = {
+      key: s.key,
+      ts: s.ts.data.subarray(0, n),
+      seq: s.seq.data.subarray(0, n),
+      op: s.op.data.subarray(0, n),
+      fields: s.fields.map((b) => b.prefix(n)),
+    });
   }
 
   private gather(s: Series, rows: Int32Array, perField: readonly Int32Array[]): SeriesRun {

@@ -3,7 +3,9 @@
  * sorted and merged by the read mode — so that repeated scans (and the flush) sort and merge a
  * memtable's rows once. Memtables only grow: an entry holds for as long as its memtable has the
  * row count it was read at (a frozen memtable until it is flushed, then it is dropped; the mutable
- * one until its next write). 0 disables the cache.
+ * one until its next write). 0 disables the cache. A memtable that keeps its own read out
+ * (`cachesRuns`: the time_series memtable, which re-reads only the series written to since) is
+ * passed through: copying and sizing its 100,000 runs on every read cost more than it saved.
  */
 import type { Memtable, ReadMode, SeriesRun } from '../memtable/memtable.js';
 import { vectorBytes } from '../memtable/vectors.js';
@@ -44,6 +46,10 @@ export class VectorCache {
 
   /** The runs of a memtable in `mode`, from the cache or read out (and kept if they fit). */
   runs(memtable: Memtable, mode: ReadMode): readonly SeriesRun[] {
+    if (memtable.cachesRuns === true) {
+      const own = memtable.runs(mode);
+      return Array.isArray(own) ? (own as readonly SeriesRun[]) : [...own];
+    }
     if (this.capacity <= 0) return [...memtable.runs(mode)];
     const key = this.key(memtable, mode);
     const rows = memtable.stats().rows;
