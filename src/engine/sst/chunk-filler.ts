@@ -1,8 +1,11 @@
 /**
  * Fills DuckDB data chunks from memtable series runs, by column: numeric columns are converted to
  * the column's physical width in a scratch typed array and copied into the vector in one call
- * (`copy_data_to_vector`; `vector_get_data` only returns a copy); strings are assigned per value;
- * NULLs go in as one validity bitmask per column.
+ * (`copy_data_to_vector`; `vector_get_data` only returns a copy); strings are assigned per value,
+ * except tag values of at most 12 UTF-8 bytes (host names, regions…): a run holds one key, so such
+ * a value is encoded once per run and written as DuckDB's inlined `duckdb_string_t` (length, then
+ * the bytes, zero-padded: 16 bytes, duckdb.h) into a scratch buffer copied in one call, instead of
+ * one native call per row. NULLs go in as one validity bitmask per column.
  */
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBDataChunk } from '@duckdb/node-api';
@@ -52,6 +55,11 @@ function scratchFor(type: ColumnType): Physical {
   }
 }
 
+/** Bytes of a `duckdb_string_t`, and the longest string stored inline in it (duckdb.h). */
+const STRING_T_BYTES = 16;
+const STRING_INLINE_BYTES = 12;
+const utf8 = new TextEncoder();
+
 /** Where a chunk column's values come from in a run. */
 type Source = { kind: 'tag'; index: number } | { kind: 'field'; index: number } | { kind: 'ts' } | { kind: 'seq' } | { kind: 'op' };
 
@@ -60,6 +68,9 @@ export class ChunkFiller {
   private readonly sources: readonly Source[];
   private readonly scratch: readonly Physical[];
   private readonly validity = new Uint32Array(CHUNK_ROWS / 32);
+  /** Inlined `duckdb_string_t`s of a chunk's tag column, and one value being encoded. */
+  private inlined: Uint8Array | undefined;
+  private readonly entry = new Uint8Array(STRING_T_BYTES);
   private readonly allColumns: readonly number[];
 
   /** `fields`: the field columns of the runs, in run order (the memtable's `fields`). */
@@ -109,7 +120,9 @@ export class ChunkFiller {
         hasNull = true;
         this.validity[row >>> 5]! &= ~(1 << (row & 31));
       };
-      if (type === 'String' || type === 'Binary') {
+      if (type === 'String' && source.kind === 'tag') {
+        this.fillTagStrings(vector, source.index, pieces, rows, setNull);
+      } else if (type === 'String' || type === 'Binary') {
         let at = 0;
         for (const p of pieces) {
           if (source.kind === 'tag') {
@@ -169,6 +182,38 @@ export class ChunkFiller {
     }
     chunk.rowCount = rows;
     return rows;
+  }
+  /**
+   * A string tag column: each piece's one value, inlined into the scratch entries when it fits
+   * (one copy for the chunk), else assigned row by row after the copy.
+   */
+  private fillTagStrings(vector: duckdb.Vector, keyIndex: number, pieces: readonly Piece[], rows: number, setNull: (row: number) => void): void {
+    const buf = (this.inlined ??= new Uint8Array(CHUNK_ROWS * STRING_T_BYTES));
+    const entry = this.entry;
+    const lengths = new DataView(entry.buffer);
+    const long: { at: number; n: number; value: string }[] = [];
+    let at = 0;
+    for (const p of pieces) {
+      const n = p.end - p.start;
+      const v = p.run.key[keyIndex];
+      entry.fill(0);
+      if (v === null || v === undefined) {
+        for (let i = 0; i < n; i++) setNull(at + i);
+      } else {
+        const value = String(v);
+        // encodeInto stops at the 12 bytes of room: the value fits when all of it was read.
+        const r = value.length <= STRING_INLINE_BYTES ? utf8.encodeInto(value, entry.subarray(4, STRING_T_BYTES)) : undefined;
+        if (r !== undefined && r.read === value.length) lengths.setUint32(0, r.written, true);
+        else {
+          entry.fill(0);
+          long.push({ at, n, value });
+        }
+      }
+      for (let i = 0; i < n; i++) buf.set(entry, (at + i) * STRING_T_BYTES);
+      at += n;
+    }
+    duckdb.copy_data_to_vector(vector, 0, buf.buffer as ArrayBuffer, 0, rows * STRING_T_BYTES);
+    for (const l of long) for (let i = 0; i < l.n; i++) duckdb.vector_assign_string_element(vector, l.at + i, l.value);
   }
 }
 

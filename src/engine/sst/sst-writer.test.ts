@@ -94,3 +94,48 @@ test('memtable runs become a sorted, merged Parquet file with footer statistics 
   const codec = await conn.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata(${quoteLiteral(path)})`);
   assert.deepEqual(codec.getRows(), [['ZSTD']]);
 });
+
+test('string tags of every length read back through the memtable scan and the SST: inlined (≤ 12 bytes) and not', async (t) => {
+  const dir = tempDir(t);
+  const mt = new TimeSeriesMemtable(METADATA);
+  // Empty, 1 byte, exactly 12 bytes (ASCII and 4 × 3-byte characters), 13 bytes, 5 × 3 bytes, astral characters, long, NULL.
+  const hosts = ['', 'a', 'host_1234567', '日本語の', 'host_12345678', '日本語のホ', '😀😀😀', '😀😀😀😀', 'x'.repeat(300), null];
+  const per = 3000; // several chunks, pieces of every host in one chunk
+  const n = hosts.length * per;
+  mt.write(
+    {
+      op: OP_PUT,
+      rowCount: n,
+      columns: new Map<number, Vector>([
+        [0, { type: 'string', data: Array.from({ length: n }, (_, i) => hosts[i % hosts.length]!) }],
+        [1, { type: 'int64', data: BigInt64Array.from({ length: n }, (_, i) => BigInt(Math.floor(i / hosts.length))) }],
+        [2, { type: 'float64', data: Float64Array.from({ length: n }, () => 1) }],
+      ]),
+    },
+    1,
+  );
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  registerMemtableScan(conn);
+  t.after(() => {
+    conn.closeSync();
+    db.closeSync();
+  });
+  // DuckDB orders strings by their UTF-8 bytes.
+  const bytes = (h: string | null) => (h === null ? '' : Buffer.from(h).toString('latin1'));
+  const want = [...hosts].sort((a, b) => (a === null ? -1 : b === null ? 1 : bytes(a) < bytes(b) ? -1 : bytes(a) > bytes(b) ? 1 : 0)).map((h) => [h, BigInt(per)]);
+  const { publishRuns } = await import('../read/memtable-scan-function.js');
+  const published = publishRuns(METADATA, mt.fields, mt.runs('last_row'));
+  t.after(() => published.dispose());
+  const fromScan = await conn.runAndReadAll(`SELECT c0, count(*) FROM tsdb_memtable_scan(${quoteLiteral(published.id)}) GROUP BY c0 ORDER BY c0 NULLS FIRST`);
+  assert.deepEqual(fromScan.getRows(), want);
+  // Equality against a literal (DuckDB compares inlined strings as 16 bytes: the padding must be zero).
+  for (const h of hosts.filter((x) => x !== null)) {
+    const one = await conn.runAndReadAll(`SELECT count(*), min(length(c0)) FROM tsdb_memtable_scan(${quoteLiteral(published.id)}) WHERE c0 = ${quoteLiteral(h)}`);
+    assert.deepEqual(one.getRows(), [[BigInt(per), BigInt([...h].length)]], JSON.stringify(h));
+  }
+  const path = join(dir, 'tags.parquet');
+  await writeSst(conn, { metadata: METADATA, fields: mt.fields, runs: mt.runs('last_row'), path, fileId: 'tags', level: 0 });
+  const fromFile = await conn.runAndReadAll(`SELECT c0, count(*) FROM read_parquet(${quoteLiteral(path)}) GROUP BY c0 ORDER BY c0 NULLS FIRST`);
+  assert.deepEqual(fromFile.getRows(), want);
+});
