@@ -42,6 +42,9 @@ queries against it for --duration, then reports latencies, errors, RSS and the s
   --short               issue 13 item 6: --duration 60s --writers 32 --readers 8 --runaway-every 0
                         (explicit options still win)
   --tsdb-arg <arg>      one more \`tsdb standalone start\` option (repeatable)
+  --tsdb-env <K=V>      one more environment variable for tsdb, e.g.
+                        TSDB_STANDALONE__REGION_ENGINE__MITO__GLOBAL_WRITE_BUFFER_SIZE=256MB (repeatable)
+  --node-arg <arg>      one more Node option for the tsdb process, e.g. --heap-prof (repeatable)
   --cpu-prof <dir>      run tsdb under node --cpu-prof, write the profile there and list the top functions
   --dir <dir>           work directory (default: a new one under the system temp dir)
   --keep                keep the work directory (data, logs) afterwards
@@ -65,6 +68,8 @@ try {
       timeout: { type: 'string', default: '15s' },
       short: { type: 'boolean', default: false },
       'tsdb-arg': { type: 'string', multiple: true, default: [] },
+      'tsdb-env': { type: 'string', multiple: true, default: [] },
+      'node-arg': { type: 'string', multiple: true, default: [] },
       'cpu-prof': { type: 'string' },
       dir: { type: 'string' },
       keep: { type: 'boolean', default: false },
@@ -116,6 +121,12 @@ if (RUNAWAY_EVERY_MS > 0 && RUNAWAYS.length === 0) usageError('--runaways: at le
 const RUNAWAY_TIMEOUT_MS = durationMs('runaway-timeout', opts['runaway-timeout']);
 const RUNAWAY_ABORT_MS = durationMs('runaway-abort', opts['runaway-abort']);
 const TIMEOUT_MS = durationMs('timeout', opts.timeout);
+const TSDB_ENV: Record<string, string> = {};
+for (const kv of opts['tsdb-env']) {
+  const eq = kv.indexOf('=');
+  if (eq <= 0) usageError(`--tsdb-env: NAME=VALUE, not ${kv}`);
+  TSDB_ENV[kv.slice(0, eq)] = kv.slice(eq + 1);
+}
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const COMMAND = `node dist/bench/soak/main.js${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
 
@@ -203,8 +214,8 @@ async function main(): Promise<void> {
   try {
     srv = await startTsdb(REPO, join(workDir, 'tsdb'), {
       ...(profileDir !== undefined ? { cpuProfDir: profileDir } : {}),
-      nodeArgs: ['--import', elMonitor],
-      env: { TSDB_BENCH_EL_FILE: elFile },
+      nodeArgs: ['--import', elMonitor, ...opts['node-arg']],
+      env: { ...TSDB_ENV, TSDB_BENCH_EL_FILE: elFile },
       tsdbArgs: opts['tsdb-arg'],
     });
     log(`${srv.version}, pid ${srv.pid}, ${srv.baseUrl}; ${WRITERS} writers × ${BATCH} rows, ${READERS} readers, ${SERIES.toLocaleString('en-US')} series, ${DURATION_MS / 1000} s${RUNAWAY_EVERY_MS > 0 ? `, a runaway every ${RUNAWAY_EVERY_MS / 1000} s` : ''}`);

@@ -140,7 +140,7 @@ export class RegionScan {
     for (const m of this.snapshot.memtables) {
       if (m.runs.every((r) => r.ts.length === 0)) continue;
       // Read in place through the table function; no copy into a DuckDB table.
-      const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata));
+      const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange));
       this.disposers.push(handle.dispose);
       sources.push({ from: `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`, columnIds: new Set(m.metadata.columns.map((c) => c.column_id)), timeRange: m.timeRange });
     }
@@ -174,15 +174,22 @@ export class RegionScan {
   }
 
   /** The filter of a memtable's runs (keys are by position in the memtable's own primary key). */
-  private runFilter(memtable: RegionMetadata): RunFilter {
-    const lower = this.lowerBound();
+  /**
+   * What the table function keeps of a memtable; a time bound the memtable's whole range
+   * (`timeRange`, widened outwards) already satisfies is left out, so that no run is searched.
+   */
+  private runFilter(memtable: RegionMetadata, timeRange: readonly [number, number]): RunFilter {
+    let lower = this.lowerBound();
+    let upper = this.snapshot.end;
+    if (lower !== undefined && lower <= BigInt(timeRange[0])) lower = undefined;
+    if (upper !== undefined && upper >= BigInt(timeRange[1])) upper = undefined;
     const keys: Array<{ keyIndex: number; values: readonly KeyFilterValue[] }> = [];
     for (const k of this.keyFilters()) {
       const keyIndex = memtable.primary_key.indexOf(k.column.column_id);
       // A memtable of older metadata may lack the column (it reads as its default): not filtered.
       if (keyIndex >= 0) keys.push({ keyIndex, values: k.values });
     }
-    return { ...(lower !== undefined && { start: lower }), ...(this.snapshot.end !== undefined && { end: this.snapshot.end }), keys };
+    return { ...(lower !== undefined && { start: lower }), ...(upper !== undefined && { end: upper }), keys };
   }
 
   /** Creates the temporary view `name` over the scan (`relation`) in `conn`; `detach` drops it. */
