@@ -578,3 +578,80 @@ test("DuckDB keeps to memoryLimit and spills to spillDir, which is emptied at op
     conn.closeSync();
   }
 });
+
+test('timeSlices: overlapping sources are cut where a range starts or ends; a slice lists the sources covering it', async () => {
+  const { timeSlices } = await import('./read/region-scan.js');
+  const src = (name: string, lo: number, hi: number) => ({ from: name, columnIds: new Set<number>(), timeRange: [lo, hi] as const });
+  const a = src('a', 0, 99);
+  const b = src('b', 90, 199);
+  const c = src('c', 150, 160);
+  const got = timeSlices([a, b, c]).map((x) => [x.slice.lo, x.slice.hiExclusive, x.sources.map((s) => s.from).join('')]);
+  assert.deepEqual(got, [[0n, 90n, 'a'], [90n, 100n, 'ab'], [100n, 150n, 'b'], [150n, 161n, 'bc'], [161n, 200n, 'b']]);
+  // Equal ranges stay one slice.
+  assert.deepEqual(timeSlices([a, src('d', 0, 99)]).map((x) => [x.slice.lo, x.slice.hiExclusive, x.sources.length]), [[0n, 100n, 2]]);
+});
+
+for (const mode of ['last_row', 'last_non_null'] as const) {
+  test(`${mode}: files and memtables overlapping in part read like a model (random puts, NULLs, deletes, flushes)`, async (t) => {
+    // No compaction: it would merge the overlapping files.
+    const engine = await openEngine(t, tempDir(t), { compactAfterFlush: false });
+    await engine.createRegion(metadata({ merge_mode: mode }), DIR);
+    let seed = 99;
+    const r = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const model = new Map<string, Array<{ seq: number; del: boolean; v: number | null }>>();
+    let seq = 0;
+    let base = 0;
+    for (let step = 0; step < 40; step++) {
+      // Time moves forward as in a real load, with late rows reaching back into older files.
+      base += 20;
+      const host = `h${Math.floor(r() * 3)}`;
+      const from = Math.max(0, base - Math.floor(r() * 60));
+      const n = 1 + Math.floor(r() * 30);
+      if (r() < 0.2) {
+        const ts = Array.from({ length: n }, (_, i) => from + i);
+        await engine.write(ID, deletes(host, ts));
+        for (const x of ts) model.set(`${host}/${x}`, [...(model.get(`${host}/${x}`) ?? []), { seq: ++seq, del: true, v: null }]);
+      } else {
+        const v = Array.from({ length: n }, () => (r() < 0.3 ? null : Math.round(r() * 100)));
+        await engine.write(ID, {
+          op: OP_PUT,
+          rowCount: n,
+          columns: new Map<number, Vector>([
+            [0, { type: 'string', data: Array.from({ length: n }, () => host) }],
+            [1, { type: 'int64', data: BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)) }],
+            [2, { type: 'float64', data: Float64Array.from(v, (x) => x ?? 0), valid: Uint8Array.from(v, (x) => (x === null ? 0 : 1)) }],
+          ]),
+        });
+        v.forEach((x, i) => model.set(`${host}/${from + i}`, [...(model.get(`${host}/${from + i}`) ?? []), { seq: ++seq, del: false, v: x }]));
+      }
+      if (r() < 0.25 && step < 35) await engine.flushRegion(ID);
+    }
+    const want: Array<[string, number, number | null]> = [];
+    for (const [k, ops] of model) {
+      const [host, ts] = k.split('/') as [string, string];
+      const newest = ops[ops.length - 1]!;
+      if (newest.del) continue;
+      let v: number | null;
+      if (mode === 'last_row') v = newest.v;
+      else {
+        const lastDel = Math.max(0, ...ops.filter((o) => o.del).map((o) => o.seq));
+        v = [...ops].reverse().find((o) => !o.del && o.seq > lastDel && o.v !== null)?.v ?? null;
+      }
+      want.push([host, Number(ts), v]);
+    }
+    want.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
+    assert.ok(engine.region(ID).files().length >= 5, `${engine.region(ID).files().length} files`);
+    assert.ok(engine.region(ID).memtables().some((m) => !m.isEmpty()), 'rows in the memtable too');
+    const scan = engine.scan(ID);
+    const conn = await engine.duckdb.connect();
+    try {
+      await scan.attach(conn, 'r');
+      const got = (await conn.runAndReadAll('SELECT host, epoch_ms(ts)::INTEGER, cpu FROM r ORDER BY host, ts')).getRows();
+      assert.deepEqual(got, want);
+      await scan.detach(conn);
+    } finally {
+      scan.release();
+      conn.closeSync();
+    }
+  });
+}

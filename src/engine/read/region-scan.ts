@@ -96,8 +96,41 @@ function keyFilterKind(c: ColumnMetadata): 'string' | 'bigint' | undefined {
   return INTEGER_TYPES.has(c.type) ? 'bigint' : undefined;
 }
 
+/** Times `[lo, hiExclusive)` (time index unit): the part of sources one merge covers. */
+export interface TimeSlice {
+  readonly lo: bigint;
+  readonly hiExclusive: bigint;
+}
+
+/**
+ * A group of sources with overlapping time ranges, cut where a range starts or ends: each slice
+ * with the sources covering it (ranges are widened outwards, so every row of a source falls in a
+ * slice it covers). Only slices covered by several sources need merging: a flush leaves the next
+ * memtable overlapping the file by a few late rows, and merging the whole of both (a window over
+ * every row) cost more than all the rest of a scan.
+ */
+export function timeSlices(group: readonly Source[]): Array<{ slice: TimeSlice; sources: Source[] }> {
+  const bounds = group.map((s) => ({ s, lo: BigInt(Math.floor(s.timeRange[0])), hiExclusive: BigInt(Math.ceil(s.timeRange[1])) + 1n }));
+  const cuts = [...new Set(bounds.flatMap((b) => [b.lo, b.hiExclusive]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: Array<{ slice: TimeSlice; sources: Source[] }> = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const lo = cuts[i]!;
+    const hiExclusive = cuts[i + 1]!;
+    const covering = bounds.filter((b) => b.lo <= lo && b.hiExclusive >= hiExclusive).map((b) => b.s);
+    if (covering.length === 0) continue;
+    const last = out[out.length - 1];
+    // Neighbouring slices of the same sources are one slice.
+    if (last !== undefined && last.slice.hiExclusive === lo && last.sources.length === covering.length && last.sources.every((s, k) => s === covering[k])) {
+      out[out.length - 1] = { slice: { lo: last.slice.lo, hiExclusive }, sources: covering };
+    } else out.push({ slice: { lo, hiExclusive }, sources: covering });
+  }
+  return out;
+}
+
 export interface Source {
   readonly from: string;
+  /** A memtable: the table function over only the rows of `slice` (files are filtered by WHERE). */
+  readonly sliced?: (slice: TimeSlice) => string;
   /** An SST file (read_parquet), not a memtable. */
   readonly fromFile?: boolean;
   readonly columnIds: ReadonlySet<number>;
@@ -139,10 +172,22 @@ export class RegionScan {
     }
     for (const m of this.snapshot.memtables) {
       if (m.runs.every((r) => r.ts.length === 0)) continue;
-      // Read in place through the table function; no copy into a DuckDB table.
-      const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange));
-      this.disposers.push(handle.dispose);
-      sources.push({ from: `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`, columnIds: new Set(m.metadata.columns.map((c) => c.column_id)), timeRange: m.timeRange });
+      // Read in place through the table function; no copy into a DuckDB table. Published when
+      // the SQL names it: whole, or per time slice when only a slice overlaps other sources.
+      const publish = (slice?: TimeSlice): string => {
+        const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange, slice));
+        this.disposers.push(handle.dispose);
+        return `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`;
+      };
+      let whole: string | undefined;
+      sources.push({
+        get from() {
+          return (whole ??= publish());
+        },
+        sliced: publish,
+        columnIds: new Set(m.metadata.columns.map((c) => c.column_id)),
+        timeRange: m.timeRange,
+      });
     }
     // One source (a point query's usual case): its rows as they are, in one SELECT. Planning the
     // nested form costs DuckDB ~0.4 ms more per query.
@@ -178,9 +223,13 @@ export class RegionScan {
    * What the table function keeps of a memtable; a time bound the memtable's whole range
    * (`timeRange`, widened outwards) already satisfies is left out, so that no run is searched.
    */
-  private runFilter(memtable: RegionMetadata, timeRange: readonly [number, number]): RunFilter {
+  private runFilter(memtable: RegionMetadata, timeRange: readonly [number, number], slice?: TimeSlice): RunFilter {
     let lower = this.lowerBound();
     let upper = this.snapshot.end;
+    if (slice !== undefined) {
+      if (lower === undefined || slice.lo > lower) lower = slice.lo;
+      if (upper === undefined || slice.hiExclusive - 1n < upper) upper = slice.hiExclusive - 1n;
+    }
     if (lower !== undefined && lower <= BigInt(timeRange[0])) lower = undefined;
     if (upper !== undefined && upper >= BigInt(timeRange[1])) upper = undefined;
     const keys: Array<{ keyIndex: number; values: readonly KeyFilterValue[] }> = [];
@@ -208,7 +257,7 @@ export class RegionScan {
    * the whole scan, so columns get their names, tombstones are dropped and `__sequence` and
    * `__op_type` are left out (a source holds one row per key and time, or every row in append mode).
    */
-  private select(s: Source, alone = false): string {
+  private select(s: Source, alone = false, slice?: TimeSlice): string {
     const md = this.snapshot.metadata;
     const ts = md.columns.find((c) => c.column_id === md.time_index)!;
     const unit = ts.type as TimestampType;
@@ -230,6 +279,8 @@ export class RegionScan {
     const lower = this.lowerBound();
     if (lower !== undefined) where.push(`${tsCol} >= ${timeLiteral(lower, unit)}`);
     if (this.snapshot.end !== undefined) where.push(`${tsCol} <= ${timeLiteral(this.snapshot.end, unit)}`);
+    if (slice !== undefined) where.push(`${tsCol} >= ${timeLiteral(slice.lo, unit)}`, `${tsCol} < ${timeLiteral(slice.hiExclusive, unit)}`);
+    const from = slice !== undefined && s.sliced !== undefined ? s.sliced(slice) : s.from;
     // Memtables are filtered by the table function; files here, on the Parquet scan's own columns.
     if (s.fromFile) {
       for (const k of this.keyFilters()) {
@@ -241,9 +292,9 @@ export class RegionScan {
     }
     if (alone) {
       if (!md.options.append_mode) where.push(`${OP_TYPE_COLUMN} = 1`);
-      return `SELECT ${cols.join(', ')} FROM ${s.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+      return `SELECT ${cols.join(', ')} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
     }
-    return `SELECT ${cols.join(', ')}, ${SEQUENCE_COLUMN}, ${OP_TYPE_COLUMN} FROM ${s.from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return `SELECT ${cols.join(', ')}, ${SEQUENCE_COLUMN}, ${OP_TYPE_COLUMN} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
   }
 
   /** Sources grouped by overlapping time ranges; each group merged only if it has several. */
@@ -258,11 +309,16 @@ export class RegionScan {
       hi = Math.max(hi, s.timeRange[1]);
     }
     // By name: a merged last_non_null group lists its columns in another order.
-    return groups.map((g) => `SELECT * FROM (${this.mergeGroup(g, md)})`).join(' UNION ALL BY NAME ');
+    const parts: string[] = [];
+    for (const g of groups) {
+      if (g.length === 1 || md.options.append_mode) parts.push(this.mergeGroup(g, md));
+      else for (const { slice, sources: covering } of timeSlices(g)) parts.push(this.mergeGroup(covering, md, slice));
+    }
+    return parts.map((p) => `SELECT * FROM (${p})`).join(' UNION ALL BY NAME ');
   }
 
-  private mergeGroup(group: Source[], md: RegionMetadata): string {
-    const union = group.map((s) => this.select(s)).join(' UNION ALL ');
+  private mergeGroup(group: Source[], md: RegionMetadata, slice?: TimeSlice): string {
+    const union = group.map((s) => this.select(s, false, slice)).join(' UNION ALL ');
     if (md.options.append_mode) return union;
     if (group.length === 1) return `SELECT * FROM (${union}) WHERE ${OP_TYPE_COLUMN} = 1`;
     const key = [...md.primary_key, md.time_index].map((id) => quoteIdent(physicalName(id))).join(', ');
