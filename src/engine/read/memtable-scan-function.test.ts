@@ -26,3 +26,55 @@ test('filterRuns: key values keep matching series only; NULL keys never match; i
   assert.deepEqual(ranges({ keys: [{ keyIndex: 0, values: [] }] }), []);
   assert.deepEqual(ranges({ start: 2n, end: 3n, keys: [{ keyIndex: 0, values: ['a'] }] }), [[0, 1, 4]]);
 });
+
+test('tsdb_memtable_scan: the filter is applied run by run across chunks (keys, time bounds, none)', async (t) => {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');
+  const { OP_PUT } = await import('../batch/write-batch.js');
+  const { publishRuns, registerMemtableScan } = await import('./memtable-scan-function.js');
+  const md = {
+    region_id: '4398046511104',
+    schema_version: 0,
+    columns: [
+      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+      { column_id: 1, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+      { column_id: 2, name: 'v', type: 'Float64', semantic_type: 'field', nullable: true },
+    ],
+    primary_key: [0],
+    time_index: 1,
+    options: { append_mode: false, merge_mode: 'last_row' },
+  } as const;
+  const mt = new TimeSeriesMemtable(structuredClone(md) as never);
+  // 3,000 series × 5 rows (times 0..4): runs of 5 rows, chunks of 2,048 rows cut through runs.
+  const n = 15_000;
+  mt.write({
+    op: OP_PUT,
+    rowCount: n,
+    columns: new Map([
+      [0, { type: 'string', data: Array.from({ length: n }, (_, i) => `h${i % 3000}`) }],
+      [1, { type: 'int64', data: BigInt64Array.from({ length: n }, (_, i) => BigInt(Math.floor(i / 3000))) }],
+      [2, { type: 'float64', data: Float64Array.from({ length: n }, (_, i) => i) }],
+    ]) as never,
+  }, 1);
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  registerMemtableScan(conn);
+  t.after(() => {
+    conn.closeSync();
+    db.closeSync();
+  });
+  const count = async (filter: Parameters<typeof publishRuns>[3]) => {
+    const h = publishRuns(mt.metadata, mt.fields, mt.runs('last_row'), filter);
+    try {
+      const [row] = (await conn.runAndReadAll(`SELECT count(*), sum(c2), count(DISTINCT c0) FROM tsdb_memtable_scan('${h.id}')`)).getRows();
+      return row!.map(Number);
+    } finally {
+      h.dispose();
+    }
+  };
+  assert.deepEqual(await count({}), [n, (n * (n - 1)) / 2, 3000]);
+  assert.deepEqual(await count({ start: 1n, end: 3n }), [9000, [...Array(n).keys()].filter((i) => i >= 3000 && i < 12000).reduce((a, b) => a + b, 0), 3000]);
+  assert.deepEqual(await count({ keys: [{ keyIndex: 0, values: ['h7', 'h2999', 'nope'] }] }), [10, [7, 2999].reduce((a, h) => a + [0, 1, 2, 3, 4].reduce((b, k) => b + h + k * 3000, 0), 0), 2]);
+  assert.deepEqual(await count({ start: 4n, keys: [{ keyIndex: 0, values: ['h1'] }] }), [1, 12001, 1]);
+  assert.deepEqual(await count({ start: 5n }), [0, 0, 0]);
+});

@@ -6,9 +6,9 @@
  * snapshots are published under an id for the life of a scan.
  *
  * DuckDB pushes no filter into a C-API table function, so a scan's own filter (`RunFilter`: the
- * query's time range and primary-key values) is applied here, when the snapshot is published: only
- * the rows of matching series in the time range are handed to DuckDB (a point query on a 10,000-row
- * memtable filled 10,000 rows per query before).
+ * query's time range and primary-key values) is applied here, run by run as chunks are filled:
+ * only the rows of matching series in the time range are handed to DuckDB (a point query on a
+ * 10,000-row memtable filled 10,000 rows per query before).
  */
 import { randomUUID } from 'node:crypto';
 import { DuckDBTableFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
@@ -35,8 +35,9 @@ export type KeyFilterValue = string | bigint;
 
 interface Published {
   readonly filler: ChunkFiller;
-  /** Row ranges of the runs to read, in run order. */
-  readonly pieces: readonly Piece[];
+  /** The runs, in key order; the filter is applied run by run as chunks are filled. */
+  readonly runs: readonly SeriesRun[];
+  readonly filter: RunFilter;
 }
 
 const published = new Map<string, Published>();
@@ -77,36 +78,45 @@ function keyMatches(run: SeriesRun, keys: NonNullable<RunFilter['keys']>): boole
 }
 
 /**
- * The row ranges of `runs` (each sorted by time) that `filter` keeps. Called per scan for every
- * series of a memtable (100,000 and more): a run wholly inside the range is taken without a search.
+ * The rows `[start, end)` of one run (sorted by time) that `filter` keeps, into `out`; false when
+ * none. A run wholly inside the time range is taken without a search.
  */
-export function filterRuns(runs: readonly SeriesRun[], filter: RunFilter = {}): Piece[] {
-  const pieces: Piece[] = [];
+function rangeOf(run: SeriesRun, filter: RunFilter, out: { start: number; end: number }): boolean {
   const keys = filter.keys;
+  if (keys !== undefined && keys.length > 0 && !keyMatches(run, keys)) return false;
+  const ts = run.ts;
+  const n = ts.length;
+  if (n === 0) return false;
   const lo = filter.start;
   const hi = filter.end;
-  for (const run of runs) {
-    if (keys !== undefined && keys.length > 0 && !keyMatches(run, keys)) continue;
-    const ts = run.ts;
-    const n = ts.length;
-    if (n === 0) continue;
-    const start = lo === undefined || ts[0]! >= lo ? 0 : lowerBound(ts, lo);
-    const end = hi === undefined || ts[n - 1]! <= hi ? n : lowerBound(ts, hi + 1n);
-    if (end > start) pieces.push({ run, start, end });
-  }
+  out.start = lo === undefined || ts[0]! >= lo ? 0 : lowerBound(ts, lo);
+  out.end = hi === undefined || ts[n - 1]! <= hi ? n : lowerBound(ts, hi + 1n);
+  return out.end > out.start;
+}
+
+/** The row ranges of `runs` (each sorted by time) that `filter` keeps. */
+export function filterRuns(runs: readonly SeriesRun[], filter: RunFilter = {}): Piece[] {
+  const pieces: Piece[] = [];
+  const range = { start: 0, end: 0 };
+  for (const run of runs) if (rangeOf(run, filter, range)) pieces.push({ run, start: range.start, end: range.end });
   return pieces;
 }
 
-/** Makes the rows of `runs` that `filter` keeps readable as `tsdb_memtable_scan('<id>')` until `dispose`. */
-export function publishRuns(metadata: RegionMetadata, fields: readonly { column_id: number }[], runs: readonly SeriesRun[], filter?: RunFilter): { id: string; dispose(): void } {
+/**
+ * Makes the rows of `runs` that `filter` keeps readable as `tsdb_memtable_scan('<id>')` until
+ * `dispose`. Nothing is done per run here: a memtable of 100,000 series is filtered run by run as
+ * DuckDB asks for chunks, not in one block of the event loop when the query starts.
+ */
+export function publishRuns(metadata: RegionMetadata, fields: readonly { column_id: number }[], runs: readonly SeriesRun[], filter: RunFilter = {}): { id: string; dispose(): void } {
   const id = randomUUID();
-  published.set(id, { filler: new ChunkFiller(metadata, fields), pieces: filterRuns(runs, filter) });
+  published.set(id, { filler: new ChunkFiller(metadata, fields), runs, filter });
   return { id, dispose: () => published.delete(id) };
 }
 
 interface Cursor {
-  /** The piece being read, and the next row of it. */
-  piece: number;
+  /** The run being read; its rows `[row, end)` still to read (`end` < 0: not entered yet). */
+  run: number;
+  readonly range: { start: number; end: number };
   row: number;
   readonly pieces: Piece[];
   readonly columns: readonly number[];
@@ -128,11 +138,15 @@ export function registerMemtableScan(conn: DuckDBConnection): void {
       }
       for (const c of data.filler.columns) info.addResultColumn(c.name, c.duckdbType);
       info.setBindData(data);
-      info.setCardinality(data.pieces.reduce((n, p) => n + (p.end - p.start), 0), true);
+      // Exact without a filter; with one, an upper bound (the filter is applied while reading).
+      let rows = 0;
+      for (const r of data.runs) rows += r.ts.length;
+      const f = data.filter;
+      info.setCardinality(rows, f.start === undefined && f.end === undefined && (f.keys === undefined || f.keys.length === 0));
     },
     initFunction: (info) => {
       const data = info.bindData as Published;
-      const cursor: Cursor = { piece: 0, row: data.pieces[0]?.start ?? 0, pieces: [], columns: info.getColumnIndexes(), data };
+      const cursor: Cursor = { run: 0, range: { start: 0, end: -1 }, row: 0, pieces: [], columns: info.getColumnIndexes(), data };
       info.setInitData(cursor);
       // One thread: chunks come out in run order, which is key order.
       info.setMaxThreads(1);
@@ -141,18 +155,27 @@ export function registerMemtableScan(conn: DuckDBConnection): void {
       const cur = info.initData as Cursor;
       cur.pieces.length = 0;
       let rows = 0;
-      const pieces = cur.data.pieces;
-      while (rows < CHUNK_ROWS && cur.piece < pieces.length) {
-        const p = pieces[cur.piece]!;
-        const take = Math.min(CHUNK_ROWS - rows, p.end - cur.row);
+      const { runs, filter } = cur.data;
+      const range = cur.range;
+      while (rows < CHUNK_ROWS && cur.run < runs.length) {
+        const run = runs[cur.run]!;
+        if (range.end < 0) {
+          if (!rangeOf(run, filter, range)) {
+            cur.run++;
+            range.end = -1;
+            continue;
+          }
+          cur.row = range.start;
+        }
+        const take = Math.min(CHUNK_ROWS - rows, range.end - cur.row);
         if (take > 0) {
-          cur.pieces.push({ run: p.run, start: cur.row, end: cur.row + take });
+          cur.pieces.push({ run, start: cur.row, end: cur.row + take });
           rows += take;
           cur.row += take;
         }
-        if (cur.row >= p.end) {
-          cur.piece++;
-          cur.row = pieces[cur.piece]?.start ?? 0;
+        if (cur.row >= range.end) {
+          cur.run++;
+          range.end = -1;
         }
       }
       if (rows === 0) {
