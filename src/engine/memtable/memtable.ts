@@ -14,6 +14,8 @@ export interface SeriesRun {
   /** Primary key values, in key order. */
   readonly key: readonly PkValue[];
   readonly ts: BigInt64Array;
+  /** `ts` as 32-bit words (low, high), when the memtable has them: at least 2 × ts.length long. */
+  readonly tsWords?: Int32Array;
   readonly seq: Float64Array;
   readonly op: Uint8Array;
   /** One vector per field, in the order of `Memtable.fields`. */

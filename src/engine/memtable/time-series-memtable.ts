@@ -260,6 +260,7 @@ export class TimeSeriesMemtable extends MemtableBase {
     return (s.run = {
       key: s.key,
       ts: s.ts.data.subarray(0, n),
+      tsWords: s.tsWords,
       seq: s.seq.data.subarray(0, n),
       op: s.op.data.subarray(0, n),
       fields: s.fields.map((b) => b.prefix(n)),

@@ -78,3 +78,46 @@ test('tsdb_memtable_scan: the filter is applied run by run across chunks (keys, 
   assert.deepEqual(await count({ start: 4n, keys: [{ keyIndex: 0, values: ['h1'] }] }), [1, 12001, 1]);
   assert.deepEqual(await count({ start: 5n }), [0, 0, 0]);
 });
+
+test('tsdb_memtable_scan: short pieces copy times below zero and beyond 32 bits, and sequences beyond 32 bits, exactly', async (t) => {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');
+  const { OP_PUT } = await import('../batch/write-batch.js');
+  const { publishRuns, registerMemtableScan } = await import('./memtable-scan-function.js');
+  const mt = new TimeSeriesMemtable({
+    region_id: '4398046511104',
+    schema_version: 0,
+    columns: [
+      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+      { column_id: 1, name: 'ts', type: 'TimestampNanosecond', semantic_type: 'timestamp', nullable: false },
+      { column_id: 2, name: 'v', type: 'Int64', semantic_type: 'field', nullable: true },
+    ],
+    primary_key: [0],
+    time_index: 1,
+    options: { append_mode: false, merge_mode: 'last_row' },
+  });
+  const times = [-(2n ** 62n), -(2n ** 32n) - 1n, -1n, 0n, 2n ** 31n, 2n ** 32n + 5n, 1_700_000_000_123_456_789n];
+  const hosts = 50;
+  const n = hosts * times.length;
+  const firstSeq = 2 ** 40 + 3;
+  mt.write({
+    op: OP_PUT,
+    rowCount: n,
+    columns: new Map([
+      [0, { type: 'string', data: Array.from({ length: n }, (_, i) => `h${i % hosts}`) }],
+      [1, { type: 'int64', data: BigInt64Array.from({ length: n }, (_, i) => times[Math.floor(i / hosts)]!) }],
+      [2, { type: 'int64', data: BigInt64Array.from({ length: n }, (_, i) => BigInt(i) - 2n ** 40n) }],
+    ]) as never,
+  }, firstSeq);
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  registerMemtableScan(conn);
+  const h = publishRuns(mt.metadata, mt.fields, mt.runs('last_row'));
+  t.after(() => {
+    h.dispose();
+    conn.closeSync();
+    db.closeSync();
+  });
+  const got = (await conn.runAndReadAll(`SELECT c0, epoch_ns(c1), c2, __sequence FROM tsdb_memtable_scan('${h.id}') WHERE c0 = 'h7' ORDER BY c1`)).getRows();
+  assert.deepEqual(got, times.map((ts, k) => ['h7', ts, BigInt(k * hosts + 7) - 2n ** 40n, BigInt(firstSeq + k * hosts + 7)]));
+});

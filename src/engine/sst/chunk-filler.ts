@@ -67,6 +67,8 @@ export class ChunkFiller {
   readonly columns: readonly SstColumn[];
   private readonly sources: readonly Source[];
   private readonly scratch: readonly Physical[];
+  /** 64-bit scratch columns as 32-bit words, made on first use. */
+  private readonly scratchWords: Array<Int32Array | undefined> = [];
   private readonly validity = new Uint32Array(CHUNK_ROWS / 32);
   /** Inlined `duckdb_string_t`s of a chunk's tag column, and one value being encoded. */
   private inlined: Uint8Array | undefined;
@@ -147,15 +149,26 @@ export class ChunkFiller {
         for (const p of pieces) {
           const n = p.end - p.start;
           switch (source.kind) {
-            case 'ts':
-              (dst as BigInt64Array).set(p.run.ts.subarray(p.start, p.end), at);
+            case 'ts': {
+              const words = p.run.tsWords;
+              if (n < SHORT_PIECE && words !== undefined) {
+                // Word by word: no view and no BigInt made per piece (a piece is often a few rows).
+                const d = this.words(c, dst);
+                for (let i = 2 * p.start, j = 2 * at, end = 2 * p.end; i < end; i++, j++) d[j] = words[i]!;
+              } else (dst as BigInt64Array).set(p.run.ts.subarray(p.start, p.end), at);
               break;
+            }
             case 'op':
-              (dst as Uint8Array).set(p.run.op.subarray(p.start, p.end), at);
+              copyRange(p.run.op, p.start, n, dst, at);
               break;
             case 'seq': {
-              const d = dst as BigUint64Array;
-              for (let i = 0; i < n; i++) d[at + i] = BigInt(p.run.seq[p.start + i]!);
+              // Sequences are integers below 2^53: written as two 32-bit words, no BigInt per row.
+              const d = this.words(c, dst);
+              for (let i = 0; i < n; i++) {
+                const v = p.run.seq[p.start + i]!;
+                d[2 * (at + i)] = v % 0x1_0000_0000 | 0;
+                d[2 * (at + i) + 1] = Math.floor(v / 0x1_0000_0000);
+              }
               break;
             }
             case 'tag': {
@@ -183,6 +196,10 @@ export class ChunkFiller {
     chunk.rowCount = rows;
     return rows;
   }
+  private words(c: number, dst: Physical): Int32Array {
+    return (this.scratchWords[c] ??= new Int32Array(dst.buffer, dst.byteOffset, dst.length * 2));
+  }
+
   /**
    * A string tag column: each piece's one value, inlined into the scratch entries when it fits
    * (one copy for the chunk), else assigned row by row after the copy.
@@ -227,9 +244,20 @@ function copyField(v: Vector, start: number, n: number, dst: Physical, at: numbe
   const valid = v.valid;
   if (valid !== undefined) for (let i = 0; i < n; i++) if (valid[start + i] === 0) setNull(at + i);
   const src = v.data;
-  if (src.constructor === dst.constructor) {
+  if (src.constructor === dst.constructor) return copyRange(src as Physical, start, n, dst, at);
+  for (let i = 0; i < n; i++) writeValue(dst, at + i, src[start + i]!);
+}
+
+/** Pieces shorter than this are copied value by value (a view per piece costs more). */
+const SHORT_PIECE = 64;
+
+/** `n` values of `src` from `start` into `dst` at `at` (arrays of the same kind). */
+function copyRange(src: Physical, start: number, n: number, dst: Physical, at: number): void {
+  if (n >= SHORT_PIECE || src instanceof BigInt64Array || src instanceof BigUint64Array) {
     (dst as Float64Array).set((src as Float64Array).subarray(start, start + n), at);
     return;
   }
-  for (let i = 0; i < n; i++) writeValue(dst, at + i, src[start + i]!);
+  const d = dst as Float64Array;
+  const sv = src as Float64Array;
+  for (let i = 0; i < n; i++) d[at + i] = sv[start + i]!;
 }
