@@ -100,3 +100,16 @@ test("a streamed query's parse error is still a syntax error (node-api wraps it)
   assert.equal(err.code, StatusCode.InvalidSyntax);
   assert.match(err.message, /^Invalid SQL syntax: sql parser error: syntax error at or near "\("/);
 });
+
+test('NULL strings count as empty cells: the unwritten string records of a join’s NULLs are not read as lengths', async (t) => {
+  const conn = await connect(t);
+  // A LEFT JOIN's unmatched rows leave their 16-byte string records as they were (the old code read
+  // terabytes there); only the 2,731 matched rows carry 50 characters.
+  const sql =
+    "SELECT b.s FROM range(8192) a(i) LEFT JOIN (SELECT i, repeat('q', 50) s FROM range(8192) t(i) WHERE i < 2048 OR i % 3 = 0) b ON a.i = b.i ORDER BY a.i";
+  const matched = 2048 + Math.floor((8191 - 2049) / 3) + 1;
+  const bytes = 8192 * (ROW_BYTES + CELL_BYTES) + matched * 50;
+  const result = await readResult(conn, sql, { maxRows: 0, maxBytes: bytes });
+  assert.equal(result.rows.filter((r) => r[0] !== null).length, matched);
+  await assert.rejects(readResult(conn, sql, { maxRows: 0, maxBytes: bytes - 1 }), exhausted(/query\.max_result_bytes/));
+});

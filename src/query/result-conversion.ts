@@ -150,15 +150,16 @@ function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
 
 /**
  * Bytes of the strings (VARCHAR) or blobs (BLOB) of a vector's first `n` items, read from DuckDB's
- * 16-byte string records (length first) without making JS values of them — so that a
+ * 16-byte string records (length first; NULL items skipped) without making JS values of them — so that a
  * 2 GB string is refused before it is copied. Undefined when the vector is of another kind.
  */
 function textBytes(vector: unknown, n: number): number | undefined {
   if (!(vector instanceof DuckDBVarCharVector || vector instanceof DuckDBBlobVector)) return undefined;
-  const view = (vector as unknown as { dataView?: unknown }).dataView;
-  if (!(view instanceof DataView) || view.byteLength < n * 16) return undefined;
+  const { dataView: view, validity } = vector as unknown as { dataView?: unknown; validity?: { itemValid?(i: number): boolean } };
+  if (!(view instanceof DataView) || view.byteLength < n * 16 || typeof validity?.itemValid !== 'function') return undefined;
   let bytes = 0;
-  for (let i = 0; i < n; i++) bytes += view.getUint32(i * 16, true);
+  // A NULL item's record is not written: its length field holds whatever was there.
+  for (let i = 0; i < n; i++) if (validity.itemValid(i)) bytes += view.getUint32(i * 16, true);
   // A blob's cell is an array of numbers, one per byte.
   return vector instanceof DuckDBBlobVector ? bytes * CELL_BYTES : bytes;
 }
