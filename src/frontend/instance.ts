@@ -19,7 +19,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { isValidTimeZone, type TimeUnit } from '../common/time/timestamp.js';
 import { timeUnitOf } from '../engine/region/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
-import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
+import { isQueryMemoryExhausted, runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
 import { KeyedMutex } from '../common/sync/keyed-mutex.js';
@@ -483,7 +483,14 @@ export class FrontendInstance {
     try {
       if (this.stopping) throw shuttingDown();
       signal?.throwIfAborted();
-      return await runQuery(conn, sql, ctx, explain);
+      try {
+        return await runQuery(conn, sql, ctx, explain);
+      } catch (err) {
+        // The pool of query memory used up while older queries ran (`QueryGate.waitForOlder`): once
+        // they are gone, run again.
+        if (this.stopping || watched?.reason() !== undefined || !isQueryMemoryExhausted(err) || !(await this.budget.gate.waitForOlder(release, signal))) throw err;
+        return await runQuery(conn, sql, ctx, explain);
+      }
     } catch (err) {
       if (this.stopping) throw shuttingDown(err);
       throw watched?.reason() ?? err;

@@ -80,3 +80,26 @@ test('limit 0 admits every query', async () => {
   for (const r of releases) r();
   assert.equal(gate.stats().running, 0);
 });
+
+test('waitForOlder: a query waits for the queries admitted before it, never for younger ones; false when none is older', async () => {
+  const gate = new QueryGate(0, 0);
+  const first = await gate.acquire();
+  const second = await gate.acquire();
+  const third = await gate.acquire();
+  assert.equal(await gate.waitForOlder(first), false);
+  let waited = false;
+  const waiting = gate.waitForOlder(third).then((r) => ((waited = true), r));
+  first();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(waited, false, 'the second is still running');
+  second();
+  assert.equal(await waiting, true);
+  // An abort ends the wait with its reason.
+  const fourth = await gate.acquire();
+  const abort = new AbortController();
+  const pending = gate.waitForOlder(fourth, abort.signal);
+  abort.abort(new Error('gone'));
+  await assert.rejects(pending, /gone/);
+  third();
+  fourth();
+});

@@ -30,6 +30,10 @@ interface Waiter {
 export class QueryGate {
   private running = 0;
   private readonly queue: Waiter[] = [];
+  /** Admission order of the queries holding a slot, and the promise each one's release settles. */
+  private nextSeq = 0;
+  private readonly seqOf = new WeakMap<() => void, number>();
+  private readonly live = new Map<number, { readonly ended: Promise<void>; readonly end: () => void }>();
 
   /** `limit` 0: no limit; `timeoutMs` 0: a query waits until its signal aborts. */
   constructor(
@@ -85,13 +89,45 @@ export class QueryGate {
     return this.releaser();
   }
 
+  /**
+   * Waits until every query admitted before the one holding `release` has ended; false at once when
+   * none runs. The memory of queries is one pool (DuckDB has no limit per query): a query that
+   * finds it used up by older ones — a runaway meeting its budget — runs again once they are gone
+   * instead of failing with them. Only older ones are awaited, so two such queries never wait for
+   * each other. Ends early with the signal's reason.
+   */
+  async waitForOlder(release: () => void, signal?: AbortSignal): Promise<boolean> {
+    const seq = this.seqOf.get(release);
+    if (seq === undefined) return false;
+    const older = [...this.live].filter(([s]) => s < seq).map(([, q]) => q.ended);
+    if (older.length === 0) return false;
+    signal?.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal!.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void Promise.all(older).then(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+    return true;
+  }
+
   private releaser(): () => void {
     let released = false;
-    return () => {
+    const seq = this.nextSeq++;
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    this.live.set(seq, { ended, end });
+    const release = () => {
       if (released) return;
       released = true;
+      this.live.delete(seq);
+      end();
       this.running--;
       this.queue[0]?.grant();
     };
+    this.seqOf.set(release, seq);
+    return release;
   }
 }

@@ -125,6 +125,13 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
  * Only the first line of DuckDB's message is kept (the rest points into rewritten SQL), with the
  * names of scan views put back to the tables they stand for.
  */
+const MEMORY_EXHAUSTED = 'Resources exhausted: the memory of queries (query.memory_pool_size) is used up and this query could not spill:';
+
+/** Whether `err` is DuckDB's pool of query memory used up (not a limit of the query's own). */
+export function isQueryMemoryExhausted(err: unknown): boolean {
+  return err instanceof TsdbError && err.code === StatusCode.RuntimeResourcesExhausted && err.message.startsWith(MEMORY_EXHAUSTED);
+}
+
 export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = new Map()): TsdbError {
   if (err instanceof TsdbError) return err;
   // A streamed query's parse error comes wrapped by @duckdb/node-api (`DuckDBConnection.stream`).
@@ -136,7 +143,7 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
   const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
   if (kind === 'Out of Memory') {
-    return new TsdbError(StatusCode.RuntimeResourcesExhausted, `Resources exhausted: the memory of queries (query.memory_pool_size) is used up and this query could not spill: ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
+    return new TsdbError(StatusCode.RuntimeResourcesExhausted, `${MEMORY_EXHAUSTED} ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
   }
   return new TsdbError((kind !== undefined && DUCKDB_ERROR_CODES.get(kind)) || StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
 }
