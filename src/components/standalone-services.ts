@@ -23,6 +23,13 @@ import { createObjectStore, storageProviders } from '../storage/create-object-st
 import { OpendalObjectStore } from '../storage/opendal-object-store.js';
 import type { ComponentServices } from './component.js';
 
+/** The time limit of a statement: the client's own (`requested`, 0 or undefined: none) within `query.timeout` (0: none). */
+export function statementTimeout(requested: number | undefined, limit: number): number {
+  const own = requested !== undefined && requested > 0 ? requested : 0;
+  if (limit <= 0) return own;
+  return own > 0 ? Math.min(own, limit) : limit;
+}
+
 export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
@@ -74,7 +81,7 @@ export class StandaloneServices implements ComponentServices {
         executeSql: (sql, ctx) =>
           frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol), {
             ...(ctx.signal !== undefined && { signal: ctx.signal }),
-            ...(ctx.timeoutMs !== undefined && { timeoutMs: ctx.timeoutMs }),
+            ...(statementTimeout(ctx.timeoutMs, c.query.timeout) > 0 && { timeoutMs: statementTimeout(ctx.timeoutMs, c.query.timeout) }),
             ...(ctx.client !== undefined && { address: ctx.client }),
             ...(ctx.connectionId !== undefined && { connectionId: ctx.connectionId }),
           }),

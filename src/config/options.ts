@@ -401,6 +401,10 @@ const query = section('Query execution (README: "Query budgets").', {
     doc: 'Bytes one result may take in the server\'s memory (an estimate: per row, per cell, and the length of strings); a larger result fails with "resources exhausted" (6000) once it passes the limit, before the rest is read. `0` = no limit.',
     default: 256 * MIB,
   }),
+  timeout: duration({
+    doc: 'Longest a statement may run on any protocol when its client sets no shorter limit (http.timeout or x-tsdb-timeout, MySQL max_execution_time, PostgreSQL statement_timeout); past it the statement stops with "deadline exceeded" (1008). Bounds what a MySQL or PostgreSQL session without a limit of its own can hold. `0s` = no limit.',
+    default: 30 * 60_000,
+  }),
 });
 
 /** What a frontend serves, in a standalone server too: sessions and the protocol servers. */

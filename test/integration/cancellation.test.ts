@@ -285,3 +285,38 @@ test('with authentication, a user sees and kills only their own statements', asy
   assert.equal(byAlice.status, 200);
   assert.equal(((await running) as { errno?: number }).errno, 1317);
 });
+
+test('query.timeout bounds statements whose client sets no shorter limit: MySQL and PostgreSQL sessions, HTTP', async (t) => {
+  const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env: { TSDB_STANDALONE__QUERY__TIMEOUT: '2s' } });
+  const within = (ms: number, what: string) => assert.ok(ms >= 1500 && ms < 2000 + SETTLE_MS, `${what}: ended after ${ms} ms`);
+
+  // MySQL without max_execution_time.
+  const { host, port } = hostPort(s.mysql!);
+  const my = await mysql.createConnection({ host, port, user: 'tsdb' });
+  t.after(() => my.end().catch(() => {}));
+  let started = Date.now();
+  await assert.rejects(my.query(RUNAWAY), (e: { message?: string }) => /exceeded its time limit of 2s/.test(e.message ?? ''));
+  within(Date.now() - started, 'MySQL');
+  await assertIdle(s.baseUrl, 'after the MySQL statement');
+
+  // PostgreSQL: statement_timeout 0 leaves query.timeout; a shorter statement_timeout wins.
+  const pgAddr = hostPort(s.postgres!);
+  const c = new pg.Client({ host: pgAddr.host, port: pgAddr.port, user: 'tsdb', database: 'public' });
+  c.on('error', () => {});
+  await c.connect();
+  t.after(() => c.end());
+  started = Date.now();
+  await assert.rejects(c.query(RUNAWAY), (e: { message?: string }) => /time limit of 2s|statement timeout/.test(e.message ?? ''));
+  within(Date.now() - started, 'PostgreSQL');
+  await c.query(`SET statement_timeout = '300ms'`);
+  started = Date.now();
+  await assert.rejects(c.query(RUNAWAY), (e: { code?: string }) => e.code === '57014');
+  assert.ok(Date.now() - started < 1500, `statement_timeout 300ms: ended after ${Date.now() - started} ms`);
+  await assertIdle(s.baseUrl, 'after the PostgreSQL statements');
+
+  // HTTP: http.timeout (30 s by default) is longer; query.timeout ends the statement first.
+  const res = await httpSql(s.baseUrl, RUNAWAY);
+  assert.equal(res.json.code, 1008, JSON.stringify(res.json));
+  within(res.ms, 'HTTP');
+  await assertIdle(s.baseUrl, 'after the HTTP statement');
+});
