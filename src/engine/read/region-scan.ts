@@ -96,6 +96,9 @@ function keyFilterKind(c: ColumnMetadata): 'string' | 'bigint' | undefined {
   return INTEGER_TYPES.has(c.type) ? 'bigint' : undefined;
 }
 
+/** Most slices a group of overlapping sources is merged in (`timeSlices`); more: merged whole. */
+export const MAX_TIME_SLICES = 8;
+
 /** Times `[lo, hiExclusive)` (time index unit): the part of sources one merge covers. */
 export interface TimeSlice {
   readonly lo: bigint;
@@ -311,8 +314,11 @@ export class RegionScan {
     // By name: a merged last_non_null group lists its columns in another order.
     const parts: string[] = [];
     for (const g of groups) {
-      if (g.length === 1 || md.options.append_mode) parts.push(this.mergeGroup(g, md));
-      else for (const { slice, sources: covering } of timeSlices(g)) parts.push(this.mergeGroup(covering, md, slice));
+      const slices = g.length === 1 || md.options.append_mode ? [] : timeSlices(g);
+      // Staircase overlaps of many files (backfill, late data) make ~2 slices a file, each reading
+      // its sources again: past a few, the group is merged whole.
+      if (slices.length === 0 || slices.length > MAX_TIME_SLICES) parts.push(this.mergeGroup(g, md));
+      else for (const { slice, sources: covering } of slices) parts.push(this.mergeGroup(covering, md, slice));
     }
     return parts.map((p) => `SELECT * FROM (${p})`).join(' UNION ALL BY NAME ');
   }
