@@ -78,13 +78,15 @@ export class StandaloneServices implements ComponentServices {
     const users = this.users;
     return {
       sql: {
-        executeSql: (sql, ctx) =>
-          frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol), {
+        executeSql: (sql, ctx) => {
+          const timeoutMs = statementTimeout(ctx.timeoutMs, c.query.timeout);
+          return frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol), {
             ...(ctx.signal !== undefined && { signal: ctx.signal }),
-            ...(statementTimeout(ctx.timeoutMs, c.query.timeout) > 0 && { timeoutMs: statementTimeout(ctx.timeoutMs, c.query.timeout) }),
+            ...(timeoutMs > 0 && { timeoutMs }),
             ...(ctx.client !== undefined && { address: ctx.client }),
             ...(ctx.connectionId !== undefined && { connectionId: ctx.connectionId }),
-          }),
+          });
+        },
         cancelConnection: (protocol, id, why, ctx) => frontend.processes.killConnection(protocol, id, why, ctx?.user),
         databaseExists: async (db) => (await catalog.database(db)) !== undefined,
         tables: (ctx, names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names),

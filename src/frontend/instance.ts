@@ -27,7 +27,7 @@ import { checkPermission, type AccessKind } from './auth/permission.js';
 import { Ingester, schemaLockKey } from './ingest.js';
 import { isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION } from './metric-engine.js';
 import { MetricTables } from './metric-tables.js';
-import { unlimitedBudget, type QueryBudget } from './query-gate.js';
+import { unlimitedBudget, untilDoneOrAborted, type QueryBudget } from './query-gate.js';
 import { ProcessList } from './process-list.js';
 import { processRows, showProcessList } from './statement/process-list.js';
 import { startStatements, type StatementControl } from './statement-control.js';
@@ -406,7 +406,7 @@ export class FrontendInstance {
     const { explain, rows, wrap, lists } = opts;
     const signal = session.signal;
     signal?.throwIfAborted();
-    const release = await this.budget.gate.acquire(signal);
+    let release = await this.budget.gate.acquire(signal);
     const conn = await this.takeConnection().catch((err: unknown) => {
       release();
       throw err;
@@ -479,26 +479,40 @@ export class FrontendInstance {
         };
       },
     };
-    const watched = this.budget.spill?.track(conn);
+    let watched = this.budget.spill?.track(conn);
+    let failed = false;
     try {
       if (this.stopping) throw shuttingDown();
       signal?.throwIfAborted();
       try {
         return await runQuery(conn, sql, ctx, explain);
       } catch (err) {
-        // The pool of query memory used up while older queries ran (`QueryGate.waitForOlder`): once
-        // they are gone, run again.
-        if (this.stopping || watched?.reason() !== undefined || !isQueryMemoryExhausted(err) || !(await this.budget.gate.waitForOlder(release, signal))) throw err;
+        // The pool of query memory used up by older queries (`QueryGate.older`): without holding a
+        // slot or being watched meanwhile, wait for them to end, then run once more.
+        const older = this.stopping || watched?.reason() !== undefined || !isQueryMemoryExhausted(err) ? undefined : this.budget.gate.older(release);
+        if (older === undefined) throw err;
+        watched?.done();
+        watched = undefined;
+        release();
+        await untilDoneOrAborted(older, signal);
+        release = await this.budget.gate.acquire(signal);
+        watched = this.budget.spill?.track(conn);
         return await runQuery(conn, sql, ctx, explain);
       }
     } catch (err) {
+      failed = true;
       if (this.stopping) throw shuttingDown(err);
       throw watched?.reason() ?? err;
     } finally {
       watched?.done();
       signal?.removeEventListener('abort', interrupt);
       if (again !== undefined) clearInterval(again);
-      this.giveBack(conn);
+      // A failed query may leave DuckDB state behind on its connection (a result stopped by a limit
+      // keeps its sort runs, hash tables and spill files until the connection's next query): closed.
+      if (failed) {
+        this.busy.delete(conn);
+        conn.closeSync();
+      } else this.giveBack(conn);
       release();
     }
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { QueryGate } from './query-gate.js';
+import { QueryGate, untilDoneOrAborted } from './query-gate.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -81,23 +81,25 @@ test('limit 0 admits every query', async () => {
   assert.equal(gate.stats().running, 0);
 });
 
-test('waitForOlder: a query waits for the queries admitted before it, never for younger ones; false when none is older', async () => {
+test('older: the end of the queries admitted before one, never of younger ones; undefined when none is older', async () => {
   const gate = new QueryGate(0, 0);
   const first = await gate.acquire();
   const second = await gate.acquire();
   const third = await gate.acquire();
-  assert.equal(await gate.waitForOlder(first), false);
-  let waited = false;
-  const waiting = gate.waitForOlder(third).then((r) => ((waited = true), r));
+  assert.equal(gate.older(first), undefined);
+  let ended = false;
+  const older = gate.older(third)!;
+  void older.then(() => (ended = true));
   first();
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(waited, false, 'the second is still running');
+  await tick();
+  assert.equal(ended, false, 'the second is still running');
   second();
-  assert.equal(await waiting, true);
-  // An abort ends the wait with its reason.
+  await older;
+  assert.equal(ended, true);
+  // A wait ends early with the abort's reason.
   const fourth = await gate.acquire();
   const abort = new AbortController();
-  const pending = gate.waitForOlder(fourth, abort.signal);
+  const pending = untilDoneOrAborted(gate.older(fourth)!, abort.signal);
   abort.abort(new Error('gone'));
   await assert.rejects(pending, /gone/);
   third();

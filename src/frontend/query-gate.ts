@@ -7,7 +7,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { formatDuration, type Millis } from '../common/time/duration.js';
+import { formatDuration, timerDelay, type Millis } from '../common/time/duration.js';
 import { NO_RESULT_LIMITS, type ResultLimits } from '../query/resource-limits.js';
 import type { SpillWatchdog } from './spill-watchdog.js';
 
@@ -83,34 +83,24 @@ export class QueryGate {
               `Too many concurrent queries: waited ${formatDuration(this.timeoutMs)} (concurrent_query_limiter_timeout) for one of the ${this.limit} query slots (max_concurrent_queries); try again later`,
             ),
           );
-        }, this.timeoutMs);
+        }, timerDelay(this.timeoutMs));
       }
     });
     return this.releaser();
   }
 
   /**
-   * Waits until every query admitted before the one holding `release` has ended; false at once when
-   * none runs. The memory of queries is one pool (DuckDB has no limit per query): a query that
-   * finds it used up by older ones — a runaway meeting its budget — runs again once they are gone
-   * instead of failing with them. Only older ones are awaited, so two such queries never wait for
-   * each other. Ends early with the signal's reason.
+   * The end of every query admitted before the one holding `release`; undefined when none runs.
+   * The memory of queries is one pool (DuckDB has no limit per query): a query that finds it used
+   * up by older ones — a runaway meeting its budget — gives back its slot, waits for them, and runs
+   * once more instead of failing with them. Only older ones are awaited, so two such queries never
+   * wait for each other, and the oldest fails at once.
    */
-  async waitForOlder(release: () => void, signal?: AbortSignal): Promise<boolean> {
+  older(release: () => void): Promise<void> | undefined {
     const seq = this.seqOf.get(release);
-    if (seq === undefined) return false;
+    if (seq === undefined) return undefined;
     const older = [...this.live].filter(([s]) => s < seq).map(([, q]) => q.ended);
-    if (older.length === 0) return false;
-    signal?.throwIfAborted();
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal!.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      void Promise.all(older).then(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
-    });
-    return true;
+    return older.length === 0 ? undefined : Promise.all(older).then(() => undefined);
   }
 
   private releaser(): () => void {
@@ -130,4 +120,18 @@ export class QueryGate {
     this.seqOf.set(release, seq);
     return release;
   }
+}
+
+/** Waits for `done`, or fails with the signal's reason when it aborts first. */
+export async function untilDoneOrAborted(done: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (signal === undefined) return done;
+  signal.throwIfAborted();
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void done.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }

@@ -74,10 +74,17 @@ export class SpillWatchdog {
   }
 
   private check(): void {
+    // A query stopped and still running is interrupted again (an interrupt that comes between two
+    // DuckDB calls is lost), and no other is stopped until it has ended and freed its spill.
+    const stopping = this.running.find((r) => r.reason !== undefined);
+    if (stopping !== undefined) {
+      stopping.conn.interrupt();
+      return;
+    }
     const bytes = this.spilled();
     if (bytes <= this.maxBytes) return;
     // One query at a time, the longest-running first; the next check sees what that freed.
-    const victim = this.running.find((r) => r.reason === undefined);
+    const victim = this.running[0];
     if (victim === undefined) return;
     victim.reason = new TsdbError(
       StatusCode.RuntimeResourcesExhausted,

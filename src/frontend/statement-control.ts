@@ -7,7 +7,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { formatDuration } from '../common/time/duration.js';
+import { formatDuration, timerDelay } from '../common/time/duration.js';
 import { cancelledError, type ProcessList } from './process-list.js';
 import type { Session } from './session.js';
 
@@ -52,7 +52,7 @@ export function startStatements(processes: ProcessList, session: Session, query:
     if (outer.aborted) onOuter();
     else outer.addEventListener('abort', onOuter, { once: true });
   }
-  const timer = timeoutMs !== undefined && timeoutMs > 0 ? setTimeout(() => controller.abort(deadlineError(timeoutMs)), timeoutMs) : undefined;
+  const timer = timeoutMs !== undefined && timeoutMs > 0 ? setTimeout(() => controller.abort(deadlineError(timeoutMs)), timerDelay(timeoutMs)) : undefined;
   timer?.unref();
   const entry = processes.begin(
     {

@@ -314,6 +314,10 @@ test('query.timeout bounds statements whose client sets no shorter limit: MySQL 
   assert.ok(Date.now() - started < 1500, `statement_timeout 300ms: ended after ${Date.now() - started} ms`);
   await assertIdle(s.baseUrl, 'after the PostgreSQL statements');
 
+  // A limit longer than a timer can hold (2^31 ms, ~24.8 days) is no instant timeout.
+  const long = await httpSql(s.baseUrl, "SELECT count(*) FROM range(3000000) a, range(3) b", { 'x-tsdb-timeout': '30d' });
+  assert.equal(long.status, 200, JSON.stringify(long.json));
+
   // HTTP: http.timeout (30 s by default) is longer; query.timeout ends the statement first.
   const res = await httpSql(s.baseUrl, RUNAWAY);
   assert.equal(res.json.code, 1008, JSON.stringify(res.json));

@@ -45,3 +45,10 @@ test('formats durations the way they are written and round-trips', () => {
     assert.equal(parseDuration(text), ms);
   }
 });
+
+test('timerDelay keeps a delay within what setTimeout holds', async () => {
+  const { timerDelay, MAX_TIMER_DELAY } = await import('./duration.js');
+  assert.equal(timerDelay(1500), 1500);
+  assert.equal(timerDelay(30 * 86_400_000), MAX_TIMER_DELAY);
+  assert.equal(MAX_TIMER_DELAY, 2 ** 31 - 1);
+});

@@ -92,3 +92,11 @@ export function formatDuration(ms: Millis): string {
   }
   return out;
 }
+
+/** The longest delay `setTimeout` keeps (a longer one fires after 1 ms): about 24.8 days. */
+export const MAX_TIMER_DELAY: Millis = 2 ** 31 - 1;
+
+/** `ms` as a `setTimeout` delay: at most MAX_TIMER_DELAY, so that a long limit does not fire at once. */
+export function timerDelay(ms: Millis): Millis {
+  return Math.min(ms, MAX_TIMER_DELAY);
+}

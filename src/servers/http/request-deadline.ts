@@ -14,7 +14,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { formatDuration, parseDuration, type Millis } from '../../common/time/duration.js';
+import { formatDuration, parseDuration, timerDelay, type Millis } from '../../common/time/duration.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,7 +72,7 @@ export function installRequestDeadline(
         // An answer already streaming cannot become an error: the connection is closed instead.
         if (reply.raw.headersSent) reply.raw.destroy(err);
         else expire(req, reply, err);
-      }, timeout);
+      }, timerDelay(timeout));
     }
     reply.raw.once('close', () => {
       if (timer !== undefined) clearTimeout(timer);
