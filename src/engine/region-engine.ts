@@ -246,7 +246,7 @@ export class RegionEngine {
   flushRegion(id: RegionId): Promise<FileMeta[]> {
     const region = this.region(id);
     return this.jobs.run(() => withStorageErrors(() => region.flush(this.connect)), `flush ${id}`).then((files) => {
-      processHealth.clear(FLUSH_HEALTH_KEY);
+      processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
       // A flush adds a file: its time window may be due for a compaction.
       if (files.length > 0 && this.opts.compactAfterFlush !== false) {
         this.compactRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id) }, 'background compaction failed'));
@@ -266,7 +266,7 @@ export class RegionEngine {
     if (!this.regions.has(id)) return;
     this.flushRegion(id).catch((err: unknown) => {
       // The rows stay in the memtable and the WAL; the next flush of the region retries them.
-      processHealth.set(FLUSH_HEALTH_KEY, 'flush', `background flushes fail (${(err as Error).message}); the rows stay in memory and in the WAL until a flush succeeds`);
+      processHealth.set(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`, 'flush', `background flushes of region ${formatRegionId(id)} fail (${(err as Error).message}); the rows stay in memory and in the WAL until a flush succeeds`);
       this.ctx.logger.error({ err, region: formatRegionId(id), reason }, 'background flush failed');
     });
   }
@@ -307,6 +307,7 @@ export class RegionEngine {
     const r = this.regions.get(id);
     if (r === undefined) return;
     this.regions.delete(id);
+    processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
     await r.close();
   }
 
@@ -314,6 +315,7 @@ export class RegionEngine {
     const r = this.region(id);
     await withStorageErrors(() => r.drop());
     this.regions.delete(id);
+    processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
   }
 
   /** Deletes WAL segments every region has flushed (every `wal.purge_interval`). */
