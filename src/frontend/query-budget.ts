@@ -6,6 +6,8 @@
 import { totalmem } from 'node:os';
 import { memoryBytes, type MemorySize } from '../config/fields.js';
 import type { Millis } from '../common/time/duration.js';
+import { getHeapStatistics } from 'node:v8';
+import { ResultMemory } from '../query/resource-limits.js';
 import { QueryGate, type QueryBudget } from './query-gate.js';
 import { SpillWatchdog } from './spill-watchdog.js';
 
@@ -30,12 +32,21 @@ export function queryBudget(
   return {
     budget: {
       gate: new QueryGate(config.max_concurrent_queries, config.concurrent_query_limiter_timeout),
-      limits: { maxRows: config.query.max_result_rows, maxBytes: config.query.max_result_bytes },
+      limits: { maxRows: config.query.max_result_rows, maxBytes: config.query.max_result_bytes, memory: new ResultMemory(resultMemory()) },
       ...(config.query.max_spill_size > 0 && { spill: new SpillWatchdog(spillDir, config.query.max_spill_size) }),
     },
     // 0: no budget of tsdb's (DuckDB's own default).
     memoryLimit: bytes > 0 ? bytes : undefined,
   };
+}
+
+/**
+ * What the results being read may hold together: a quarter of Node's heap (4 GiB by default on a
+ * large machine: 1 GiB), since `readResult`'s count is below what V8 holds for it and the answer is
+ * rendered besides.
+ */
+export function resultMemory(heapLimit = getHeapStatistics().heap_size_limit): number {
+  return Math.floor(heapLimit / 4);
 }
 
 /** Pool threads kept for file I/O (the WAL, logs) beside queries and background jobs. */

@@ -113,3 +113,26 @@ test('NULL strings count as empty cells: the unwritten string records of a joinâ
   assert.equal(result.rows.filter((r) => r[0] !== null).length, matched);
   await assert.rejects(readResult(conn, sql, { maxRows: 0, maxBytes: bytes - 1 }), exhausted(/query\.max_result_bytes/));
 });
+
+test('results read at once share one pool of result memory: past it the one asking for more fails (retryable) and gives back what it took', async (t) => {
+  const conn = await connect(t);
+  const other = await connect(t);
+  const { ResultMemory } = await import('./resource-limits.js');
+  const one = 3000 * (ROW_BYTES + CELL_BYTES + 100);
+  const memory = new ResultMemory(Math.floor(one * 1.5));
+  const sql = "SELECT repeat('x', 100) FROM range(3000)";
+  // Alone, a result fits and is given back once read.
+  assert.equal((await readResult(conn, sql, { maxRows: 0, maxBytes: 0, memory })).rows.length, 3000);
+  assert.equal(memory.inUse(), 0);
+  // While another holds most of the pool, it does not.
+  assert.equal(memory.take(one), true);
+  await assert.rejects(readResult(other, sql, { maxRows: 0, maxBytes: 0, memory }), (err: unknown) => {
+    assert.ok(err instanceof TsdbError, String(err));
+    assert.equal(err.code, StatusCode.RateLimited);
+    assert.match(err.message, /use more than .* of the server's memory together/);
+    return true;
+  });
+  assert.equal(memory.inUse(), one);
+  memory.give(one);
+  assert.equal(memory.inUse(), 0);
+});

@@ -16,6 +16,39 @@ export interface ResultLimits {
   readonly maxRows: number;
   /** Bytes one result may hold (as `resultBytes` counts them); 0 = no limit. */
   readonly maxBytes: number;
+  /** What the results being read hold together (one pool per process); none: not bounded together. */
+  readonly memory?: ResultMemory;
+}
+
+/**
+ * The bytes (as `readResult` counts them) of every result being read at once: several queries each
+ * within `max_result_bytes` could together pass Node's heap and take the process down; past `max`
+ * the query that asks for more fails (RateLimited, retryable: it is the others' load) and gives
+ * back what it took.
+ */
+export class ResultMemory {
+  private used = 0;
+
+  constructor(readonly max: number) {}
+
+  /** Takes `bytes` more; false, taking nothing, when that would pass `max`. */
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.max) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  inUse(): number {
+    return this.used;
+  }
+}
+
+export function resultsTooLarge(max: number): TsdbError {
+  return new TsdbError(StatusCode.RateLimited, `Results being read use more than ${formatSize(max)} of the server's memory together (a quarter of Node's heap); try again later, or narrow the query`);
 }
 
 export const NO_RESULT_LIMITS: ResultLimits = { maxRows: 0, maxBytes: 0 };

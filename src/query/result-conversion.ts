@@ -26,7 +26,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type { Cell, OutputColumn } from './output.js';
-import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
+import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
 
 /** The tsdb type name of a DuckDB type. */
 export function dataTypeName(t: DuckDBType): string {
@@ -181,24 +181,38 @@ export async function readResult(conn: DuckDBConnection, sql: string, limits: Re
   const nested = types.map((t) => t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY || t.typeId === DuckDBTypeId.STRUCT || t.typeId === DuckDBTypeId.MAP);
   const rows: Cell[][] = [];
   let bytes = 0;
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (chunk === null || chunk.rowCount === 0) break;
-    const n = chunk.rowCount;
-    if (limits.maxRows > 0 && rows.length + n > limits.maxRows) throw tooManyRows(limits.maxRows);
-    bytes += n * (ROW_BYTES + CELL_BYTES * names.length);
-    const vectors = names.map((_, c) => chunk.getColumnVector(c));
-    for (const v of vectors) bytes += textBytes(v, n) ?? 0;
+  // What this result holds of the process's pool of result memory (`ResultMemory`).
+  let taken = 0;
+  const check = () => {
     if (limits.maxBytes > 0 && bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
-    const base = rows.length;
-    for (let r = 0; r < n; r++) rows.push(new Array<Cell>(names.length));
-    for (let c = 0; c < names.length; c++) {
-      const items = vectors[c]!.toArray();
-      const convert = converters[c]!;
-      for (let r = 0; r < n; r++) rows[base + r]![c] = convert(items[r]!);
-      if (nested[c]) for (let r = 0; r < n; r++) bytes += cellBytes(rows[base + r]![c]);
+    if (limits.memory !== undefined && bytes > taken) {
+      if (!limits.memory.take(bytes - taken)) throw resultsTooLarge(limits.memory.max);
+      taken = bytes;
     }
-    if (limits.maxBytes > 0 && bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
+  };
+  try {
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (chunk === null || chunk.rowCount === 0) break;
+      const n = chunk.rowCount;
+      if (limits.maxRows > 0 && rows.length + n > limits.maxRows) throw tooManyRows(limits.maxRows);
+      bytes += n * (ROW_BYTES + CELL_BYTES * names.length);
+      const vectors = names.map((_, c) => chunk.getColumnVector(c));
+      for (const v of vectors) bytes += textBytes(v, n) ?? 0;
+      check();
+      const base = rows.length;
+      for (let r = 0; r < n; r++) rows.push(new Array<Cell>(names.length));
+      for (let c = 0; c < names.length; c++) {
+        const items = vectors[c]!.toArray();
+        const convert = converters[c]!;
+        for (let r = 0; r < n; r++) rows[base + r]![c] = convert(items[r]!);
+        if (nested[c]) for (let r = 0; r < n; r++) bytes += cellBytes(rows[base + r]![c]);
+      }
+      check();
+    }
+  } finally {
+    // Given back once read: the answer is then the caller's to send.
+    limits.memory?.give(taken);
   }
   return { columns, rows };
 }
