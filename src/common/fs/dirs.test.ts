@@ -89,3 +89,28 @@ test('the lock is released when the process exits, even without release()', asyn
   assert.equal(code, 0);
   assert.ok(!existsSync(join(dir, 'LOCK')), 'removed at exit');
 });
+
+test('starts racing for the same stale lock: exactly one takes it, the others are told it is in use', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'LOCK'), '2147483646 12345\n');
+  const dirsModule = new URL('./dirs.js', import.meta.url).pathname;
+  // Each holds what it took for a second, so that the others meet it.
+  // All start at the same instant (a busy wait), so that they meet in the takeover.
+  const at = Date.now() + 1500;
+  const script = `import { DirLock } from ${JSON.stringify(dirsModule)};
+while (Date.now() < ${at});
+try { DirLock.acquire(${JSON.stringify(dir)}, 'x'); console.log('locked'); setTimeout(() => process.exit(0), 1000); }
+catch (e) { console.log(/in use by another tsdb process/.test(e.message) ? 'refused' : 'error: ' + e.message); }`;
+  const outcomes = await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      t.after(() => child.kill('SIGKILL'));
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((resolve) => child.on('close', resolve));
+      return out.trim();
+    }),
+  );
+  assert.equal(outcomes.filter((o) => o === 'locked').length, 1, outcomes.join(', '));
+  assert.equal(outcomes.filter((o) => o === 'refused').length, 5, outcomes.join(', '));
+});

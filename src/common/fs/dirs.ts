@@ -1,5 +1,5 @@
 /** Data directories: created when missing, checked writable, locked against a second process. */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 function reason(err: unknown): string {
@@ -113,39 +113,42 @@ export class DirLock {
   static acquire(dir: string, option: string): DirLock {
     const path = join(dir, 'LOCK');
     const self = procStat(process.pid);
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const mine = self === undefined ? `${process.pid}\n` : `${process.pid} ${self.start}\n`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // Written whole under a name of its own, then linked as LOCK: no process ever reads a LOCK
+      // without its owner (and takes it for stale).
+      const own = `${path}.${process.pid}`;
       try {
-        const fd = openSync(path, 'wx');
+        writeFileSync(own, mine);
         try {
-          writeSync(fd, self === undefined ? `${process.pid}\n` : `${process.pid} ${self.start}\n`);
+          linkSync(own, path);
+          return new DirLock(path);
         } finally {
-          closeSync(fd);
+          rmSync(own, { force: true });
         }
-        return new DirLock(path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
           throw new Error(`${option} "${dir}": cannot create lock file: ${reason(err)}`, { cause: err });
         }
       }
+      let text: string | undefined;
       let owner = NaN;
       let ownerStart: string | undefined;
       try {
-        const [pid, start] = readFileSync(path, 'utf8').trim().split(/\s+/);
+        text = readFileSync(path, 'utf8');
+        const [pid, start] = text.trim().split(/\s+/);
         owner = Number.parseInt(pid ?? '', 10);
         ownerStart = start;
       } catch {
-        // Vanished meanwhile, or unreadable: treated as stale below.
+        // Vanished meanwhile: the next attempt tells.
+        continue;
       }
       if (Number.isInteger(owner) && owner !== process.pid && settledOwnerState(owner, ownerStart) !== 'gone') {
         throw new Error(
           `${option} "${dir}" is in use by another tsdb process (pid ${owner}); stop it first, or remove ${path} if that process is not tsdb`,
         );
       }
-      try {
-        unlinkSync(path);
-      } catch {
-        // Another process took it over first; the next attempt tells.
-      }
+      takeOver(path, text);
     }
     throw new Error(`${option} "${dir}": could not take the lock ${path}`);
   }
@@ -157,5 +160,40 @@ export class DirLock {
     } catch {
       // Already gone.
     }
+  }
+}
+
+/** How long a takeover may hold its mutex before another start removes it as left by a crash. */
+const TAKEOVER_STALE_MS = 10_000;
+
+/**
+ * Removes the stale lock `path` if it still holds `stale`, under a mutex (a directory beside it):
+ * two starts that both found the same stale lock cannot both remove it — the second would remove
+ * the first one's new lock. A start that finds the mutex taken waits a moment and tries again.
+ */
+function takeOver(path: string, stale: string): void {
+  const mutex = `${path}.takeover`;
+  try {
+    mkdirSync(mutex);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      if (Date.now() - statSync(mutex).mtimeMs > TAKEOVER_STALE_MS) rmSync(mutex, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile.
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    return;
+  }
+  try {
+    let now: string | undefined;
+    try {
+      now = readFileSync(path, 'utf8');
+    } catch {
+      now = undefined;
+    }
+    if (now === stale) unlinkSync(path);
+  } finally {
+    rmSync(mutex, { recursive: true, force: true });
   }
 }
