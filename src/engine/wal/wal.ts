@@ -441,11 +441,15 @@ export class Wal {
     while (this.writing) await this.writing;
     this.health.clear(this.healthKey);
     try {
-      // A tail a failed write left is cut now; if it cannot be, the next open cuts it as torn.
+      // A tail a failed write left is cut now. If it cannot be, the next open cuts a torn record,
+      // but whole records of a write that was refused (written, then its sync failed) would be
+      // replayed: logged at error level below, naming the segment.
       if (this.dirtyTail) await this.cutTail();
       await this.active.fh.datasync();
     } catch (err) {
-      this.log.error({ err }, `WAL: the last segment ${this.active.seg.path} could not be synced at close: ${storageReason(err)}`);
+      if (this.dirtyTail) {
+        this.log.error({ err }, `WAL: the tail a refused write left in ${this.active.seg.path} could not be cut at close (${storageReason(err)}); if its records are whole, the next start replays that write`);
+      } else this.log.error({ err }, `WAL: the last segment ${this.active.seg.path} could not be synced at close: ${storageReason(err)}`);
     } finally {
       await this.active.fh.close();
     }
