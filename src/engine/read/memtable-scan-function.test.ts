@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SeriesRun } from '../memtable/memtable.js';
-import { filterRuns } from './memtable-scan-function.js';
+import { candidateRanges, filterRuns } from './memtable-scan-function.js';
 
 function run(key: SeriesRun['key'], ts: number[]): SeriesRun {
   return { key, ts: BigInt64Array.from(ts.map(BigInt)), seq: Float64Array.from(ts), op: Uint8Array.from(ts.map(() => 1)), fields: [] };
@@ -120,4 +120,77 @@ test('tsdb_memtable_scan: short pieces copy times below zero and beyond 32 bits,
   });
   const got = (await conn.runAndReadAll(`SELECT c0, epoch_ns(c1), c2, __sequence FROM tsdb_memtable_scan('${h.id}') WHERE c0 = 'h7' ORDER BY c1`)).getRows();
   assert.deepEqual(got, times.map((ts, k) => ['h7', ts, BigInt(k * hosts + 7) - 2n ** 40n, BigInt(firstSeq + k * hosts + 7)]));
+});
+
+test('candidateRanges: a filter on the first key column finds exactly the runs of its string values by binary search', () => {
+  // Runs in key order (NULL first), several runs per first value (a second key column).
+  const firsts = [null, null, 'a', 'a', 'a', 'ab', 'b', 'b', 'h10', 'h2', 'h2', 'z', 'é', 'é'];
+  const sorted = firsts.map((f, i) => run([f, i], [i]));
+  const brute = (values: string[]) => {
+    const out: number[] = [];
+    sorted.forEach((r, i) => {
+      if (values.includes(r.key[0] as string)) {
+        if (out.length > 0 && out[out.length - 1] === i) out[out.length - 1] = i + 1;
+        else out.push(i, i + 1);
+      }
+    });
+    return out;
+  };
+  const pool = ['a', 'ab', 'b', 'h10', 'h2', 'z', 'é', '', 'aa', 'c', 'zz', 'h1'];
+  for (let mask = 0; mask < 1 << pool.length; mask += 7) {
+    const values = pool.filter((_, i) => (mask >> i) & 1).reverse();
+    assert.deepEqual([...candidateRanges(sorted, { keys: [{ keyIndex: 0, values }] })!], brute(values), values.join(','));
+  }
+  assert.deepEqual([...candidateRanges(sorted, { keys: [{ keyIndex: 0, values: ['b', 'b', 'a'] }] })!], [2, 5, 6, 8], 'duplicates and order of values do not matter');
+  assert.equal(candidateRanges(sorted, {}), undefined, 'no key filter: every run');
+  assert.equal(candidateRanges(sorted, { keys: [{ keyIndex: 1, values: [3n] }] }), undefined, 'not the first key column');
+  assert.equal(candidateRanges([run([1, 'x'], [1])], { keys: [{ keyIndex: 0, values: [1n] }] }), undefined, 'integer values');
+  assert.equal(candidateRanges([run([1, 'x'], [1])], { keys: [{ keyIndex: 0, values: ['1'] }] }), undefined, 'an integer key column');
+  assert.deepEqual([...candidateRanges([], { keys: [{ keyIndex: 0, values: ['a'] }] })!], []);
+});
+
+test('tsdb_memtable_scan: string tags of every length (inlined or not, multi-byte, NULL) come out as written, across chunks', async (t) => {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');
+  const { OP_PUT } = await import('../batch/write-batch.js');
+  const { publishRuns, registerMemtableScan } = await import('./memtable-scan-function.js');
+  const mt = new TimeSeriesMemtable({
+    region_id: '4398046511104',
+    schema_version: 0,
+    columns: [
+      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+      { column_id: 1, name: 'dc', type: 'String', semantic_type: 'tag', nullable: true },
+      { column_id: 2, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+      { column_id: 3, name: 'v', type: 'Float64', semantic_type: 'field', nullable: true },
+    ],
+    primary_key: [0, 1],
+    time_index: 2,
+    options: { append_mode: false, merge_mode: 'last_row' },
+  });
+  // 12 bytes fit a duckdb_string_t inline, 13 do not; 'é' is 2 bytes (6 of them: 12 bytes, 7: 14).
+  const dcs = ['', 'x', 'abcdefghijkl', 'abcdefghijklm', 'é'.repeat(6), 'é'.repeat(7), '日本', 'a-much-longer-data-centre-name', null];
+  const hosts = 600; // 600 × 9 = 5,400 series, one row each: chunks of 2,048 rows of 1-row pieces
+  const n = hosts * dcs.length;
+  mt.write({
+    op: OP_PUT,
+    rowCount: n,
+    columns: new Map([
+      [0, { type: 'string', data: Array.from({ length: n }, (_, i) => `host-${i % hosts}`) }],
+      [1, { type: 'string', data: Array.from({ length: n }, (_, i) => dcs[Math.floor(i / hosts)]) }],
+      [2, { type: 'int64', data: BigInt64Array.from({ length: n }, () => 5n) }],
+      [3, { type: 'float64', data: Float64Array.from({ length: n }, (_, i) => i) }],
+    ]) as never,
+  }, 1);
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  registerMemtableScan(conn);
+  const h = publishRuns(mt.metadata, mt.fields, mt.runs('last_row'));
+  t.after(() => {
+    h.dispose();
+    conn.closeSync();
+    db.closeSync();
+  });
+  const got = (await conn.runAndReadAll(`SELECT c0, c1, c3 FROM tsdb_memtable_scan('${h.id}') ORDER BY c3`)).getRows();
+  assert.equal(got.length, n);
+  for (let i = 0; i < n; i++) assert.deepEqual(got[i], [`host-${i % hosts}`, dcs[Math.floor(i / hosts)], i], `row ${i}`);
 });

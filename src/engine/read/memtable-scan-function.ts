@@ -38,6 +38,8 @@ interface Published {
   /** The runs, in key order; the filter is applied run by run as chunks are filled. */
   readonly runs: readonly SeriesRun[];
   readonly filter: RunFilter;
+  /** At least the rows of the runs, when the publisher knows it (else counted at bind). */
+  readonly rowsAtMost: number | undefined;
 }
 
 const published = new Map<string, Published>();
@@ -105,12 +107,61 @@ export function filterRuns(runs: readonly SeriesRun[], filter: RunFilter = {}): 
 /**
  * Makes the rows of `runs` that `filter` keeps readable as `tsdb_memtable_scan('<id>')` until
  * `dispose`. Nothing is done per run here: a memtable of 100,000 series is filtered run by run as
- * DuckDB asks for chunks, not in one block of the event loop when the query starts.
+ * DuckDB asks for chunks, not in one block of the event loop when the query starts. `rowsAtMost`
+ * (the memtable's row count) spares the bind a walk over every run to count rows for DuckDB's
+ * cardinality estimate.
  */
-export function publishRuns(metadata: RegionMetadata, fields: readonly { column_id: number }[], runs: readonly SeriesRun[], filter: RunFilter = {}): { id: string; dispose(): void } {
+export function publishRuns(
+  metadata: RegionMetadata,
+  fields: readonly { column_id: number }[],
+  runs: readonly SeriesRun[],
+  filter: RunFilter = {},
+  rowsAtMost?: number,
+): { id: string; dispose(): void } {
   const id = randomUUID();
-  published.set(id, { filler: new ChunkFiller(metadata, fields), runs, filter });
+  published.set(id, { filler: new ChunkFiller(metadata, fields), runs, filter, rowsAtMost });
   return { id, dispose: () => published.delete(id) };
+}
+
+/** Whether `filter` keeps every row. */
+function keepsAll(filter: RunFilter): boolean {
+  return filter.start === undefined && filter.end === undefined && (filter.keys === undefined || filter.keys.length === 0);
+}
+
+/** Orders a first primary key value against a string the way runs are ordered (NULL first). */
+function compareFirstKey(v: PkValue, f: string): number {
+  if (v === null) return -1;
+  return v < f ? -1 : v > f ? 1 : 0;
+}
+
+/**
+ * The runs a filter on the first primary key column can match, as sorted, disjoint index ranges
+ * `[from, to)` (adjacent ones joined): runs are in key order, so each string value's runs are found by binary search
+ * instead of testing every run (a one-series query over 100,000 series). Undefined when the
+ * filter does not name the first key column with string values (every run is a candidate).
+ */
+export function candidateRanges(runs: readonly SeriesRun[], filter: RunFilter): Int32Array | undefined {
+  const first = filter.keys?.find((k) => k.keyIndex === 0);
+  if (first === undefined || !first.values.every((v) => typeof v === 'string')) return undefined;
+  // Only string-valued first key columns: a number or bigint key compares differently to a string.
+  if (runs.length > 0 && typeof runs[0]!.key[0] !== 'string' && runs[0]!.key[0] !== null) return undefined;
+  const values = [...new Set(first.values as readonly string[])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: number[] = [];
+  for (const f of values) {
+    let lo = 0;
+    let hi = runs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareFirstKey(runs[mid]!.key[0]!, f) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let end = lo;
+    while (end < runs.length && runs[end]!.key[0] === f) end++;
+    if (end === lo) continue;
+    if (out.length > 0 && out[out.length - 1] === lo) out[out.length - 1] = end;
+    else out.push(lo, end);
+  }
+  return Int32Array.from(out);
 }
 
 interface Cursor {
@@ -121,6 +172,13 @@ interface Cursor {
   readonly pieces: Piece[];
   readonly columns: readonly number[];
   readonly data: Published;
+  /** Every row kept: runs are taken whole, without `rangeOf`. */
+  readonly all: boolean;
+  /** Candidate run ranges (`candidateRanges`), and the next one; undefined: every run. */
+  readonly ranges: Int32Array | undefined;
+  nextRange: number;
+  /** End of the candidate range being read. */
+  limit: number;
 }
 
 /** Registers the function in the DuckDB instance of `conn` (visible to all its connections). */
@@ -138,15 +196,30 @@ export function registerMemtableScan(conn: DuckDBConnection): void {
       }
       for (const c of data.filler.columns) info.addResultColumn(c.name, c.duckdbType);
       info.setBindData(data);
-      // Exact without a filter; with one, an upper bound (the filter is applied while reading).
-      let rows = 0;
-      for (const r of data.runs) rows += r.ts.length;
-      const f = data.filter;
-      info.setCardinality(rows, f.start === undefined && f.end === undefined && (f.keys === undefined || f.keys.length === 0));
+      // Exact when counted without a filter; else an upper bound (the filter is applied while reading).
+      let rows = data.rowsAtMost;
+      const exact = rows === undefined && keepsAll(data.filter);
+      if (rows === undefined) {
+        rows = 0;
+        for (const r of data.runs) rows += r.ts.length;
+      }
+      info.setCardinality(rows, exact);
     },
     initFunction: (info) => {
       const data = info.bindData as Published;
-      const cursor: Cursor = { run: 0, range: { start: 0, end: -1 }, row: 0, pieces: [], columns: info.getColumnIndexes(), data };
+      const ranges = candidateRanges(data.runs, data.filter);
+      const cursor: Cursor = {
+        run: ranges === undefined ? 0 : ranges.length > 0 ? ranges[0]! : data.runs.length,
+        range: { start: 0, end: -1 },
+        row: 0,
+        pieces: [],
+        columns: info.getColumnIndexes(),
+        data,
+        all: keepsAll(data.filter),
+        ranges,
+        nextRange: 2,
+        limit: ranges === undefined ? data.runs.length : ranges.length > 0 ? ranges[1]! : data.runs.length,
+      };
       info.setInitData(cursor);
       // One thread: chunks come out in run order, which is key order.
       info.setMaxThreads(1);
@@ -157,10 +230,23 @@ export function registerMemtableScan(conn: DuckDBConnection): void {
       let rows = 0;
       const { runs, filter } = cur.data;
       const range = cur.range;
-      while (rows < CHUNK_ROWS && cur.run < runs.length) {
+      while (rows < CHUNK_ROWS) {
+        if (cur.run >= cur.limit) {
+          // The next candidate range, if any.
+          const ranges = cur.ranges;
+          if (ranges === undefined || cur.nextRange >= ranges.length) break;
+          cur.run = ranges[cur.nextRange]!;
+          cur.limit = ranges[cur.nextRange + 1]!;
+          cur.nextRange += 2;
+          range.end = -1;
+          continue;
+        }
         const run = runs[cur.run]!;
         if (range.end < 0) {
-          if (!rangeOf(run, filter, range)) {
+          if (cur.all) {
+            range.start = 0;
+            range.end = run.ts.length;
+          } else if (!rangeOf(run, filter, range)) {
             cur.run++;
             range.end = -1;
             continue;

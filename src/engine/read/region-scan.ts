@@ -27,6 +27,8 @@ export interface MemtableSnapshot {
   readonly fields: readonly { column_id: number }[];
   readonly runs: readonly SeriesRun[];
   readonly timeRange: readonly [number, number];
+  /** At least the rows of `runs` (the memtable's row count), when known. */
+  readonly rowsAtMost?: number;
 }
 
 export interface FileSnapshot {
@@ -178,7 +180,7 @@ export class RegionScan {
       // Read in place through the table function; no copy into a DuckDB table. Published when
       // the SQL names it: whole, or per time slice when only a slice overlaps other sources.
       const publish = (slice?: TimeSlice): string => {
-        const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange, slice));
+        const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange, slice), m.rowsAtMost);
         this.disposers.push(handle.dispose);
         return `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`;
       };

@@ -450,7 +450,7 @@ export class Region {
       .filter((mt) => !mt.isEmpty())
       .map((mt) => {
         const st = mt.stats();
-        return { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.runs(mt, this.readMode(mt.metadata)), timeRange: widenRange(st.minTs!, st.maxTs!) };
+        return { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.runs(mt, this.readMode(mt.metadata)), timeRange: widenRange(st.minTs!, st.maxTs!), rowsAtMost: st.rows };
       })
       .filter((m) => overlaps(m.timeRange[0], m.timeRange[1]));
     for (const f of files) this.fileRefs.set(f.file_id, (this.fileRefs.get(f.file_id) ?? 0) + 1);

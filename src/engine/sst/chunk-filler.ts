@@ -71,8 +71,7 @@ export class ChunkFiller {
   private readonly scratchWords: Array<Int32Array | undefined> = [];
   private readonly validity = new Uint32Array(CHUNK_ROWS / 32);
   /** Inlined `duckdb_string_t`s of a chunk's tag column, and one value being encoded. */
-  private inlined: Uint8Array | undefined;
-  private readonly entry = new Uint8Array(STRING_T_BYTES);
+  private inlined: Int32Array | undefined;
   private readonly allColumns: readonly number[];
 
   /** `fields`: the field columns of the runs, in run order (the memtable's `fields`). */
@@ -202,36 +201,91 @@ export class ChunkFiller {
 
   /**
    * A string tag column: each piece's one value, inlined into the scratch entries when it fits
-   * (one copy for the chunk), else assigned row by row after the copy.
+   * (one copy for the chunk), else assigned row by row after the copy. Each value's entry is
+   * encoded once and remembered (`inlinedEntry`): with one row per series, encoding it per piece
+   * was most of a scan's tag cost.
    */
   private fillTagStrings(vector: duckdb.Vector, keyIndex: number, pieces: readonly Piece[], rows: number, setNull: (row: number) => void): void {
-    const buf = (this.inlined ??= new Uint8Array(CHUNK_ROWS * STRING_T_BYTES));
-    const entry = this.entry;
-    const lengths = new DataView(entry.buffer);
+    const buf = (this.inlined ??= new Int32Array(CHUNK_ROWS * STRING_T_WORDS));
     const long: { at: number; n: number; value: string }[] = [];
     let at = 0;
     for (const p of pieces) {
       const n = p.end - p.start;
       const v = p.run.key[keyIndex];
-      entry.fill(0);
       if (v === null || v === undefined) {
         for (let i = 0; i < n; i++) setNull(at + i);
+        buf.fill(0, at * STRING_T_WORDS, (at + n) * STRING_T_WORDS);
       } else {
-        const value = String(v);
-        // encodeInto stops at the 12 bytes of room: the value fits when all of it was read.
-        const r = value.length <= STRING_INLINE_BYTES ? utf8.encodeInto(value, entry.subarray(4, STRING_T_BYTES)) : undefined;
-        if (r !== undefined && r.read === value.length) lengths.setUint32(0, r.written, true);
-        else {
-          entry.fill(0);
+        const value = typeof v === 'string' ? v : String(v);
+        const e = inlinedEntry(value);
+        if (e < 0) {
           long.push({ at, n, value });
+          buf.fill(0, at * STRING_T_WORDS, (at + n) * STRING_T_WORDS);
+        } else {
+          const w0 = inlinedWords[e]!;
+          const w1 = inlinedWords[e + 1]!;
+          const w2 = inlinedWords[e + 2]!;
+          const w3 = inlinedWords[e + 3]!;
+          for (let i = 0, j = at * STRING_T_WORDS; i < n; i++, j += STRING_T_WORDS) {
+            buf[j] = w0;
+            buf[j + 1] = w1;
+            buf[j + 2] = w2;
+            buf[j + 3] = w3;
+          }
         }
       }
-      for (let i = 0; i < n; i++) buf.set(entry, (at + i) * STRING_T_BYTES);
       at += n;
     }
     duckdb.copy_data_to_vector(vector, 0, buf.buffer as ArrayBuffer, 0, rows * STRING_T_BYTES);
     for (const l of long) for (let i = 0; i < l.n; i++) duckdb.vector_assign_string_element(vector, l.at + i, l.value);
   }
+}
+
+const STRING_T_WORDS = STRING_T_BYTES / 4;
+/** Values remembered by `inlinedEntry` before it starts again (about 16 MB of entries and keys). */
+const INLINED_MAX = 1 << 18;
+/** Encoded entries, STRING_T_WORDS 32-bit words each, by value: word offset, or -1 (too long). */
+const inlinedAt = new Map<string, number>();
+let inlinedWords = new Int32Array(1024 * STRING_T_WORDS);
+let inlinedUsed = 0;
+const encodeRoom = new Uint8Array(STRING_T_BYTES);
+const encodeWords = new Int32Array(encodeRoom.buffer);
+
+/**
+ * The word offset in `inlinedWords` of `value` as an inlined `duckdb_string_t` (length, then the
+ * UTF-8 bytes zero-padded), or -1 when it is longer than 12 bytes.
+ */
+export function inlinedEntry(value: string): number {
+  const known = inlinedAt.get(value);
+  if (known !== undefined) return known;
+  if (inlinedAt.size >= INLINED_MAX) {
+    inlinedAt.clear();
+    inlinedUsed = 0;
+  }
+  encodeRoom.fill(0);
+  // encodeInto stops at the 12 bytes of room: the value fits when all of it was read.
+  const r = value.length <= STRING_INLINE_BYTES ? utf8.encodeInto(value, encodeRoom.subarray(4, STRING_T_BYTES)) : undefined;
+  if (r === undefined || r.read !== value.length) {
+    inlinedAt.set(value, -1);
+    return -1;
+  }
+  encodeWords[0] = r.written; // native byte order, as DuckDB reads it
+  if (inlinedUsed + STRING_T_WORDS > inlinedWords.length) {
+    const grown = new Int32Array(inlinedWords.length * 2);
+    grown.set(inlinedWords);
+    inlinedWords = grown;
+  }
+  const at = inlinedUsed;
+  inlinedWords.set(encodeWords, at);
+  inlinedUsed += STRING_T_WORDS;
+  inlinedAt.set(value, at);
+  return at;
+}
+
+/** `inlinedEntry`'s entry of `value` as bytes (tests), or undefined when too long. */
+export function inlinedBytes(value: string): Uint8Array | undefined {
+  const at = inlinedEntry(value);
+  return at < 0 ? undefined : new Uint8Array(inlinedWords.buffer.slice(at * 4, (at + STRING_T_WORDS) * 4));
 }
 
 function writeValue(dst: Physical, i: number, v: number | bigint | boolean): void {
