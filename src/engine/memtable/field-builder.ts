@@ -152,8 +152,10 @@ class TypedBuilder<A extends Float64Array | BigInt64Array | BigUint64Array | Uin
   }
 
   prefix(n: number): Vector {
-    const data = this.values.data.subarray(0, n);
-    const valid = this.valid?.data.subarray(0, n);
+    // A full buffer is taken as it is: the next append moves the values to a new one.
+    const all = this.values.data;
+    const data = all.length === n ? all : all.subarray(0, n);
+    const valid = this.valid === undefined ? undefined : this.valid.data.length === n ? this.valid.data : this.valid.data.subarray(0, n);
     return { type: this.type, data, ...(valid && { valid }) } as Vector;
   }
 

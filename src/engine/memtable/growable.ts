@@ -20,7 +20,8 @@ export class Growable<A extends TypedArray> {
   reserve(n: number): void {
     const need = this.length + n;
     if (need <= this.data.length) return;
-    let cap = this.data.length * 2;
+    // A buffer made for one value (a series that may never get a second) grows straight to 8.
+    let cap = Math.max(8, this.data.length * 2);
     while (cap < need) cap *= 2;
     const next = new this.ctor(cap);
     (next as unknown as { set(a: A): void }).set(this.data);

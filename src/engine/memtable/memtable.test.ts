@@ -309,3 +309,28 @@ test("a table's memtable.* options choose its memtable over the engine's", () =>
   assert.equal(engineWide.shardCount(), 3);
   assert.ok(!(createMemtable({ ...METADATA, options: { ...METADATA.options, memtable: { type: 'time_series' } } }, { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree' }) instanceof PartitionTreeMemtable));
 });
+
+test('time_series: a series of one row reads out its buffers as they are; later rows leave that read out unchanged', () => {
+  const mt = createMemtable(METADATA, DEFAULT_MEMTABLE_OPTIONS);
+  const write = (hosts: string[], ts: bigint[], usage: (number | null)[], seq: number) =>
+    mt.write({
+      op: OP_PUT,
+      rowCount: hosts.length,
+      columns: new Map<number, Vector>([
+        [0, { type: 'string', data: hosts }],
+        [2, { type: 'int64', data: BigInt64Array.from(ts) }],
+        [3, { type: 'float64', data: Float64Array.from(usage, (u) => u ?? 0), valid: Uint8Array.from(usage, (u) => (u === null ? 0 : 1)) }],
+      ]),
+    }, seq);
+  write(['a', 'b'], [1n, 1n], [0.5, null], 1);
+  const first = [...mt.runs('last_row')];
+  assert.deepEqual(first.map((r) => [r.key[0], [...r.ts], [...r.seq], [...r.op]]), [['a', [1n], [1], [OP_PUT]], ['b', [1n], [2], [OP_PUT]]]);
+  assert.deepEqual(first.map((r) => vectorValue(r.fields[0]!, 0)), [0.5, null]);
+  // Every later row moves a full buffer to a new one: the first read out keeps one row per series.
+  for (let k = 2; k <= 20; k++) write(['a', 'b'], [BigInt(k), BigInt(k)], [k, k % 3 === 0 ? null : -k], 2 * k);
+  assert.deepEqual(first.map((r) => [r.ts.length, r.seq.length, r.op.length, r.fields.map((f) => f.data.length)]), [[1, 1, 1, [1, 1, 1, 1]], [1, 1, 1, [1, 1, 1, 1]]]);
+  assert.deepEqual(first.map((r) => [r.ts[0], r.seq[0], vectorValue(r.fields[0]!, 0)]), [[1n, 1, 0.5], [1n, 2, null]]);
+  const now = [...mt.runs('last_row')];
+  assert.deepEqual(now.map((r) => r.ts.length), [20, 20]);
+  assert.deepEqual(Array.from({ length: 20 }, (_, i) => vectorValue(now[1]!.fields[0]!, i)), Array.from({ length: 20 }, (_, i) => (i === 0 || (i + 1) % 3 === 0 ? null : -(i + 1))));
+});

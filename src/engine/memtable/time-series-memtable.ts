@@ -171,15 +171,19 @@ export class TimeSeriesMemtable extends MemtableBase {
     }
   }
 
+  /**
+   * Buffers start with room for one row and double: with many series most hold a row or two, and
+   * a run of a full buffer is the buffer itself (no view made at each read out).
+   */
   private newSeries(key: readonly PkValue[]): Series {
-    const ts = growableI64();
+    const ts = growableI64(1);
     return {
       key,
       ts,
       tsWords: new Int32Array(ts.data.buffer),
-      seq: growableF64(),
-      op: growableU8(),
-      fields: this.fields.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default)),
+      seq: growableF64(1),
+      op: growableU8(1),
+      fields: this.fields.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default, 1)),
       increasing: true,
       mark: 0,
       slot: 0,
@@ -259,10 +263,10 @@ export class TimeSeriesMemtable extends MemtableBase {
     s.runRows = n;
     return (s.run = {
       key: s.key,
-      ts: s.ts.data.subarray(0, n),
+      ts: filled(s.ts.data, n),
       tsWords: s.tsWords,
-      seq: s.seq.data.subarray(0, n),
-      op: s.op.data.subarray(0, n),
+      seq: filled(s.seq.data, n),
+      op: filled(s.op.data, n),
       fields: s.fields.map((b) => b.prefix(n)),
     });
   }
@@ -280,4 +284,9 @@ export class TimeSeriesMemtable extends MemtableBase {
     }
     return { key: s.key, ts, seq, op, fields: s.fields.map((b, f) => b.gather(perField[f]!)) };
   }
+}
+
+/** The first `n` values of a buffer: the buffer itself when full (a view costs more to make). */
+export function filled<A extends BigInt64Array | Float64Array | Uint8Array>(data: A, n: number): A {
+  return data.length === n ? data : (data.subarray(0, n) as A);
 }
