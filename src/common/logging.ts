@@ -70,8 +70,23 @@ async function rollingFile(dir: string, name: string, maxFiles: number): Promise
 /** A log file's failures, drops and recovery, reported to the health board. */
 class GuardedFile {
   failing = false;
+  private closed = false;
   private droppedWhileFailing = 0;
   private retry: NodeJS.Timeout | undefined;
+  /**
+   * What pino writes to: the stream, never after it is closed or destroyed (SonicBoom throws
+   * "SonicBoom destroyed" then, from whatever logs last — a timer, a shutdown path).
+   */
+  readonly sink = {
+    write: (chunk: string): void => {
+      if (this.closed) return;
+      try {
+        this.stream.write(chunk);
+      } catch {
+        // Destroyed under us: the line is lost, the server goes on.
+      }
+    },
+  };
 
   constructor(
     readonly stream: RollStream,
@@ -84,8 +99,9 @@ class GuardedFile {
       if (!this.failing || !health.has(key)) health.set(key, 'logging', message);
       this.failing = true;
       // Retried without waiting for the next line (an error log may see none for long).
+      if (this.closed) return;
       this.retry ??= setInterval(() => {
-        if (this.failing) stream.write('');
+        if (this.failing) this.sink.write('');
       }, RETRY_INTERVAL_MS).unref();
     });
     stream.on('drop', () => {
@@ -107,8 +123,10 @@ class GuardedFile {
 
   /** Writes out and closes the file; gives up (dropping what is kept) when it cannot be written. */
   close(): Promise<void> {
+    this.closed = true;
     this.health.clear(this.key);
     clearInterval(this.retry);
+    this.retry = undefined;
     if (this.failing) {
       this.stream.destroy();
       return Promise.resolve();
@@ -151,8 +169,8 @@ export async function createLogger(setup: LoggingSetup): Promise<LoggerHandle> {
     } catch (err) {
       throw new Error(`cannot write logs to logging.dir "${setup.dir}": ${(err as Error).message}`, { cause: err });
     }
-    streams.push({ level: setup.level as Level, stream: files[0]!.stream });
-    streams.push({ level: 'error', stream: files[1]!.stream });
+    streams.push({ level: setup.level as Level, stream: files[0]!.sink });
+    streams.push({ level: 'error', stream: files[1]!.sink });
   }
   const stdout = setup.appendStdout ? pino.destination({ fd: 1, sync: true }) : undefined;
   if (stdout !== undefined) {
