@@ -204,6 +204,9 @@ export async function createLogger(setup: LoggingSetup): Promise<LoggerHandle> {
     logger,
     flushSync,
     close: async () => {
+      // A recovery warning is logged from setImmediate (outside the stream's write callback): one
+      // turn first, so that it is written, not dropped by the close.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       flushSync();
       await Promise.all(files.map((f) => f.close()));
     },
