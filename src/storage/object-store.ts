@@ -23,6 +23,13 @@ export interface ObjectStore {
    * readers see the old object or the new one. Returns the number of parts sent.
    */
   upload(path: string, localFile: string, partSize: number): Promise<number>;
+  /**
+   * Copies the whole object into local file `localFile` (created or replaced), streamed so that
+   * little of it is held in memory; returns the number of bytes written. Throws
+   * ObjectNotFoundError when the object does not exist. `signal` stops it (the file is then
+   * partial: the caller removes it).
+   */
+  download(path: string, localFile: string, signal?: AbortSignal): Promise<number>;
   /** Size of the object, or undefined when it does not exist. */
   stat(path: string): Promise<ObjectEntry | undefined>;
   /** Every object whose path starts with `prefix` (a directory ends with `/`), at any depth, sorted by path. */

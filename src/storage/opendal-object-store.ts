@@ -19,7 +19,24 @@ export interface OpendalStoreOptions {
   readonly config: Readonly<Record<string, string>>;
   /** For messages, e.g. `S3(my-bucket/data)`. */
   readonly description: string;
+  /**
+   * Remote stores: how long one request (a stat, a part of an upload, a chunk of a download…) may
+   * take before it fails with an error naming the store (default 30 s, as GreptimeDB's HTTP
+   * client). OpenDAL's Node binding sets no timeout of its own, so a store that stops answering
+   * would otherwise hold its caller forever.
+   */
+  readonly requestTimeoutMs?: number;
 }
+
+/** Remote stores: the default bound of one request. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Downloads read objects in chunks of this size, this many at once (range requests where the service has them). */
+const DOWNLOAD_CHUNK = 8 * 1024 * 1024;
+const DOWNLOAD_CONCURRENCY = 4;
+
+/** The config keys whose values are secrets: never shown in a message. */
+const SECRET_KEYS = ['secret_access_key', 'access_key_secret', 'account_key', 'sas_token', 'credential', 'token'];
 
 /** Stats run at once when a listing lacks sizes (fs): enough to overlap, few enough for the pool. */
 const STAT_CONCURRENCY = 16;
@@ -31,9 +48,15 @@ export class OpendalObjectStore implements ObjectStore {
   readonly localRoot: string | undefined;
   /** Absolute directory of the fs scheme's temporary files. */
   private readonly tmpDir: string | undefined;
+  /** Bound of one request to a remote store; undefined for fs. */
+  private readonly timeoutMs: number | undefined;
+  /** Secret values of the config, hidden from error messages. */
+  private readonly secrets: string[];
 
   constructor(options: OpendalStoreOptions) {
     this.description = options.description;
+    this.timeoutMs = options.scheme === 'fs' ? undefined : (options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    this.secrets = SECRET_KEYS.map((k) => options.config[k]).filter((v): v is string => v !== undefined && v.length >= 4);
     this.localRoot = options.scheme === 'fs' ? resolve(options.config['root'] ?? '.') : undefined;
     this.tmpDir = options.scheme === 'fs' && options.config['atomic_write_dir'] !== undefined ? resolve(options.config['atomic_write_dir']) : undefined;
     if (options.scheme === 'fs' && options.config['atomic_write_dir'] === undefined) {
@@ -106,7 +129,7 @@ export class OpendalObjectStore implements ObjectStore {
   async read(path: string): Promise<Uint8Array> {
     this.check(path, 'object');
     try {
-      return await this.op.read(path);
+      return await this.bounded(this.op.read(path), 'read', path);
     } catch (err) {
       if (await this.holdsNoObject(path)) throw new ObjectNotFoundError(path, this.description);
       throw this.failure('read', path, err);
@@ -118,7 +141,7 @@ export class OpendalObjectStore implements ObjectStore {
     try {
       // One request for remote stores: a PUT (S3, Oss, Gcs) or a block blob upload (Azblob)
       // replaces an object at once. For fs, see `OpendalObjectStore.fs`.
-      await this.op.write(path, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      await this.bounded(this.op.write(path, Buffer.from(data.buffer, data.byteOffset, data.byteLength)), 'write', path);
     } catch (err) {
       throw this.failure('write', path, err);
     }
@@ -131,7 +154,7 @@ export class OpendalObjectStore implements ObjectStore {
     let file: FileHandle | undefined;
     try {
       file = await open(localFile, 'r');
-      const writer = await this.op.writer(path, { chunk: BigInt(partSize) });
+      const writer = await this.bounded(this.op.writer(path, { chunk: BigInt(partSize) }), 'upload', path);
       for (;;) {
         // A fresh buffer per part: the writer may still hold the previous one.
         const part = Buffer.allocUnsafe(partSize);
@@ -142,11 +165,11 @@ export class OpendalObjectStore implements ObjectStore {
           filled += bytesRead;
         }
         if (filled === 0) break;
-        await writer.write(filled === partSize ? part : part.subarray(0, filled));
+        await this.bounded(writer.write(filled === partSize ? part : part.subarray(0, filled)), 'upload', path);
         parts++;
         if (filled < partSize) break;
       }
-      await writer.close();
+      await this.bounded(writer.close(), 'upload', path);
     } catch (err) {
       throw this.failure('upload', path, err);
     } finally {
@@ -155,11 +178,39 @@ export class OpendalObjectStore implements ObjectStore {
     return parts;
   }
 
+  async download(path: string, localFile: string, signal?: AbortSignal): Promise<number> {
+    this.check(path, 'object');
+    let file: FileHandle | undefined;
+    let written = 0;
+    try {
+      signal?.throwIfAborted();
+      const reader = await this.bounded(this.op.reader(path, { chunk: DOWNLOAD_CHUNK, concurrent: DOWNLOAD_CONCURRENCY }), 'download', path, signal);
+      file = await open(localFile, 'w');
+      for (;;) {
+        // A fresh buffer per read: OpenDAL fills it on its own threads.
+        const buf = Buffer.allocUnsafe(DOWNLOAD_CHUNK);
+        const n = Number(await this.bounded(reader.read(buf), 'download', path, signal));
+        if (n === 0) break;
+        let off = 0;
+        while (off < n) off += (await file.write(buf, off, n - off)).bytesWritten;
+        written += n;
+      }
+    } catch (err) {
+      if (signal?.aborted === true && err === signal.reason) throw err;
+      if (err instanceof TsdbError) throw err;
+      if (await this.holdsNoObject(path)) throw new ObjectNotFoundError(path, this.description);
+      throw this.failure('download', path, err);
+    } finally {
+      await file?.close();
+    }
+    return written;
+  }
+
   async stat(path: string): Promise<ObjectEntry | undefined> {
     this.check(path, 'object');
     let meta;
     try {
-      meta = await this.op.stat(path);
+      meta = await this.bounded(this.op.stat(path), 'stat', path);
     } catch (err) {
       if (await this.holdsNoObject(path)) return undefined;
       throw this.failure('stat', path, err);
@@ -175,7 +226,7 @@ export class OpendalObjectStore implements ObjectStore {
     const dir = prefix.slice(0, prefix.lastIndexOf('/') + 1);
     let entries;
     try {
-      entries = await this.op.list(dir, { recursive: true });
+      entries = await this.bounded(this.op.list(dir, { recursive: true }), 'list', prefix);
     } catch (err) {
       throw this.failure('list', prefix, err);
     }
@@ -195,7 +246,7 @@ export class OpendalObjectStore implements ObjectStore {
   async delete(path: string): Promise<void> {
     this.check(path, 'object');
     try {
-      await this.op.delete(path); // OpenDAL treats a missing object as deleted
+      await this.bounded(this.op.delete(path), 'delete', path); // OpenDAL treats a missing object as deleted
     } catch (err) {
       throw this.failure('delete', path, err);
     }
@@ -209,7 +260,7 @@ export class OpendalObjectStore implements ObjectStore {
     try {
       // Lists recursively and deletes (in batches where the service can); removes the
       // directories too on fs.
-      await this.op.removeAll(prefix);
+      await this.bounded(this.op.removeAll(prefix), 'delete everything under', prefix);
     } catch (err) {
       throw this.failure('delete everything under', prefix, err);
     }
@@ -233,18 +284,57 @@ export class OpendalObjectStore implements ObjectStore {
    */
   private async holdsNoObject(path: string): Promise<boolean> {
     try {
-      if (!(await this.op.exists(path))) return true;
-      return (await this.op.stat(path)).isDirectory();
+      if (!(await this.bounded(this.op.exists(path), 'stat', path))) return true;
+      return (await this.bounded(this.op.stat(path), 'stat', path)).isDirectory();
     } catch {
       return false;
     }
   }
 
-  private failure(action: string, path: string, err: unknown): TsdbError {
-    const shown = path === '' ? '/' : path;
-    return new TsdbError(StatusCode.StorageUnavailable, `${action} ${shown} in ${this.description}: ${errorMessage(err)}`, {
-      cause: err,
+  /**
+   * `p`, failing with an error naming the store when a remote store takes longer than the request
+   * timeout, or with `signal`'s reason when it aborts first. (The request itself cannot be
+   * cancelled through the Node binding: it ends on its own, and its result is dropped.)
+   */
+  private bounded<T>(p: Promise<T>, action: string, path: string, signal?: AbortSignal): Promise<T> {
+    if (this.timeoutMs === undefined && signal === undefined) return p;
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => finish(() => reject(signal!.reason));
+      const finish = (settle: () => void) => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        settle();
+      };
+      if (this.timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const shown = path === '' ? '/' : path;
+          finish(() => reject(new TsdbError(StatusCode.StorageUnavailable, `${action} ${shown} in ${this.description}: the store did not answer within ${this.timeoutMs} ms`)));
+        }, this.timeoutMs);
+      }
+      if (signal !== undefined) {
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      p.then(
+        (v) => finish(() => resolve(v)),
+        (e: unknown) => finish(() => reject(e)),
+      );
     });
+  }
+
+  private failure(action: string, path: string, err: unknown): TsdbError {
+    if (err instanceof TsdbError && err.message.includes(this.description)) return err;
+    const shown = path === '' ? '/' : path;
+    // No `cause`: OpenDAL's error may carry a request URL with a signature, and causes are logged.
+    return new TsdbError(StatusCode.StorageUnavailable, `${action} ${shown} in ${this.description}: ${this.redact(errorMessage(err))}`);
+  }
+
+  /** The message without the config's secrets or a URL's signature (`sig=`, `Signature=`, `X-Amz-Signature=`…). */
+  private redact(message: string): string {
+    let out = message;
+    for (const secret of this.secrets) out = out.split(secret).join('******');
+    return out.replace(/((?:^|[?&\s])(?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|token|access_token)=)[^&\s"']+/gi, '$1******');
   }
 }
 

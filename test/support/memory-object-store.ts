@@ -3,7 +3,7 @@
  * takes effect, as a real store would, so that concurrent callers interleave; a write is atomic
  * (readers see the old object or the new one). Objects are copied in and out.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ObjectNotFoundError, type ObjectEntry, type ObjectStore } from '../../src/storage/object-store.js';
 
 function tick(): Promise<void> {
@@ -35,6 +35,15 @@ export class MemoryObjectStore implements ObjectStore {
     await tick();
     this.objects.set(path, new Uint8Array(data));
     return Math.ceil(data.length / partSize);
+  }
+
+  async download(path: string, localFile: string, signal?: AbortSignal): Promise<number> {
+    await tick();
+    signal?.throwIfAborted();
+    const data = this.objects.get(path);
+    if (data === undefined) throw new ObjectNotFoundError(path, this.description);
+    await writeFile(localFile, data);
+    return data.length;
   }
 
   async stat(path: string): Promise<ObjectEntry | undefined> {

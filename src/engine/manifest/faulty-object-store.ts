@@ -61,6 +61,11 @@ export class FaultyObjectStore implements ObjectStore {
     return this.inner.upload(path, localFile, partSize);
   }
 
+  async download(path: string, localFile: string, signal?: AbortSignal): Promise<number> {
+    this.checkAlive(path);
+    return this.inner.download(path, localFile, signal);
+  }
+
   async stat(path: string): Promise<ObjectEntry | undefined> {
     this.checkAlive(path);
     return this.inner.stat(path);
