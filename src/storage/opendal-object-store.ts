@@ -67,7 +67,14 @@ export class OpendalObjectStore implements ObjectStore {
       const op = new Operator(options.scheme, { ...options.config });
       // Remote stores retry requests that fail with a temporary error (throttling, 5xx, a
       // dropped connection), as GreptimeDB's do; NotFound and other permanent errors are not retried.
-      this.op = options.scheme === 'fs' ? op : op.layer(new RetryLayer().build());
+      // Backoff 0.2 s doubling, 3 retries (about 1.4 s in all): a store that is down fails a
+      // request within seconds, and the engine retries flushes with its own backoff above this.
+      const retry = new RetryLayer();
+      retry.maxTimes = 3;
+      retry.minDelay = 200;
+      retry.maxDelay = 2000;
+      retry.jitter = true;
+      this.op = options.scheme === 'fs' ? op : op.layer(retry.build());
     } catch (err) {
       throw new TsdbError(StatusCode.StorageUnavailable, `cannot open object store ${this.description}: ${errorMessage(err)}`, {
         cause: err,
@@ -131,7 +138,7 @@ export class OpendalObjectStore implements ObjectStore {
     try {
       return await this.bounded(this.op.read(path), 'read', path);
     } catch (err) {
-      if (await this.holdsNoObject(path)) throw new ObjectNotFoundError(path, this.description);
+      if (mayBeNotFound(err) && (await this.holdsNoObject(path))) throw new ObjectNotFoundError(path, this.description);
       throw this.failure('read', path, err);
     }
   }
@@ -198,7 +205,7 @@ export class OpendalObjectStore implements ObjectStore {
     } catch (err) {
       if (signal?.aborted === true && err === signal.reason) throw err;
       if (err instanceof TsdbError) throw err;
-      if (await this.holdsNoObject(path)) throw new ObjectNotFoundError(path, this.description);
+      if (mayBeNotFound(err) && (await this.holdsNoObject(path))) throw new ObjectNotFoundError(path, this.description);
       throw this.failure('download', path, err);
     } finally {
       await file?.close();
@@ -212,7 +219,7 @@ export class OpendalObjectStore implements ObjectStore {
     try {
       meta = await this.bounded(this.op.stat(path), 'stat', path);
     } catch (err) {
-      if (await this.holdsNoObject(path)) return undefined;
+      if (mayBeNotFound(err) && (await this.holdsNoObject(path))) return undefined;
       throw this.failure('stat', path, err);
     }
     if (!meta.isFile()) return undefined;
@@ -336,6 +343,16 @@ export class OpendalObjectStore implements ObjectStore {
     for (const secret of this.secrets) out = out.split(secret).join('******');
     return out.replace(/((?:^|[?&\s])(?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|token|access_token)=)[^&\s"']+/gi, '$1******');
   }
+}
+
+/**
+ * Whether a failure may be a missing object, worth asking the store (`holdsNoObject`): OpenDAL
+ * names its error kind first in the message (`NotFound (permanent) at read…`). A connection
+ * refused or a timeout is not, and is not asked about (that would retry the failing store twice).
+ * (A directory of the fs service is no object either.)
+ */
+function mayBeNotFound(err: unknown): boolean {
+  return !(err instanceof TsdbError) && (/NotFound|not found|404|is a directory/i.test(errorMessage(err)));
 }
 
 /** Whether `path` is `dir` or inside it (both absolute). */
