@@ -86,7 +86,7 @@ const MARKER = '.store';
 const RESERVED = new Set([PARTIAL, STAGING, MARKER]);
 
 /** How often placing a file is retried when its parent directory vanished meanwhile (a prune). */
-const PLACE_ATTEMPTS = 4;
+const PLACE_ATTEMPTS = 10;
 
 /** One copy of an object on disk. */
 interface Entry {
@@ -98,6 +98,8 @@ interface Entry {
    * file goes at the last release. gone: no longer in the cache (evicted, removed or replaced).
    */
   state: 'live' | 'doomed' | 'gone';
+  /** The copy that replaced this one at its path while it was pinned; its pins moved there. */
+  successor?: Entry;
 }
 
 interface Waiter {
@@ -428,29 +430,32 @@ export class FileCache {
       this.counters.downloadedBytes += actual;
       await this.fileOps.run(objectPath, async () => {
         if (download.controller.signal.aborted) throw this.closedError();
-        const current = this.entries.get(objectPath);
         let entry: Entry | undefined;
-        if (current !== undefined && current.size === actual) {
-          // Added meanwhile (write-through): the copy there is the same object.
-          await rm(partial, { force: true });
-          entry = current;
-        } else if (download.dropped && download.waiters.size === 0) {
-          await rm(partial, { force: true });
-        } else {
-          try {
-            await this.place(partial, this.localPath(objectPath));
-          } catch (err) {
-            throw this.localError(`cannot place the download of ${objectPath}`, err);
+        let placed = false;
+        if (!download.dropped || download.waiters.size > 0) {
+          const current = this.entries.get(objectPath);
+          if (current !== undefined && current.size === actual) {
+            // Added meanwhile (write-through): the copy there is the same object.
+            entry = current;
+          } else {
+            try {
+              await this.place(partial, this.localPath(objectPath));
+            } catch (err) {
+              throw this.localError(`cannot place the download of ${objectPath}`, err);
+            }
+            placed = true;
+            entry = this.install(objectPath, actual, download.dropped ? 'doomed' : 'live');
           }
-          entry = this.install(objectPath, actual, download.dropped ? 'doomed' : 'live');
         }
-        // Synchronously from here: every waiter still there is pinned before anything can evict.
+        // Synchronously from the choice of `entry`: every waiter still there is pinned before
+        // anything can evict it.
         for (const waiter of [...download.waiters]) {
           download.waiters.delete(waiter);
           if (entry === undefined) continue;
           if (waiter.size === actual) waiter.resolve(this.pinEntry(entry));
           else waiter.reject(this.sizeError(objectPath, `its download has ${actual} bytes where the manifest records ${waiter.size}`));
         }
+        if (!placed) await rm(partial, { force: true });
         if (entry !== undefined && entry.state === 'doomed' && entry.pins === 0) await this.unlinkNow(entry);
       });
       this.evictToFit();
@@ -482,8 +487,14 @@ export class FileCache {
   /** Makes the file now at the object's path the live (or doomed) copy; replaces the copy there before. Under the path's lock. */
   private install(objectPath: string, size: number, state: 'live' | 'doomed'): Entry {
     const old = this.entries.get(objectPath) ?? this.doomed.get(objectPath);
-    if (old !== undefined) this.detach(old);
     const entry: Entry = { objectPath, size, pins: 0, state };
+    if (old !== undefined) {
+      this.detach(old);
+      // Its holders read the new file now (the same object): it keeps their pins.
+      entry.pins = old.pins;
+      old.pins = 0;
+      if (entry.pins > 0) old.successor = entry;
+    }
     (state === 'live' ? this.entries : this.doomed).set(objectPath, entry);
     this.bytes += size;
     return entry;
@@ -503,7 +514,9 @@ export class FileCache {
     return new Pin(this.localPath(entry.objectPath), entry, (e) => this.unpin(e));
   }
 
-  private unpin(entry: Entry): void {
+  private unpin(pinned: Entry): void {
+    let entry = pinned;
+    while (entry.successor !== undefined) entry = entry.successor;
     entry.pins--;
     if (entry.pins > 0 || this.closed) return;
     if (entry.state === 'doomed') this.track(this.unlink(entry));
@@ -585,27 +598,28 @@ export class FileCache {
 
   /** Moves `src` to `dest`, creating its directory; copies through the staging directory across file systems. */
   private async place(src: string, dest: string): Promise<void> {
+    let copy: string | undefined;
     for (let attempt = 1; ; attempt++) {
-      await mkdir(dirname(dest), { recursive: true });
       try {
-        await rename(src, dest);
+        await mkdir(dirname(dest), { recursive: true });
+        if (copy === undefined) {
+          await rename(src, dest);
+          return;
+        }
+        await copyFile(src, copy);
+        await rename(copy, dest);
+        await rm(src, { force: true });
         return;
       } catch (err) {
-        // The directory was pruned between mkdir and rename.
+        if (copy !== undefined) await rm(copy, { force: true });
+        // A directory on the way was pruned meanwhile (the last copy in it went): again.
         if (errno(err) === 'ENOENT' && attempt < PLACE_ATTEMPTS && existsSync(src)) continue;
-        if (errno(err) !== 'EXDEV') throw err;
-      }
-      const tmp = join(this.stagingDir, `${++this.seq}.copy`);
-      try {
-        await copyFile(src, tmp);
-        await rename(tmp, dest);
-      } catch (err) {
-        await rm(tmp, { force: true });
-        if (errno(err) === 'ENOENT' && attempt < PLACE_ATTEMPTS && existsSync(src)) continue;
+        if (errno(err) === 'EXDEV' && copy === undefined) {
+          copy = join(this.stagingDir, `${++this.seq}.copy`);
+          continue;
+        }
         throw err;
       }
-      await rm(src, { force: true });
-      return;
     }
   }
 
