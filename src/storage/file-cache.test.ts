@@ -33,7 +33,18 @@ class TestStore extends MemoryObjectStore {
 
   override async download(path: string, localFile: string, signal?: AbortSignal): Promise<number> {
     this.downloadCount.set(path, this.downloadsOf(path) + 1);
-    if (this.gate !== undefined) await this.gate;
+    if (this.gate !== undefined) {
+      // Held, as a store that does not answer; the signal still stops it, as OpenDAL's does.
+      const gate = this.gate;
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => reject(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        void gate.then(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
     const failure = this.failures.shift();
     if (failure !== undefined) {
       if (failure.partial !== undefined) await writeFile(localFile, failure.partial);
@@ -138,6 +149,7 @@ describe('FileCache', () => {
         return true;
       });
     }
+    await cache.idle();
     assert.deepEqual(cachedPaths(cache), []);
     assert.deepEqual(leftovers(cache), []);
     assert.equal(cache.stats().bytes, 0);
@@ -175,6 +187,7 @@ describe('FileCache', () => {
       assert.match(err.message, /^object region\/1\/x\.parquet is missing from Memory\(bucket\)/);
       return true;
     });
+    await cache.idle();
     assert.deepEqual(leftovers(cache), []);
     await store.write('region/1/x.parquet', enc('PAR1'));
     assert.equal(await pinAndRead(cache, 'region/1/x.parquet', 4), 'PAR1');
@@ -193,6 +206,7 @@ describe('FileCache', () => {
       assert.equal(result.status, 'rejected');
       assert.equal(result.reason, failure);
     }
+    await cache.idle();
     assert.deepEqual(leftovers(cache), []);
     assert.deepEqual(cachedPaths(cache), []);
     assert.deepEqual([cache.stats().pinned, cache.stats().bytes], [0, 0]);
@@ -201,6 +215,39 @@ describe('FileCache', () => {
     await assert.rejects(cache.pin('r/f', 20), /^TsdbError: file cache of Memory\(bucket\) in .*: download of r\/f failed: ENOSPC/);
     assert.equal((await pinAndRead(cache, 'r/f', 20)).length, 20);
     assert.equal(store.downloadsOf('r/f'), 3);
+  });
+
+  test('a waiter that pins again the moment it is answered gets an answer (it does not join the finished download)', async (t) => {
+    const { cache, store } = await setup(t, 1000);
+    await store.write('r/a', enc('12345'));
+    const viaFailure = await new Promise<string>((resolve, reject) => {
+      store.failures.push({ err: new TsdbError(StatusCode.StorageUnavailable, 'Memory(bucket): connection reset') });
+      cache.pin('r/a', 5).then(
+        () => reject(new Error('the first download should fail')),
+        () => cache.pin('r/a', 5).then((f) => {
+          f.release();
+          resolve(f.path);
+        }, reject),
+      );
+    });
+    assert.equal(viaFailure, join(cache.dir, 'r/a'));
+    await cache.remove('r/a');
+    // Two pins of one download, one with the wrong size: answered with an error, it pins again
+    // with the right one at once, and is served from the copy the download kept.
+    const both = await new Promise<number>((resolve, reject) => {
+      const right = cache.pin('r/a', 5);
+      cache.pin('r/a', 6).then(
+        () => reject(new Error('6 bytes should be refused')),
+        () => cache.pin('r/a', 5).then((f) => {
+          f.release();
+          resolve(store.downloadsOf('r/a'));
+        }, reject),
+      );
+      void right.then((f) => f.release());
+    });
+    assert.equal(both, 3);
+    await cache.idle();
+    assert.deepEqual([cache.stats().pinned, cache.stats().files], [0, 1]);
   });
 
   test('eviction is least recently used by bytes; a hit refreshes recency', async (t) => {
@@ -451,17 +498,20 @@ describe('FileCache', () => {
   test('close aborts downloads in flight; their waiters get an error saying the cache is closed', async (t) => {
     const { cache, store } = await setup(t, 1000);
     await putObjects(store, 10, 'r/a');
-    store.hold(); // never opened: the store's download honours the signal only when it ends, so open it after close starts
-    const pin = cache.pin('r/a', 10);
+    store.hold(); // never opened: a store that does not answer
+    const outcome = cache.pin('r/a', 10).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     await settle();
-    const closing = cache.close();
-    // Let the held download go on: it was aborted, so nothing is kept.
-    (store as unknown as { opened: () => void }).opened();
-    await closing;
-    await assert.rejects(pin, (err: unknown) => err instanceof TsdbError && /the file cache of Memory\(bucket\) in .* is closed/.test(err.message));
+    await cache.close();
+    const err = await outcome;
+    assert.ok(err instanceof TsdbError && /the file cache of Memory\(bucket\) in .* is closed/.test(err.message), String(err));
     assert.deepEqual(cachedPaths(cache), []);
     assert.deepEqual(leftovers(cache), []);
+    assert.deepEqual([cache.stats().files, cache.stats().pinned], [0, 0]);
     await assert.rejects(cache.add('r/b', '/nonexistent'), /is closed/);
+    await assert.rejects(cache.remove('r/a'), /is closed/);
   });
 
   test('paths that leave the cache or name its own files are refused', async (t) => {

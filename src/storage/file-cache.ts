@@ -372,9 +372,8 @@ export class FileCache {
    * evicted or released copies, refreshing mtimes) have ended — for tests and orderly shutdowns.
    */
   async idle(): Promise<void> {
-    while (this.downloads.size > 0 || this.pending.size > 0) {
-      await Promise.all([...[...this.downloads.values()].map((d) => d.done), ...this.pending]);
-    }
+    // Every download is tracked in `pending` until it has cleaned up after itself.
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
   /**
@@ -403,10 +402,18 @@ export class FileCache {
     };
     this.downloads.set(objectPath, download);
     this.counters.downloads++;
-    download.done = this.runDownload(download).finally(() => {
-      if (this.downloads.get(objectPath) === download) this.downloads.delete(objectPath);
-    });
+    download.done = this.runDownload(download).finally(() => this.settled(download));
+    this.track(download.done);
     return download;
+  }
+
+  /**
+   * The download takes no more waiters: called just before its waiters are told the outcome, so
+   * that a waiter that pins again at once finds the copy, or starts a download of its own, rather
+   * than joining one that will never answer it.
+   */
+  private settled(download: Download): void {
+    if (this.downloads.get(download.objectPath) === download) this.downloads.delete(download.objectPath);
   }
 
   /** Never rejects: its outcome goes to the waiters. */
@@ -449,6 +456,7 @@ export class FileCache {
         }
         // Synchronously from the choice of `entry`: every waiter still there is pinned before
         // anything can evict it.
+        this.settled(download);
         for (const waiter of [...download.waiters]) {
           download.waiters.delete(waiter);
           if (entry === undefined) continue;
@@ -460,11 +468,12 @@ export class FileCache {
       });
       this.evictToFit();
     } catch (err) {
-      await rm(partial, { force: true }).catch(() => undefined);
+      this.settled(download);
       for (const waiter of [...download.waiters]) {
         download.waiters.delete(waiter);
         waiter.reject(err);
       }
+      await rm(partial, { force: true }).catch(() => undefined);
       this.logger.debug({ object: objectPath, store: this.store.description, err: message(err) }, 'file cache download failed');
     }
   }
