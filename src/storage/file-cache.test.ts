@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync,
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { writeFile } from 'node:fs/promises';
+import pino from 'pino';
 import { MemoryObjectStore } from '../../test/support/memory-object-store.js';
 import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -357,8 +358,13 @@ describe('FileCache', () => {
     const a = await FileCache.open({ dir, capacity: 1000, store: one, logger: silentLogger() });
     assert.equal(await pinAndRead(a, 'r/x', 8), 'from-one');
     await a.close();
-    const b = await FileCache.open({ dir, capacity: 1000, store: two, logger: silentLogger() });
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const b = await FileCache.open({ dir, capacity: 1000, store: two, logger });
     t.after(() => b.close());
+    const wiped = lines.map((l) => JSON.parse(l) as { level: number; msg: string; recorded?: string }).find((l) => l.msg.includes('wiping'));
+    assert.ok(wiped !== undefined && wiped.level === 40, `a warning says the cache is wiped: ${lines.join('')}`);
+    assert.equal(wiped.msg, 'file cache directory held copies of Memory(one); wiping it');
     assert.deepEqual([b.stats().files, b.stats().bytes], [0, 0]);
     assert.deepEqual(cachedPaths(b), []);
     assert.equal(readFileSync(join(dir, '.store'), 'utf8'), 'Memory(two)');
