@@ -10,6 +10,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { silentLogger } from '../common/logging.js';
 import { FileCache, type CachedFile } from './file-cache.js';
+import { OpendalObjectStore } from './opendal-object-store.js';
 
 /** A memory store whose downloads can be held at a gate, made to fail, and are counted. */
 class TestStore extends MemoryObjectStore {
@@ -256,7 +257,11 @@ describe('FileCache', () => {
     await putObjects(store, 100, 'r/a', 'r/b', 'r/c', 'r/d', 'r/e');
     for (const p of ['r/a', 'r/b', 'r/c']) await pinAndRead(cache, p, 100);
     assert.deepEqual(cachedPaths(cache), ['r/a', 'r/b', 'r/c']);
+    const longAgo = new Date(Date.UTC(2020, 0, 1));
+    utimesSync(join(cache.dir, 'r/a'), longAgo, longAgo);
     await pinAndRead(cache, 'r/a', 100); // hit: a is now the most recent
+    await cache.idle();
+    assert.ok(statSync(join(cache.dir, 'r/a')).mtimeMs > longAgo.getTime() + 1000, "a hit refreshes the copy's mtime (recency after a restart)");
     await pinAndRead(cache, 'r/d', 100); // evicts b
     await cache.idle();
     assert.deepEqual(cachedPaths(cache), ['r/a', 'r/c', 'r/d']);
@@ -518,6 +523,21 @@ describe('FileCache', () => {
     assert.deepEqual([cache.stats().files, cache.stats().pinned], [0, 0]);
     await assert.rejects(cache.add('r/b', '/nonexistent'), /is closed/);
     await assert.rejects(cache.remove('r/a'), /is closed/);
+  });
+
+  test('over a real store (OpenDAL fs): a multi-chunk object is downloaded whole, byte for byte', async (t) => {
+    const base = tempDir(t);
+    const store = OpendalObjectStore.fs(join(base, 'remote'), join(base, 'remote-tmp'));
+    const data = Buffer.alloc(9 * 1024 * 1024 + 7);
+    for (let i = 0; i < data.length; i += 4096) data[i] = (i / 4096) % 251;
+    await store.write('region/1/big.parquet', data);
+    const cache = await FileCache.open({ dir: join(base, 'cache'), capacity: 64 * 1024 * 1024, store, logger: silentLogger() });
+    t.after(() => cache.close());
+    const files = await Promise.all([cache.pin('region/1/big.parquet', data.length), cache.pin('region/1/big.parquet', data.length)]);
+    assert.ok(readFileSync(files[0]!.path).equals(data));
+    for (const f of files) f.release();
+    await assert.rejects(cache.pin('region/1/none.parquet', 3), /object region\/1\/none\.parquet is missing from File\(/);
+    assert.deepEqual([cache.stats().downloads, cache.stats().downloadedBytes, cache.stats().misses], [2, data.length, 3]);
   });
 
   test('paths that leave the cache or name its own files are refused', async (t) => {
