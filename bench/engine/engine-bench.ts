@@ -16,7 +16,7 @@ import type { ColumnMetadata, RegionMetadata } from '../../src/engine/region/met
 import { regionId } from '../../src/engine/region/region-id.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from '../../src/engine/memtable/memtable.js';
 import { RegionEngine } from '../../src/engine/region-engine.js';
-import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
+import { fileStorage } from '../../test/support/engine.js';
 
 const { values } = parseArgs({
   options: {
@@ -95,7 +95,7 @@ async function openEngine(dir: string, syncWrite: boolean): Promise<RegionEngine
     scanParallelism: Math.max(1, availableParallelism()),
     compactAfterFlush: false,
     memtable: MEMTABLE,
-    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
+    storage: fileStorage(dir),
     logger: silentLogger(),
   });
 }
@@ -115,7 +115,7 @@ async function writeAll(engine: RegionEngine, data: WriteBatch[], writers: numbe
 async function query(engine: RegionEngine, sql: string, range?: { start: bigint; end: bigint }): Promise<{ seconds: number; rows: number }> {
   const conn = await engine.duckdb.connect();
   const started = performance.now();
-  const scan = engine.scan(ID, range ?? {});
+  const scan = await engine.scan(ID, range ?? {});
   await scan.attach(conn, 'cpu');
   const result = await conn.runAndReadAll(sql);
   const seconds = (performance.now() - started) / 1000;

@@ -168,5 +168,6 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
     ...(window !== undefined && { compaction_time_window: parseDuration(window) }),
     ...(memtable !== undefined && { memtable }),
     ...(trigger !== undefined && { compaction_trigger_file_num: Number(trigger) }),
+    ...(options['storage'] !== undefined && { storage: options['storage'] }),
   };
 }

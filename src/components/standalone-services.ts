@@ -19,8 +19,7 @@ import { ProcessList } from '../frontend/process-list.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
 import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
-import { createObjectStore, storageProviders } from '../storage/create-object-store.js';
-import { OpendalObjectStore } from '../storage/opendal-object-store.js';
+import { openStorageProviders, type StorageProviders } from '../storage/storage-provider.js';
 import type { ComponentServices } from './component.js';
 
 /** The time limit of a statement: the client's own (`requested`, 0 or undefined: none) within `query.timeout` (0: none). */
@@ -33,6 +32,7 @@ export function statementTimeout(requested: number | undefined, limit: number): 
 export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
+  private storage: StorageProviders | undefined;
   private frontend: FrontendInstance | undefined;
   private queries: DuckDBInstance | undefined;
   private users: UserProvider | undefined;
@@ -47,14 +47,10 @@ export class StandaloneServices implements ComponentServices {
 
   async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; auth?: AuthHandler }> {
     const c = this.config;
-    const store = createObjectStore(storageProviders(c.storage).get(c.storage.type)!);
-    if (store instanceof OpendalObjectStore) {
-      const removed = await store.removeStrayTemporaryFiles();
-      if (removed > 0) this.logger.info({ files: removed }, 'removed temporary files of writes a crash interrupted');
-    }
+    const storage = (this.storage = await openStorageProviders(c.storage, { partSize: c.region_engine.mito.sst_write_buffer_size, logger: this.logger }));
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
-    this.engine = await RegionEngine.open(engineOptions(c, store, this.logger));
+    this.engine = await RegionEngine.open(engineOptions(c, storage, this.logger));
     const spillDir = querySpillDir(c.storage.data_home);
     const budget = queryBudget(c, spillDir);
     this.queries = await openQueryDuckDb({
@@ -69,8 +65,7 @@ export class StandaloneServices implements ComponentServices {
     this.logger.info({ memory_limit: budget.memoryLimit ?? 'DuckDB default', threads: c.query.parallelism, max_concurrent_queries: c.max_concurrent_queries, uv_threadpool_size: process.env['UV_THREADPOOL_SIZE'] ?? '4' }, 'opened the query DuckDB');
     const poolWarning = threadPoolWarning(c.max_concurrent_queries, c.region_engine.mito.max_background_jobs);
     if (poolWarning !== undefined) this.logger.warn(poolWarning);
-    // Tables are stored in the default provider for now; the `storage` option must still name a configured one.
-    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine, this.queries), [...storageProviders(c.storage).keys()], budget.budget, new ProcessList(this.authEnabled)));
+    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine, this.queries), storage.names(), budget.budget, new ProcessList(this.authEnabled)));
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
@@ -118,6 +113,8 @@ export class StandaloneServices implements ComponentServices {
       await this.engine?.close();
     } finally {
       this.engine = undefined;
+      await this.storage?.close();
+      this.storage = undefined;
       await this.kv?.close();
       this.kv = undefined;
     }

@@ -27,7 +27,7 @@ async function batches(dir: string, memtable: MemtableKind): Promise<Map<number,
   const engine = await RegionEngine.open(crashEngineOptions(dir, memtable));
   try {
     await engine.openRegion(CRASH_REGION, CRASH_DIR);
-    const scan = engine.scan(CRASH_REGION);
+    const scan = await engine.scan(CRASH_REGION);
     const conn = await engine.duckdb.connect();
     try {
       await scan.attach(conn, 'c');

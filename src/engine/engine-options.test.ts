@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { silentLogger } from '../common/logging.js';
 import { GIB, MIB } from '../common/size/size.js';
 import { loadConfig } from '../config/load.js';
-import { MemoryObjectStore } from '../../test/support/memory-object-store.js';
+import { fileStorage } from '../../test/support/engine.js';
+import { tempDir } from '../../test/support/temp.js';
 import { engineOptions } from './engine-options.js';
 
-test('the engine takes its options from [wal] and [region_engine.mito]', () => {
+test('the engine takes its options from [wal] and [region_engine.mito]', (t) => {
   const env = {
     TSDB_STANDALONE__STORAGE__DATA_HOME: '/srv/t',
     TSDB_STANDALONE__WAL__SYNC_WRITE: 'true',
@@ -17,13 +18,12 @@ test('the engine takes its options from [wal] and [region_engine.mito]', () => {
     TSDB_STANDALONE__REGION_ENGINE__MITO__MEMTABLE__DATA_FREEZE_THRESHOLD: '1000',
   };
   const { config } = loadConfig({ component: 'standalone', env, system: { totalMemory: 16 * GIB, cpus: 8 } });
-  const opts = engineOptions(config, new MemoryObjectStore(), silentLogger(), { totalMemory: 16 * GIB });
+  const opts = engineOptions(config, fileStorage(tempDir(t)), silentLogger(), { totalMemory: 16 * GIB });
   assert.deepEqual(opts.wal, { dir: '/srv/t/wal', fileSize: 128 * MIB, syncWrite: true, readBatchSize: 128, purgeInterval: 600_000, purgeThreshold: 4 * GIB });
   assert.equal(opts.globalWriteBufferSize, GIB);
   assert.equal(opts.globalWriteBufferRejectSize, 2 * GIB);
   assert.equal(opts.maxBackgroundJobs, 2);
   assert.equal(opts.numWorkers, 8);
-  assert.equal(opts.sstWriteBufferSize, 8 * MIB);
   assert.equal(opts.vectorCacheSize, 512 * MIB);
   assert.equal(opts.manifestCheckpointDistance, 10);
   assert.equal(opts.autoFlushInterval, 3_600_000);

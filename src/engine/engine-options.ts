@@ -6,7 +6,7 @@ import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../common/logging.js';
 import type { MitoOptions, WalOptions } from '../config/options.js';
-import type { ObjectStore } from '../storage/object-store.js';
+import type { StorageProviders } from '../storage/storage-provider.js';
 import type { RegionEngineOptions } from './region-engine.js';
 
 /**
@@ -17,7 +17,7 @@ const DUCKDB_MEMORY_SHARE = 1 / 8;
 
 export function engineOptions(
   config: { readonly wal: WalOptions; readonly region_engine: { readonly mito: MitoOptions }; readonly storage?: { readonly data_home: string } },
-  store: ObjectStore,
+  storage: StorageProviders,
   logger: Logger,
   system: { readonly totalMemory: number } = { totalMemory: totalmem() },
 ): RegionEngineOptions {
@@ -37,14 +37,13 @@ export function engineOptions(
     manifestCheckpointDistance: mito.manifest_checkpoint_distance,
     maxBackgroundJobs: mito.max_background_jobs,
     numWorkers: mito.num_workers,
-    sstWriteBufferSize: mito.sst_write_buffer_size,
     vectorCacheSize: mito.vector_cache_size,
     autoFlushInterval: mito.auto_flush_interval,
     scanParallelism: mito.scan_parallelism,
     // A compaction's merge of large files spills under data_home instead of growing until the
     // machine runs out of memory.
     memoryLimit: Math.floor(system.totalMemory * DUCKDB_MEMORY_SHARE),
-    ...(config.storage !== undefined && { spillDir: engineSpillDir(config.storage.data_home), scratchDir: join(config.storage.data_home, 'tmp', 'sst') }),
+    ...(config.storage !== undefined && { spillDir: engineSpillDir(config.storage.data_home) }),
     sstMetaCache: mito.sst_meta_cache_size > 0,
     pageCache: mito.page_cache_size > 0,
     memtable: {
@@ -53,7 +52,7 @@ export function engineOptions(
       dataFreezeThreshold: mito.memtable.data_freeze_threshold,
       forkDictionaryBytes: mito.memtable.fork_dictionary_bytes,
     },
-    store,
+    storage,
     logger,
   };
 }

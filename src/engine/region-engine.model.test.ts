@@ -9,12 +9,12 @@ import { test, type TestContext } from 'node:test';
 import { tempDir } from '../../test/support/temp.js';
 import { silentLogger } from '../common/logging.js';
 import { MIB } from '../common/size/size.js';
-import { OpendalObjectStore } from '../storage/opendal-object-store.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
 import type { ColumnMetadata, MergeMode, RegionMetadata } from './region/metadata.js';
 import { regionId } from './region/region-id.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
 import { RegionEngine } from './region-engine.js';
+import { fileStorage } from '../../test/support/engine.js';
 
 const ID = regionId(2000, 1);
 const DIR = 'data/model/2000_0000000001/';
@@ -123,7 +123,7 @@ async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions
     autoFlushInterval: 0,
     scanParallelism: 1,
     memtable,
-    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
+    storage: fileStorage(dir),
     logger: silentLogger(),
   });
   t.after(() => engine.close());
@@ -131,7 +131,7 @@ async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions
 }
 
 async function actual(engine: RegionEngine, columns: ColumnMetadata[]): Promise<string[]> {
-  const scan = engine.scan(ID);
+  const scan = await engine.scan(ID);
   const conn = await engine.duckdb.connect();
   try {
     await scan.attach(conn, 'r');

@@ -8,6 +8,9 @@ import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { MIB } from '../common/size/size.js';
+import { silentLogger } from '../common/logging.js';
+import { FileCache } from '../storage/file-cache.js';
+import { CachedStorageProvider, StorageProviders } from '../storage/storage-provider.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
 import type { RegionMetadata } from './region/metadata.js';
 import { regionId } from './region/region-id.js';
@@ -269,7 +272,7 @@ test('auto_flush_interval flushes a region that has not flushed for that long', 
 });
 
 async function scanCount(engine: RegionEngine, where = 'true'): Promise<number> {
-  const scan = engine.scan(ID);
+  const scan = await engine.scan(ID);
   const conn = await engine.duckdb.connect();
   try {
     await scan.attach(conn, 'v');
@@ -296,7 +299,7 @@ test('compaction merges a window\'s files into one, drops tombstones, and delete
   assert.equal(await scanCount(engine), 97);
 
   // A scan taken before the compaction keeps the input files until it is released.
-  const held = engine.scan(ID);
+  const held = await engine.scan(ID);
   const { removed, added } = await engine.compactRegion(ID);
   assert.deepEqual([removed, added], [6, 1]);
   const [merged] = engine.region(ID).files();
@@ -336,13 +339,13 @@ test('a scan reads only the files overlapping its time range', async (t) => {
     await engine.write(ID, puts('a', i * 10_000, 100));
     await engine.flushRegion(ID);
   }
-  const all = engine.scan(ID);
-  const some = engine.scan(ID, { start: 10_000n, end: 19_999n });
-  const none = engine.scan(ID, { start: 1_000_000n });
+  const all = await engine.scan(ID);
+  const some = await engine.scan(ID, { start: 10_000n, end: 19_999n });
+  const none = await engine.scan(ID, { start: 1_000_000n });
   assert.deepEqual([all.fileCount, some.fileCount, none.fileCount], [4, 1, 0]);
   for (const s of [all, some, none]) s.release();
   const conn = await engine.duckdb.connect();
-  const scan = engine.scan(ID, { start: 10_050n, end: 10_059n });
+  const scan = await engine.scan(ID, { start: 10_050n, end: 10_059n });
   await scan.attach(conn, 'w');
   assert.equal(Number((await conn.runAndReadAll('SELECT count(*) FROM w')).getRows()[0]![0]), 10);
   await scan.detach(conn);
@@ -362,7 +365,7 @@ test('alter: a dropped column disappears without rewriting files; one re-added u
   await engine.alterRegion(ID, dropped);
   const readAll = async () => {
     const conn = await engine.duckdb.connect();
-    const scan = engine.scan(ID);
+    const scan = await engine.scan(ID);
     await scan.attach(conn, 'v');
     const result = await conn.runAndReadAll('SELECT * FROM v ORDER BY ts LIMIT 1');
     const out = { names: result.columnNames(), row: result.getRows()[0] };
@@ -448,7 +451,9 @@ test('sst_write_buffer_size: a flush to object storage uploads the SST in parts 
     uploads.push({ path, partSize, parts });
     return parts;
   };
-  const engine = await openEngine(t, tempDir(t), { store, sstWriteBufferSize: 5 * MIB });
+  const dir = tempDir(t);
+  const cache = await FileCache.open({ dir: join(dir, 'cache'), capacity: 64 * MIB, store, logger: silentLogger() });
+  const engine = await openEngine(t, dir, { storage: StorageProviders.single(new CachedStorageProvider('S3', store, cache, 5 * MIB)) });
   await engine.createRegion(metadata(), DIR);
   await engine.write(ID, puts('a', 0, 1000));
   const [file] = await engine.flushRegion(ID);
@@ -458,7 +463,7 @@ test('sst_write_buffer_size: a flush to object storage uploads the SST in parts 
 
 /** count(*) and sum(cpu) of a scan of the region. */
 async function countAndSum(engine: RegionEngine): Promise<[number, number]> {
-  const scan = engine.scan(ID);
+  const scan = await engine.scan(ID);
   const conn = await engine.duckdb.connect();
   try {
     await scan.attach(conn, 'r');
@@ -524,7 +529,7 @@ test('scans give the time index its own unit whether rows come from memtables or
     await engine.write(ID, puts('a', 0, 3));
     await engine.flushRegion(ID);
     await engine.write(ID, puts('b', 10, 3));
-    const scan = engine.scan(ID);
+    const scan = await engine.scan(ID);
     const conn = await engine.duckdb.connect();
     try {
       await scan.attach(conn, 'r');
@@ -642,7 +647,7 @@ for (const mode of ['last_row', 'last_non_null'] as const) {
     want.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
     assert.ok(engine.region(ID).files().length >= 5, `${engine.region(ID).files().length} files`);
     assert.ok(engine.region(ID).memtables().some((m) => !m.isEmpty()), 'rows in the memtable too');
-    const scan = engine.scan(ID);
+    const scan = await engine.scan(ID);
     const conn = await engine.duckdb.connect();
     try {
       await scan.attach(conn, 'r');

@@ -3,16 +3,14 @@
  * and routes requests to them. It knows nothing of SQL or protocols: regions are created from
  * metadata and written with columnar batches.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { processHealth } from '../common/health/health-board.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
 import type { Millis } from '../common/time/duration.js';
-import type { ObjectStore } from '../storage/object-store.js';
+import type { StorageProviders } from '../storage/storage-provider.js';
 import type { WriteBatch } from './batch/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
 import { sandboxDuckDb } from './duckdb-sandbox.js';
@@ -31,6 +29,10 @@ import { withStorageErrors } from './storage-error.js';
 
 /** The health board's key for failing background flushes (common/health/). */
 const FLUSH_HEALTH_KEY = 'flush';
+
+/** A failed background flush is retried after 1 s, then twice as long each time, at most 1 min. */
+const FLUSH_RETRY_MIN_MS = 1000;
+const FLUSH_RETRY_MAX_MS = 60_000;
 
 export interface RegionEngineOptions {
   readonly wal: {
@@ -59,22 +61,12 @@ export interface RegionEngineOptions {
   /** Where DuckDB spills (its `temp_directory`); created empty at open (only DuckDB's spill files live there). */
   readonly spillDir?: string;
   /**
-   * Where SSTs bound for a remote store are written before their upload (`{data_home}/tmp/sst`);
-   * emptied at open. Default: a new directory under the OS's temporary directory, removed at close.
-   */
-  readonly scratchDir?: string;
-  /**
    * `sst_meta_cache_size` / `page_cache_size` > 0: DuckDB keeps Parquet footers / file blocks of SST
    * files in memory (its `parquet_metadata_cache` / `enable_external_file_cache`, on/off switches
    * only: DuckDB 1.5 takes no byte budget for them). 0 turns them off. Default: on.
    */
   readonly sstMetaCache?: boolean;
   readonly pageCache?: boolean;
-  /**
-   * `sst_write_buffer_size`: SSTs reach object storage streamed in parts of this size (multipart
-   * uploads), one part in memory at a time (default 8 MiB). File storage writes SSTs in place.
-   */
-  readonly sstWriteBufferSize?: number;
   /**
    * `vector_cache_size`: bytes of sorted, merged rows of memtables (frozen ones, and the mutable one
    * until its next write) kept for the scans and the flush that read them (default 512 MiB; 0 = off).
@@ -86,8 +78,11 @@ export interface RegionEngineOptions {
   readonly memtable?: MemtableOptions;
   /** Check for due compactions after each flush (default true; tests turn it off to step by hand). */
   readonly compactAfterFlush?: boolean;
-  /** Where region directories live (File storage: `{data_home}/data`). */
-  readonly store: ObjectStore;
+  /**
+   * Where region directories live: the storage providers, a region on the one its `storage` option
+   * names (the default one when unset). The engine does not close them.
+   */
+  readonly storage: StorageProviders;
   readonly logger: Logger;
 }
 
@@ -95,10 +90,13 @@ export class RegionEngine {
   private readonly regions = new Map<RegionId, Region>();
   /** Regions being opened or created: a second request for the same region waits for the first. */
   private readonly pending = new Map<RegionId, Promise<Region>>();
-  private readonly ctx: RegionContext;
+  /** What every region's context shares (each adds its storage provider). */
+  private readonly ctx: Omit<RegionContext, 'provider' | 'store'>;
   private purgeTimer: NodeJS.Timeout | undefined;
   private autoFlushTimer: NodeJS.Timeout | undefined;
   private readonly jobs: BackgroundJobs;
+  /** Regions whose background flush failed: attempts so far, and the timer of the next one. */
+  private readonly flushRetries = new Map<RegionId, { attempts: number; timer: NodeJS.Timeout | undefined }>();
   readonly workers: RegionWorkers;
   private closed = false;
 
@@ -108,18 +106,14 @@ export class RegionEngine {
     readonly writeBuffer: WriteBufferManager,
     /** The DuckDB that writes and reads SST files for flushes and compactions (in memory; sandboxed: `duckdb-sandbox.ts`). */
     readonly duckdb: DuckDBInstance,
-    private readonly scratch: { readonly dir: string; readonly own: boolean },
   ) {
     this.jobs = new BackgroundJobs(opts.maxBackgroundJobs);
     this.workers = new RegionWorkers(opts.numWorkers ?? 8);
     this.ctx = {
       wal,
       writeBuffer,
-      store: opts.store,
       checkpointDistance: opts.manifestCheckpointDistance,
       memtable: opts.memtable ?? DEFAULT_MEMTABLE_OPTIONS,
-      scratchDir: scratch.dir,
-      sstWriteBufferSize: opts.sstWriteBufferSize ?? 8 * 1024 * 1024,
       vectorCache: new VectorCache(opts.vectorCacheSize ?? 512 * 1024 * 1024),
       logger: opts.logger.child({ engine: 'mito' }),
     };
@@ -148,20 +142,12 @@ export class RegionEngine {
       rejectSize: opts.globalWriteBufferRejectSize,
     });
     let duckdb: DuckDBInstance;
-    let scratch: { dir: string; own: boolean };
     try {
       if (opts.spillDir !== undefined) {
         // DuckDB creates its temp_directory only when its parent exists and the sandbox allows it:
         // created here (emptied: only DuckDB's spill files live there).
         await rm(opts.spillDir, { recursive: true, force: true });
         await mkdir(opts.spillDir, { recursive: true });
-      }
-      if (opts.scratchDir !== undefined) {
-        await rm(opts.scratchDir, { recursive: true, force: true });
-        await mkdir(opts.scratchDir, { recursive: true });
-        scratch = { dir: resolve(opts.scratchDir), own: false };
-      } else {
-        scratch = { dir: await mkdtemp(join(tmpdir(), 'tsdb-sst-')), own: true };
       }
       duckdb = await DuckDBInstance.create(':memory:', {
         threads: String(opts.scanParallelism),
@@ -172,23 +158,23 @@ export class RegionEngine {
       registerMemtableScan(conn);
       await conn.run(`SET GLOBAL parquet_metadata_cache = ${opts.sstMetaCache ?? true}`);
       await conn.run(`SET GLOBAL enable_external_file_cache = ${opts.pageCache ?? true}`);
-      await sandboxDuckDb(conn, readableDirs(opts.store, scratch.dir));
+      await sandboxDuckDb(conn, opts.storage.localDirs());
       conn.closeSync();
     } catch (err) {
       await wal.close();
       throw err;
     }
-    return new RegionEngine(opts, wal, writeBuffer, duckdb, scratch);
+    return new RegionEngine(opts, wal, writeBuffer, duckdb);
   }
 
   private connect = (): Promise<DuckDBConnection> => this.duckdb.connect();
 
   /**
-   * The directories a DuckDB that reads this engine's scans may read (the store's local root, the
-   * scratch directory): a query DuckDB is sandboxed to them (`query/query-duckdb.ts`).
+   * The directories a DuckDB that reads this engine's scans may read (File storage's root, the
+   * file caches of object stores): a query DuckDB is sandboxed to them (`query/query-duckdb.ts`).
    */
   readableDirs(): string[] {
-    return readableDirs(this.opts.store, this.scratch.dir);
+    return this.opts.storage.localDirs();
   }
 
   private checkOpen(): void {
@@ -225,14 +211,28 @@ export class RegionEngine {
     }
   }
 
-  /** Creates a region in `dir` (a directory of the store, ending with `/`). */
-  async createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
-    await this.claim(BigInt(metadata.region_id), () => withStorageErrors(() => Region.create(this.ctx, metadata, dir)));
+  /** The context of a region stored on provider `storage` (the default one when undefined). */
+  private contextOn(storage: string | undefined): RegionContext {
+    const provider = this.opts.storage.get(storage);
+    return { ...this.ctx, provider, store: provider.store };
   }
 
-  /** Opens an existing region: its manifest, then a replay of its WAL records. */
-  async openRegion(id: RegionId, dir: string): Promise<void> {
-    await this.claim(id, () => withStorageErrors(() => Region.open(this.ctx, id, dir)));
+  /**
+   * Creates a region in `dir` (a directory of its storage provider, ending with `/`): the
+   * provider its `storage` option names, else the default one.
+   */
+  async createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
+    const ctx = this.contextOn(metadata.options.storage);
+    await this.claim(BigInt(metadata.region_id), () => withStorageErrors(() => Region.create(ctx, metadata, dir)));
+  }
+
+  /**
+   * Opens an existing region: its manifest (on provider `opts.storage`, the default one when
+   * unset: the region's `storage` option), then a replay of its WAL records.
+   */
+  async openRegion(id: RegionId, dir: string, opts: { readonly storage?: string } = {}): Promise<void> {
+    const ctx = this.contextOn(opts.storage);
+    await this.claim(id, () => withStorageErrors(() => Region.open(ctx, id, dir)));
   }
 
   /** Writes a batch; resolves when it is durable in the WAL and visible in the memtable. */
@@ -246,7 +246,7 @@ export class RegionEngine {
   flushRegion(id: RegionId): Promise<FileMeta[]> {
     const region = this.region(id);
     return this.jobs.run(() => withStorageErrors(() => region.flush(this.connect)), `flush ${id}`).then((files) => {
-      processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
+      this.flushSucceeded(id);
       // A flush adds a file: its time window may be due for a compaction.
       if (files.length > 0 && this.opts.compactAfterFlush !== false) {
         this.compactRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id) }, 'background compaction failed'));
@@ -261,14 +261,52 @@ export class RegionEngine {
     return this.jobs.run(() => withStorageErrors(() => region.compact(this.connect)), `compact ${id}`);
   }
 
-  /** Starts a flush in the background; failures are logged (the memtable stays, a later flush retries). */
-  private scheduleFlush(id: RegionId, reason: string): void {
-    if (!this.regions.has(id)) return;
-    this.flushRegion(id).catch((err: unknown) => {
-      // The rows stay in the memtable and the WAL; the next flush of the region retries them.
-      processHealth.set(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`, 'flush', `background flushes of region ${formatRegionId(id)} fail (${(err as Error).message}); the rows stay in memory and in the WAL until a flush succeeds`);
-      this.ctx.logger.error({ err, region: formatRegionId(id), reason }, 'background flush failed');
-    });
+  /**
+   * Starts a flush in the background. A failure is logged and retried with backoff (1 s doubling
+   * to 1 min) until a flush succeeds; meanwhile the rows stay in the memtable and the WAL, writes
+   * go on until the write buffer's reject size, and flushes that writes would start wait for the
+   * retry (each attempt rewrites the memtable's file).
+   */
+  private scheduleFlush(id: RegionId, reason: string, retry = false): void {
+    if (!this.regions.has(id) || this.closed) return;
+    if (!retry && this.flushRetries.get(id)?.timer !== undefined) return;
+    this.flushRegion(id).catch((err: unknown) => this.flushFailed(id, reason, err));
+  }
+
+  private flushFailed(id: RegionId, reason: string, err: unknown): void {
+    const message = (err as Error).message;
+    const name = formatRegionId(id);
+    processHealth.set(`${FLUSH_HEALTH_KEY}:${name}`, 'flush', `background flushes of region ${name} fail (${message}); the rows stay in memory and in the WAL until a flush succeeds`);
+    this.writeBuffer.setFlushFailure(id, message);
+    const state = this.flushRetries.get(id) ?? { attempts: 0, timer: undefined };
+    state.attempts++;
+    this.flushRetries.set(id, state);
+    const delay = Math.min(FLUSH_RETRY_MAX_MS, FLUSH_RETRY_MIN_MS * 2 ** Math.min(state.attempts - 1, 16));
+    if (state.timer === undefined && this.regions.has(id) && !this.closed) {
+      state.timer = setTimeout(() => {
+        state.timer = undefined;
+        this.scheduleFlush(id, 'retry of a failed flush', true);
+      }, delay);
+      state.timer.unref();
+    }
+    this.ctx.logger.error({ err, region: name, reason, attempts: state.attempts, retry_in_ms: delay }, 'background flush failed; it will be retried');
+  }
+
+  private flushSucceeded(id: RegionId): void {
+    processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
+    this.writeBuffer.setFlushFailure(id, undefined);
+    const state = this.flushRetries.get(id);
+    if (state === undefined) return;
+    if (state.timer !== undefined) clearTimeout(state.timer);
+    this.flushRetries.delete(id);
+    if (state.attempts > 0) this.ctx.logger.info({ region: formatRegionId(id), failed_attempts: state.attempts }, 'flush succeeded after failures');
+  }
+
+  private forgetFlushRetry(id: RegionId): void {
+    const state = this.flushRetries.get(id);
+    if (state?.timer !== undefined) clearTimeout(state.timer);
+    this.flushRetries.delete(id);
+    this.writeBuffer.setFlushFailure(id, undefined);
   }
 
   /** Flushes regions with rows not flushed for `auto_flush_interval`. */
@@ -297,10 +335,11 @@ export class RegionEngine {
 
   /**
    * A snapshot of the region for reading (files overlapping the inclusive time range, memtable
-   * rows now); attach it to a DuckDB connection, then release it.
+   * rows now, the files' local copies pinned: downloaded first on a cache miss); attach it to a
+   * DuckDB connection, then release it. `signal` stops the wait for downloads.
    */
-  scan(id: RegionId, opts: ScanRequest = {}): RegionScan {
-    return this.region(id).scan(opts);
+  scan(id: RegionId, opts: ScanRequest = {}, signal?: AbortSignal): Promise<RegionScan> {
+    return withStorageErrors(() => this.region(id).scan(opts, signal));
   }
 
   async closeRegion(id: RegionId): Promise<void> {
@@ -308,6 +347,7 @@ export class RegionEngine {
     if (r === undefined) return;
     this.regions.delete(id);
     processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
+    this.forgetFlushRetry(id);
     await r.close();
   }
 
@@ -316,6 +356,7 @@ export class RegionEngine {
     await withStorageErrors(() => r.drop());
     this.regions.delete(id);
     processHealth.clear(`${FLUSH_HEALTH_KEY}:${formatRegionId(id)}`);
+    this.forgetFlushRetry(id);
   }
 
   /** Deletes WAL segments every region has flushed (every `wal.purge_interval`). */
@@ -349,16 +390,11 @@ export class RegionEngine {
     this.closed = true;
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     if (this.autoFlushTimer) clearInterval(this.autoFlushTimer);
+    for (const state of this.flushRetries.values()) if (state.timer !== undefined) clearTimeout(state.timer);
     await Promise.all([...this.pending.values()].map((p) => p.catch(() => {})));
     await this.jobs.idle();
     for (const id of [...this.regions.keys()]) await this.closeRegion(id);
     await this.wal.close();
     this.duckdb.closeSync();
-    if (this.scratch.own) await rm(this.scratch.dir, { recursive: true, force: true });
   }
-}
-
-/** The directories the engine's files are in: the store's local root (File storage) and `scratch`. */
-function readableDirs(store: ObjectStore, scratch: string): string[] {
-  return [store.localRoot, scratch].filter((d): d is string => d !== undefined);
 }

@@ -128,7 +128,18 @@ export class FrontendInstance {
     let n = 0;
     for (const t of await this.catalog.allTables()) {
       // Logical metric tables have no regions: their rows are in their physical table's.
-      if (!isLogicalTable(t)) for (const [i, id] of tableRegionIds(t).entries()) await this.regions.openRegion(id, regionDir(t, t.region_numbers[i]!));
+      if (isLogicalTable(t)) {
+        n++;
+        continue;
+      }
+      const storage = t.options['storage'];
+      if (storage !== undefined && !this.storageProviders.includes(storage)) {
+        throw new TsdbError(
+          StatusCode.InvalidArguments,
+          `table ${fullTableName(t)} is stored on storage provider "${storage}", which is not configured (configured: ${this.storageProviders.join(', ')}); add it back to [[storage.providers]]`,
+        );
+      }
+      for (const [i, id] of tableRegionIds(t).entries()) await this.regions.openRegion(id, regionDir(t, t.region_numbers[i]!), storage);
       n++;
     }
     return n;
@@ -181,16 +192,15 @@ export class FrontendInstance {
       case 'delete':
         return affected(await deleteRows(stmt, session, this.catalog, this.tables, query));
       case 'create_table': {
-        const storage = Object.entries(stmt.options).find(([k]) => k.toLowerCase() === 'storage')?.[1];
-        if (storage !== undefined && !this.storageProviders.includes(storage)) {
-          throw new TsdbError(StatusCode.InvalidArguments, `Object store not found: ${storage} (configured: ${this.storageProviders.join(', ')})`);
-        }
+        this.checkStorage(stmt.options);
         await createTable(stmt, session, this.catalog, this.regions, (info, ifNotExists) => this.metricTables.create(info, ifNotExists));
         return affected(0);
       }
       case 'create_database':
+        this.checkStorage(stmt.options);
         return affected((await this.catalog.createDatabase(stmt.name, checkOptions(stmt.options, 'database'), stmt.ifNotExists)) ? 1 : 0);
       case 'alter_database':
+        this.checkStorage(stmt.set);
         await this.catalog.alterDatabase(stmt.name, checkOptions(stmt.set, 'database'), stmt.unset);
         return affected(0);
       case 'drop_database':
@@ -349,6 +359,14 @@ export class FrontendInstance {
    * At shutdown: refuses queries from now on and interrupts every running one (DuckDB stops it at
    * its next check and it fails with Cancelled). Returns how many were interrupted.
    */
+  /** A `storage` option must name a configured storage provider (`[storage]`, `[[storage.providers]]`). */
+  private checkStorage(options: Readonly<Record<string, string>>): void {
+    const storage = Object.entries(options).find(([k]) => k.toLowerCase() === 'storage')?.[1];
+    if (storage !== undefined && !this.storageProviders.includes(storage)) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Object store not found: ${storage} (configured: ${this.storageProviders.join(', ')})`);
+    }
+  }
+
   interruptAll(): number {
     this.stopping = true;
     const running = this.busy.size;
@@ -475,7 +493,7 @@ export class FrontendInstance {
           primaryKey: info.primary_key,
           timestampColumns,
           columnNames: info.columns.map((c) => c.name),
-          relation: (range, keys) => this.tables.relation(info, range, keys),
+          relation: (range, keys, signal) => this.tables.relation(info, range, keys, signal),
         };
       },
     };

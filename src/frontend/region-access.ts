@@ -17,7 +17,8 @@ export interface ScanRelation {
 
 export interface RegionAccess {
   createRegion(metadata: RegionMetadata, dir: string): Promise<void>;
-  openRegion(id: RegionId, dir: string): Promise<void>;
+  /** Opens a region of `dir` on storage provider `storage` (the default one when undefined). */
+  openRegion(id: RegionId, dir: string, storage?: string): Promise<void>;
   alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void>;
   dropRegion(id: RegionId): Promise<void>;
   truncateRegion(id: RegionId): Promise<void>;
@@ -27,9 +28,10 @@ export interface RegionAccess {
   /**
    * A consistent scan of region `id` (rows of the inclusive time range, of the primary key values
    * given, when given) as an SQL relation to run in a connection of `connect`; `release` once the
-   * query that reads it is done.
+   * query that reads it is done. Files not in a file cache are downloaded first; `signal` stops
+   * that wait.
    */
-  scanRelation(id: RegionId, request?: ScanRequest): ScanRelation;
+  scanRelation(id: RegionId, request?: ScanRequest, signal?: AbortSignal): Promise<ScanRelation>;
   /** A connection of the DuckDB that queries run in. */
   connect(): Promise<DuckDBConnection>;
   /** Rows held and bytes used per region (information_schema.region_statistics). */
@@ -51,8 +53,8 @@ export class LocalRegionAccess implements RegionAccess {
     return this.engine.createRegion(metadata, dir);
   }
 
-  openRegion(id: RegionId, dir: string): Promise<void> {
-    return this.engine.openRegion(id, dir);
+  openRegion(id: RegionId, dir: string, storage?: string): Promise<void> {
+    return this.engine.openRegion(id, dir, { ...(storage !== undefined && { storage }) });
   }
 
   alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void> {
@@ -80,8 +82,8 @@ export class LocalRegionAccess implements RegionAccess {
     await this.engine.compactRegion(id);
   }
 
-  scanRelation(id: RegionId, request: ScanRequest = {}): ScanRelation {
-    const scan = this.engine.scan(id, request);
+  async scanRelation(id: RegionId, request: ScanRequest = {}, signal?: AbortSignal): Promise<ScanRelation> {
+    const scan = await this.engine.scan(id, request, signal);
     try {
       return { sql: scan.relation(), release: () => scan.release() };
     } catch (err) {

@@ -59,11 +59,11 @@ export class TableRouter {
    * The rows of `info` (in the inclusive time range, when given) as a relation for a query; a
    * table with regions of its own reads only the rows of the primary key values `keys` allows.
    */
-  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues): Promise<Relation> {
+  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal): Promise<Relation> {
     const storage = await this.storageOf(info);
     // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
     const keyIds = storage === info && keys !== undefined ? keyColumnIds(info, keys) : undefined;
-    const scan = this.regions.scanRelation(tableRegionIds(storage)[0]!, { ...range, ...(keyIds !== undefined && { keys: keyIds }) });
+    const scan = await this.regions.scanRelation(tableRegionIds(storage)[0]!, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, signal);
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release() };
   }

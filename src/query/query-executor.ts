@@ -55,7 +55,8 @@ export interface TableSource {
    * The table's rows (of the inclusive time range only, when given; the relation may also leave
    * out rows whose primary key columns hold none of `keys`' values) as a relation for DuckDB.
    */
-  relation(range?: TimeRange, keys?: KeyValues): Promise<Relation>;
+  /** `signal`: the statement's; stops a wait for the table's files (downloads into a file cache). */
+  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal): Promise<Relation>;
 }
 
 /**
@@ -310,7 +311,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         // A table read once gets the query's time range and key values on its scan; one read twice, all of it.
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
         const keys = uses.get(source.key) === 1 && source.primaryKey !== undefined ? keyValuesOf(tree, ref, source.primaryKey) : undefined;
-        const relation = await source.relation(range, keys);
+        const relation = await source.relation(range, keys, ctx.signal);
         relations.push(relation);
         views.set(source.key, view);
         bodies.set(view, relation.sql);

@@ -192,18 +192,21 @@ export class OpendalObjectStore implements ObjectStore {
     try {
       signal?.throwIfAborted();
       const reader = await this.bounded(this.op.reader(path, { chunk: DOWNLOAD_CHUNK, concurrent: DOWNLOAD_CONCURRENCY }), 'download', path, signal);
-      file = await open(localFile, 'w');
+      file = await local(() => open(localFile, 'w'));
       for (;;) {
         // A fresh buffer per read: OpenDAL fills it on its own threads.
         const buf = Buffer.allocUnsafe(DOWNLOAD_CHUNK);
         const n = Number(await this.bounded(reader.read(buf), 'download', path, signal));
         if (n === 0) break;
         let off = 0;
-        while (off < n) off += (await file.write(buf, off, n - off)).bytesWritten;
+        while (off < n) off += (await local(() => file!.write(buf, off, n - off))).bytesWritten;
         written += n;
       }
     } catch (err) {
       if (signal?.aborted === true && err === signal.reason) throw err;
+      if (err instanceof LocalFileError) {
+        throw new TsdbError(StatusCode.StorageUnavailable, `download of ${path} from ${this.description}: cannot write the local file ${localFile}: ${err.message}`);
+      }
       if (err instanceof TsdbError) throw err;
       if (mayBeNotFound(err) && (await this.holdsNoObject(path))) throw new ObjectNotFoundError(path, this.description);
       throw this.failure('download', path, err);
@@ -342,6 +345,17 @@ export class OpendalObjectStore implements ObjectStore {
     let out = message;
     for (const secret of this.secrets) out = out.split(secret).join('******');
     return out.replace(/((?:^|[?&\s])(?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|token|access_token)=)[^&\s"']+/gi, '$1******');
+  }
+}
+
+/** A failure of the local file a download writes (a full disk…), not of the store. */
+class LocalFileError extends Error {}
+
+async function local<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new LocalFileError(errorMessage(err));
   }
 }
 

@@ -6,7 +6,7 @@ import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from '../../src/engine
 import type { RegionMetadata } from '../../src/engine/region/metadata.js';
 import { regionId } from '../../src/engine/region/region-id.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
-import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
+import { fileStorage } from './engine.js';
 
 export const CRASH_REGION = regionId(3000, 0);
 export const CRASH_DIR = 'data/crash/3000_0000000000/';
@@ -41,7 +41,7 @@ export function crashEngineOptions(dir: string, memtable: MemtableOptions['type'
     maxBackgroundJobs: 2,
     autoFlushInterval: 0,
     scanParallelism: 1,
-    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
+    storage: fileStorage(dir),
     logger: silentLogger(),
   };
 }

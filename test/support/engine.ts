@@ -4,6 +4,7 @@ import { silentLogger } from '../../src/common/logging.js';
 import { MIB } from '../../src/common/size/size.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
 import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
+import { FileStorageProvider, StorageProviders } from '../../src/storage/storage-provider.js';
 
 export function testEngineOptions(dir: string, over: Partial<RegionEngineOptions> = {}): RegionEngineOptions {
   return {
@@ -14,8 +15,13 @@ export function testEngineOptions(dir: string, over: Partial<RegionEngineOptions
     maxBackgroundJobs: 2,
     autoFlushInterval: 0,
     scanParallelism: 1,
-    store: OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp')),
+    storage: fileStorage(dir),
     logger: silentLogger(),
     ...over,
   };
+}
+
+/** File storage under `dir` (`{dir}/data`, writes through `{dir}/.tmp`) as the engine's only provider, named `File`. */
+export function fileStorage(dir: string): StorageProviders {
+  return StorageProviders.single(new FileStorageProvider('File', OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp'))));
 }

@@ -79,6 +79,19 @@ export class WriteBufferManager {
     return this.mutableTotal >= this.opts.bufferSize / 2 || this.totalBytes() >= this.opts.bufferSize;
   }
 
+  /** Why flushes of a region fail now (set while its background flushes are retried). */
+  private readonly flushFailures = new Map<RegionId, string>();
+
+  setFlushFailure(id: RegionId, message: string | undefined): void {
+    if (message === undefined) this.flushFailures.delete(id);
+    else this.flushFailures.set(id, message);
+  }
+
+  /** One of the reasons flushes fail now, if any do (for the message refusing a write). */
+  flushFailure(): string | undefined {
+    return this.flushFailures.values().next().value;
+  }
+
   /** Whether writes must be refused until flushes free memory. */
   shouldReject(): boolean {
     return this.totalBytes() >= this.opts.rejectSize;

@@ -60,6 +60,8 @@ export interface RegionOptions {
   readonly compaction_time_window?: number;
   /** TWCS: a window with at least this many files is compacted. */
   readonly compaction_trigger_file_num?: number;
+  /** The storage provider holding the region's files (`storage` table option); undefined = the default one. */
+  readonly storage?: string;
   /** The table's `memtable.*` options; unset ones follow `[region_engine.mito.memtable]`. */
   readonly memtable?: {
     readonly type?: 'time_series' | 'partition_tree';

@@ -4,14 +4,13 @@
  * sequence its SST files already hold.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
 import { formatSize } from '../../common/size/size.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import type { LocalFile, StorageProvider } from '../../storage/storage-provider.js';
 import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
 import type { Vector, WriteBatch } from '../batch/write-batch.js';
 import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
@@ -37,18 +36,16 @@ export const RECORD_WRITE = 1;
 export interface RegionContext {
   readonly wal: Wal;
   readonly writeBuffer: WriteBufferManager;
-  /** The object store holding the region's directory (manifest, SST files). */
+  /** The storage provider holding the region's directory: SST files go through it (its file cache). */
+  readonly provider: StorageProvider;
+  /** `provider.store`: the manifest is read and written there directly. */
   readonly store: ObjectStore;
   /** `region_engine.mito.manifest_checkpoint_distance` */
   readonly checkpointDistance: number;
   /** `vector_cache_size`: read-out runs of memtables. */
   readonly vectorCache: VectorCache;
-  /** `sst_write_buffer_size`: the part size of SST uploads to object storage. */
-  readonly sstWriteBufferSize: number;
   /** `[region_engine.mito.memtable]`: the kind of memtable and its options. */
   readonly memtable: MemtableOptions;
-  /** Where SSTs bound for a remote store are written before their upload. */
-  readonly scratchDir: string;
   readonly logger: Logger;
 }
 
@@ -188,7 +185,7 @@ export class Region {
       const name = e.path.slice(this.dir.length);
       return !name.includes('/') && name.endsWith('.parquet') && !known.has(name.slice(0, -'.parquet'.length));
     });
-    for (const o of orphans) await this.ctx.store.delete(o.path);
+    for (const o of orphans) await this.ctx.provider.delete(o.path);
     if (orphans.length > 0) this.log.warn({ files: orphans.map((o) => o.path) }, 'removed SST files the manifest does not record (a flush or compaction cut short)');
   }
 
@@ -233,9 +230,10 @@ export class Region {
       try {
         validateBatch(this.metadata, batch);
         if (batch.rowCount > 0 && wb.shouldReject()) {
+          const failing = wb.flushFailure();
           throw new TsdbError(
             StatusCode.StorageUnavailable,
-            `write buffer full: memtables hold ${formatSize(wb.totalBytes())}, at or above global_write_buffer_reject_size (${formatSize(wb.opts.rejectSize)}); retry once flushes free memory`,
+            `write buffer full: memtables hold ${formatSize(wb.totalBytes())}, at or above global_write_buffer_reject_size (${formatSize(wb.opts.rejectSize)}); retry once flushes free memory${failing === undefined ? '' : ` (flushes are failing and being retried: ${failing})`}`,
           );
         }
       } catch (err) {
@@ -337,7 +335,7 @@ export class Region {
       this.ctx.wal.forgetRegion(this.id);
       this.ctx.writeBuffer.remove(this.id);
       for (const mt of this.immutables) this.ctx.vectorCache.forget(mt);
-      await this.ctx.store.deleteAll(this.dir);
+      await this.ctx.provider.deleteAll(this.dir);
       this.log.info('region dropped');
     }));
   }
@@ -393,20 +391,30 @@ export class Region {
     const stats = mt.stats();
     const fileId = randomUUID();
     const objectPath = `${this.dir}${fileId}.parquet`;
-    const local = this.ctx.store.localPath(objectPath) ?? join(this.ctx.scratchDir, `${fileId}.parquet`);
-    await mkdir(dirname(local), { recursive: true });
+    const provider = this.ctx.provider;
+    const local = await provider.newFile(objectPath);
     const started = Date.now();
     let meta: FileMeta | undefined;
     const conn = await connect();
     try {
       meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.cached(mt, this.readMode(mt.metadata)) ?? mt.runs(this.readMode(mt.metadata)), path: local, fileId, level: 0 });
-      if (meta && this.ctx.store.localPath(objectPath) === undefined) await this.ctx.store.upload(objectPath, local, this.ctx.sstWriteBufferSize);
     } catch (err) {
-      await rm(local, { force: true });
+      await provider.discard(local);
       throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} failed: ${(err as Error).message}`, { cause: err });
     } finally {
       conn.closeSync();
-      if (this.ctx.store.localPath(objectPath) === undefined) await rm(local, { force: true });
+    }
+    // Uploaded (object storage) before the manifest records it: a crash before the edit leaves an
+    // orphan object, removed at the next open; the rows are still in the WAL.
+    if (meta) {
+      try {
+        await provider.publish(objectPath, local);
+      } catch (err) {
+        await provider.discard(local);
+        throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} in ${provider.store.description} failed: ${(err as Error).message}`);
+      }
+    } else {
+      await provider.discard(local);
     }
     const flushed = stats.maxSequence ?? this.manifest.state.flushed_sequence;
     // A failed update is in doubt (its delta may be on the store): the file is kept either way.
@@ -429,7 +437,7 @@ export class Region {
    * index unit; files entirely past the TTL are left out) and the rows of every memtable now;
    * `keys` narrows what the scan reads to rows of those primary key values (region-scan.ts).
    */
-  scan(opts: ScanRequest = {}): RegionScan {
+  async scan(opts: ScanRequest = {}, signal?: AbortSignal): Promise<RegionScan> {
     this.checkOpen();
     const md = this.metadata;
     const unit = md.columns.find((c) => c.column_id === md.time_index)!.type as TimestampType;
@@ -437,15 +445,8 @@ export class Region {
     const lower = opts.start === undefined ? ttlCutoff : ttlCutoff === undefined || opts.start > ttlCutoff ? opts.start : ttlCutoff;
     const overlaps = (lo: number, hi: number) =>
       (lower === undefined || BigInt(Math.ceil(hi)) >= lower) && (opts.end === undefined || BigInt(Math.floor(lo)) <= opts.end);
+    // Files and memtables are taken together, before any wait, so that they are one snapshot.
     const files = this.files().filter((f) => overlaps(f.time_range[0], f.time_range[1]));
-    const snapshotFiles = files.map((f) => {
-      const objectPath = `${this.dir}${f.file_id}.parquet`;
-      const path = this.ctx.store.localPath(objectPath);
-      if (path === undefined) {
-        throw new TsdbError(StatusCode.Unsupported, `scans of ${this.ctx.store.description} need the local file cache, which is not built yet`);
-      }
-      return { fileId: f.file_id, path, timeRange: f.time_range, ...(f.column_ids && { columnIds: f.column_ids }) };
-    });
     const memtables = this.memtables()
       .filter((mt) => !mt.isEmpty())
       .map((mt) => {
@@ -453,9 +454,38 @@ export class Region {
         return { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.runs(mt, this.readMode(mt.metadata)), timeRange: widenRange(st.minTs!, st.maxTs!), rowsAtMost: st.rows };
       })
       .filter((m) => overlaps(m.timeRange[0], m.timeRange[1]));
+    const release = this.useFiles(files);
+    let locals: LocalFile[];
+    try {
+      locals = await this.openFiles(files, signal);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    const snapshotFiles = files.map((f, i) => ({ fileId: f.file_id, path: locals[i]!.path, timeRange: f.time_range, ...(f.column_ids && { columnIds: f.column_ids }) }));
+    return new RegionScan({
+      metadata: md,
+      files: snapshotFiles,
+      memtables,
+      ...(opts.start !== undefined && { start: opts.start }),
+      ...(opts.end !== undefined && { end: opts.end }),
+      ...(ttlCutoff !== undefined && { ttlCutoff }),
+      ...(opts.keys !== undefined && opts.keys.size > 0 && { keys: opts.keys }),
+      release: () => {
+        for (const l of locals) l.release();
+        release();
+      },
+    });
+  }
+
+  /**
+   * Marks `files` in use (a removed file is deleted only once no scan or compaction uses it);
+   * returns the idempotent release.
+   */
+  private useFiles(files: readonly FileMeta[]): () => void {
     for (const f of files) this.fileRefs.set(f.file_id, (this.fileRefs.get(f.file_id) ?? 0) + 1);
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       for (const f of files) {
@@ -465,16 +495,15 @@ export class Region {
       }
       void this.purgeRemovedFiles().catch((err: unknown) => this.log.warn({ err }, 'purge of removed files failed'));
     };
-    return new RegionScan({
-      metadata: md,
-      files: snapshotFiles,
-      memtables,
-      ...(opts.start !== undefined && { start: opts.start }),
-      ...(opts.end !== undefined && { end: opts.end }),
-      ...(ttlCutoff !== undefined && { ttlCutoff }),
-      ...(opts.keys !== undefined && opts.keys.size > 0 && { keys: opts.keys }),
-      release,
-    });
+  }
+
+  /** Local files of `files`, pinned (downloaded first where the cache misses); all or none. */
+  private async openFiles(files: readonly FileMeta[], signal?: AbortSignal): Promise<LocalFile[]> {
+    const settled = await Promise.allSettled(files.map((f) => this.ctx.provider.open(`${this.dir}${f.file_id}.parquet`, f.file_size, signal)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed === undefined) return settled.map((r) => (r as PromiseFulfilledResult<LocalFile>).value);
+    for (const r of settled) if (r.status === 'fulfilled') r.value.release();
+    throw failed.reason;
   }
 
   /**
@@ -506,19 +535,32 @@ export class Region {
       for (const pick of picks) {
         const fileId = randomUUID();
         const objectPath = `${this.dir}${fileId}.parquet`;
-        const local = this.ctx.store.localPath(objectPath);
-        if (local === undefined) throw new TsdbError(StatusCode.Unsupported, `compaction on ${this.ctx.store.description} needs the local file cache, which is not built yet`);
-        const inputs = pick.inputs.map((f) => ({ path: this.ctx.store.localPath(`${this.dir}${f.file_id}.parquet`)!, ...(f.column_ids && { columnIds: f.column_ids }) }));
+        const provider = this.ctx.provider;
         const started = Date.now();
-        const conn = await connect();
+        const release = this.useFiles(pick.inputs);
         let meta: FileMeta | undefined;
         try {
-          meta = await compactFiles(conn, { metadata: md, inputs, dropTombstones: pick.dropTombstones, ...(ttlCutoff !== undefined && { ttlCutoff }), outPath: local, fileId });
-        } catch (err) {
-          await rm(local, { force: true });
-          throw new TsdbError(StatusCode.StorageUnavailable, `compaction of region ${formatRegionId(this.id)} failed: ${(err as Error).message}`, { cause: err });
+          const locals = await this.openFiles(pick.inputs);
+          let local: string | undefined;
+          try {
+            local = await provider.newFile(objectPath);
+            const inputs = pick.inputs.map((f, i) => ({ path: locals[i]!.path, ...(f.column_ids && { columnIds: f.column_ids }) }));
+            const conn = await connect();
+            try {
+              meta = await compactFiles(conn, { metadata: md, inputs, dropTombstones: pick.dropTombstones, ...(ttlCutoff !== undefined && { ttlCutoff }), outPath: local, fileId });
+            } finally {
+              conn.closeSync();
+            }
+            if (meta) await provider.publish(objectPath, local);
+            else await provider.discard(local);
+          } catch (err) {
+            if (local !== undefined) await provider.discard(local);
+            throw new TsdbError(StatusCode.StorageUnavailable, `compaction of region ${formatRegionId(this.id)} failed: ${(err as Error).message}`);
+          } finally {
+            for (const l of locals) l.release();
+          }
         } finally {
-          conn.closeSync();
+          release();
         }
         await this.manifest.update([
           editAction({ files_to_add: meta ? [meta] : [], files_to_remove: pick.inputs.map((f) => f.file_id), compaction_time_window: chosen }),
@@ -544,7 +586,7 @@ export class Region {
     return this.serialized(async () => {
       const ids = this.manifest.state.removed_files.map((r) => r.file_id).filter((id) => !this.fileRefs.has(id));
       if (ids.length === 0 || this.state !== 'open') return [];
-      for (const id of ids) await this.ctx.store.delete(`${this.dir}${id}.parquet`);
+      for (const id of ids) await this.ctx.provider.delete(`${this.dir}${id}.parquet`);
       await this.manifest.update([purgeAction(ids)]);
       return ids;
     });

@@ -70,6 +70,10 @@ function canConvert(from: ColumnType, to: ColumnType): boolean {
 
 /** Refuses a key that is not a table option. */
 function checkKey(key: string): void {
+  if (key.toLowerCase() === 'storage') {
+    // The table's files are on that provider; moving them is not something ALTER does.
+    throw new TsdbError(StatusCode.InvalidArguments, 'Invalid alter table options: the storage of a table cannot be changed after it is created');
+  }
   try {
     checkOptions({ [key]: 'comment' === key.toLowerCase() ? '' : 'x' }, 'table');
   } catch (err) {
@@ -131,6 +135,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
     case 'set_options': {
       const options: Record<string, string> = { ...table.options };
       for (const [k, v] of Object.entries(action.options)) {
+        if (k.toLowerCase() === 'storage') checkKey(k);
         // `NULL` or '' clears an option (reference api.md §4.4).
         if (v === '') {
           checkKey(k);
