@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -216,6 +216,53 @@ export function runObjectStoreSuite(
         assert.deepEqual(listed[i], { path: `c/${String(i).padStart(3, '0')}`, size: data[i]!.length });
         assertBytes(await store.read(listed[i]!.path), data[i]!, listed[i]!.path);
       }
+    });
+
+    test('download copies the whole object into a local file: small, empty, multi-chunk (> 8 MiB)', async (t) => {
+      const store = await make(t);
+      const dir = mkdtempSync(join(tmpdir(), 'tsdb-download-'));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      const big = randomBytes(19 * MIB + 4321); // three 8 MiB chunks, the last partial
+      const local = join(dir, 'sst.parquet');
+      writeFileSync(local, big);
+      await store.upload('region/big.parquet', local, 5 * MIB);
+      await store.write('region/small', text('small object'));
+      await store.write('region/empty', new Uint8Array(0));
+      const target = join(dir, 'downloaded');
+      assert.equal(await store.download('region/big.parquet', target), big.length);
+      assertBytes(readFileSync(target), big, 'downloaded big');
+      // An existing file is replaced, not appended to nor left longer.
+      assert.equal(await store.download('region/small', target), 12);
+      assertBytes(readFileSync(target), text('small object'), 'downloaded small');
+      assert.equal(await store.download('region/empty', target), 0);
+      assert.equal(readFileSync(target).length, 0);
+    });
+
+    test('download of a missing object throws ObjectNotFoundError', async (t) => {
+      const store = await make(t);
+      const dir = mkdtempSync(join(tmpdir(), 'tsdb-download-'));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      await rejectsNotFound(store.download('no/such/object', join(dir, 'x')), 'no/such/object', store);
+      await store.write('dir/file', text('x'));
+      await rejectsNotFound(store.download('dir', join(dir, 'y')), 'dir', store);
+    });
+
+    test("download stops with the signal's reason when aborted, before or during", async (t) => {
+      const store = await make(t);
+      const dir = mkdtempSync(join(tmpdir(), 'tsdb-download-'));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      await store.write('obj', randomBytes(2 * MIB));
+      const before = new AbortController();
+      const reason = new Error('cancelled by the test');
+      before.abort(reason);
+      await assert.rejects(store.download('obj', join(dir, 'a'), before.signal), (err: unknown) => err === reason);
+      // During: aborted as soon as the download starts, before it could finish.
+      const during = new AbortController();
+      const p = store.download('obj', join(dir, 'b'), during.signal);
+      during.abort(reason);
+      await assert.rejects(p, (err: unknown) => err === reason);
+      // The store is still usable afterwards.
+      assert.equal(await store.download('obj', join(dir, 'c')), 2 * MIB);
     });
 
     if (options.atomicReplace === false) return;

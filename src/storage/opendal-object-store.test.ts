@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../../test/support/temp.js';
@@ -11,7 +10,6 @@ import { runObjectStoreSuite } from './object-store.suite.js';
 import { OpendalObjectStore } from './opendal-object-store.js';
 
 const MIB = 1024 * 1024;
-const PROJECT = fileURLToPath(new URL('../../../', import.meta.url));
 const COMPILED_STORE = fileURLToPath(new URL('./opendal-object-store.js', import.meta.url));
 
 function fsStore(t: TestContext): { store: OpendalObjectStore; root: string; tmp: string; dir: string } {
@@ -154,94 +152,3 @@ function waitForLine(child: ChildProcess, line: string): Promise<string> {
     child.once('exit', (code, signal) => reject(new Error(`child exited (${code ?? signal}) before printing "${line}": ${out}`)));
   });
 }
-
-// ---------------------------------------------------------------------------------------------
-// S3: the suite against s3rver, a fake S3 server writing to a temp directory, on 127.0.0.1.
-//
-// s3rver runs in a child process started with --openssl-legacy-provider: it makes ListObjectsV2
-// continuation tokens with DES, which Node's OpenSSL 3 refuses otherwise. Its file store is
-// patched for one race: a multi-object delete (what deleteAll sends) removes keys concurrently,
-// each also removing its emptied parent directories, and two of them removing one directory
-// fail with ENOENT. Its writes are not atomic (see below).
-
-const S3RVER_MAIN = `
-  import S3rver from 's3rver';
-  import FilesystemStore from 's3rver/lib/stores/filesystem.js';
-  const deleteObject = FilesystemStore.prototype.deleteObject;
-  FilesystemStore.prototype.deleteObject = async function (bucket, key) {
-    try {
-      await deleteObject.call(this, bucket, key);
-    } catch (err) {
-      if (err.code !== 'ENOENT' && err.code !== 'ENOTEMPTY') throw err;
-    }
-  };
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: process.argv[1],
-    configureBuckets: [{ name: 'tsdb-test' }],
-  });
-  const { port } = await server.run();
-  process.stdout.write('port ' + port + '\\n');
-  // Stops with its parent: when the pipe closes.
-  process.stdin.resume();
-  process.stdin.on('end', () => server.close().then(() => process.exit(0)));
-`;
-
-describe('OpenDAL s3 on s3rver', () => {
-  let server: ChildProcess | undefined;
-  let serverDir = '';
-  let endpoint = '';
-  let stores = 0;
-
-  before(async () => {
-    serverDir = mkdtempSync(join(tmpdir(), 'tsdb-s3rver-'));
-    server = spawn(process.execPath, ['--openssl-legacy-provider', '--input-type=module', '-e', S3RVER_MAIN, serverDir], {
-      cwd: PROJECT,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    const line = await waitForLine(server, 'port ');
-    endpoint = `http://127.0.0.1:${Number(line.slice('port '.length))}`;
-  });
-
-  after(async () => {
-    if (server !== undefined && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.stdin!.end();
-      await Promise.race([exited, sleep(5000).then(() => server!.kill('SIGKILL'))]);
-    }
-    if (serverDir !== '') rmSync(serverDir, { recursive: true, force: true });
-  });
-
-  /** Each test gets its own root in the bucket, so that tests do not see each other's objects. */
-  const s3Store = (): OpendalObjectStore =>
-    new OpendalObjectStore({
-      scheme: 's3',
-      config: {
-        bucket: 'tsdb-test',
-        root: `/test-${++stores}`,
-        endpoint,
-        region: 'us-east-1',
-        access_key_id: 'S3RVER',
-        secret_access_key: 'S3RVER',
-      },
-      description: `S3(tsdb-test/test-${stores})`,
-    });
-
-  // s3rver writes an object's file in place, so a reader can see part of a PUT in progress
-  // (real S3 never shows one): the atomic-replacement test is not for it.
-  runObjectStoreSuite('OpenDAL s3 (s3rver)', async () => s3Store(), { atomicReplace: false });
-
-  test('localPath is undefined for a remote store', () => {
-    assert.equal(s3Store().localPath('region/1/sst/a.parquet'), undefined);
-  });
-
-  test('an object written through S3 is a real object of the server', async () => {
-    const store = s3Store();
-    await store.write('a/b.txt', Buffer.from('via s3'));
-    // s3rver keeps each object as `<bucket>/<key>._S3rver_object`.
-    const onDisk = join(serverDir, 'tsdb-test', `test-${stores}`, 'a', 'b.txt._S3rver_object');
-    assert.equal(readFileSync(onDisk, 'utf8'), 'via s3');
-  });
-});

@@ -52,11 +52,17 @@ export class OpendalObjectStore implements ObjectStore {
   private readonly timeoutMs: number | undefined;
   /** Secret values of the config, hidden from error messages. */
   private readonly secrets: string[];
+  /**
+   * Azure Blob with a SAS token: deleteAll deletes object by object, not in blob batch requests,
+   * which Azure has refused with SAS tokens (and azurite answers with a 500).
+   */
+  private readonly deletesOneByOne: boolean;
 
   constructor(options: OpendalStoreOptions) {
     this.description = options.description;
     this.timeoutMs = options.scheme === 'fs' ? undefined : (options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     this.secrets = SECRET_KEYS.map((k) => options.config[k]).filter((v): v is string => v !== undefined && v.length >= 4);
+    this.deletesOneByOne = options.scheme === 'azblob' && options.config['sas_token'] !== undefined;
     this.localRoot = options.scheme === 'fs' ? resolve(options.config['root'] ?? '.') : undefined;
     this.tmpDir = options.scheme === 'fs' && options.config['atomic_write_dir'] !== undefined ? resolve(options.config['atomic_write_dir']) : undefined;
     if (options.scheme === 'fs' && options.config['atomic_write_dir'] === undefined) {
@@ -267,6 +273,11 @@ export class OpendalObjectStore implements ObjectStore {
       throw new TsdbError(StatusCode.InvalidArguments, `deleteAll in ${this.description}: refusing to delete the whole store (empty prefix)`);
     }
     this.check(prefix, 'directory');
+    if (this.deletesOneByOne) {
+      const objects = await this.list(prefix);
+      await mapLimit(objects, STAT_CONCURRENCY, (o) => this.delete(o.path));
+      return;
+    }
     try {
       // Lists recursively and deletes (in batches where the service can); removes the
       // directories too on fs.

@@ -1,0 +1,99 @@
+/**
+ * OpendalObjectStore on Google Cloud Storage: the conformance suite and the fault suite against
+ * the fake GCS server of test/support/object-servers.ts (no emulator package exists), configured
+ * only through tsdb's Gcs keys (bucket, root, endpoint, credential_path).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { tempDir } from '../../test/support/temp.js';
+import { startFakeGcs, type FakeGcs } from '../../test/support/object-servers.js';
+import { opendalOptions, type ObjectStoreOptions } from './create-object-store.js';
+import { runObjectStoreSuite } from './object-store.suite.js';
+import { OpendalObjectStore } from './opendal-object-store.js';
+import { runRemoteFaultSuite } from './remote-store-faults.suite.js';
+
+/** tsdb's Gcs storage options with these keys. */
+function gcs(keys: Partial<ObjectStoreOptions>): ObjectStoreOptions {
+  return { type: 'Gcs', data_home: '/unused', ...keys } as ObjectStoreOptions;
+}
+
+describe('OpenDAL gcs on the fake GCS server', () => {
+  let server: FakeGcs;
+  let stores = 0;
+
+  before(async () => {
+    // Three objects a page: every listing of more than three objects takes several pages.
+    server = await startFakeGcs('tsdb-test', { pageSize: 3 });
+  });
+  after(() => server?.stop());
+
+  /** Built the way the server builds it: from tsdb's Gcs storage keys. */
+  const gcsStore = (): OpendalObjectStore => {
+    const root = `test-${++stores}`;
+    return new OpendalObjectStore(
+      opendalOptions(gcs({ bucket: server.bucket, root, endpoint: server.endpoint, credential_path: server.credentialPath })),
+    );
+  };
+
+  runObjectStoreSuite('OpenDAL gcs (fake server)', async () => gcsStore());
+
+  test('the store speaks GCS: a token from the credential file, multipart uploads, paged listings, batch deletes', async (t) => {
+    const store = gcsStore();
+    const root = `test-${stores}`;
+    const seen = server.requests.length;
+    const dir = tempDir(t);
+    const local = join(dir, 'f');
+    writeFileSync(local, Buffer.alloc(11 * 1024 * 1024, 7));
+    assert.equal(await store.upload('r/big', local, 5 * 1024 * 1024), 3);
+    for (let i = 0; i < 7; i++) await store.write(`r/${i}`, Buffer.from([i]));
+    assert.equal((await store.list('r/')).length, 8);
+    // The bytes are stored as sent.
+    const onDisk = join(server.dataDir, 'store', 'objects', encodeURIComponent(`${root}/r/3`));
+    assert.deepEqual([...readFileSync(onDisk)], [3]);
+    await store.deleteAll('r/');
+    assert.equal(existsSync(onDisk), false, 'deleteAll left an object');
+    assert.deepEqual(await store.list(''), []);
+    // GCS names are percent-encoded in paths (OpenDAL encodes `/` too in the XML API).
+    const sent = server.requests.slice(seen).map((r) => decodeURIComponent(r));
+    assert.ok(sent.includes(`POST /${server.bucket}/${root}/r/big?uploads`), sent.join('\n'));
+    assert.equal(sent.filter((r) => r.startsWith(`PUT /${server.bucket}/${root}/r/big?partNumber=`)).length, 3);
+    assert.ok(sent.some((r) => r.startsWith(`GET /storage/v1/b/${server.bucket}/o?`) && r.includes('pageToken=')), 'no listing took a second page');
+    assert.ok(sent.includes('POST /batch/storage/v1'), 'deleteAll sent no batch delete');
+    assert.ok(server.requests.includes('POST /token'), 'no token was asked for');
+  });
+});
+
+const credentialDirs: string[] = [];
+after(() => {
+  for (const dir of credentialDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A credential file whose token exchange goes to `endpoint`. */
+function credentialFor(endpoint: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tsdb-gcs-cred-'));
+  credentialDirs.push(dir);
+  writeFileSync(join(dir, 'subject'), 'gcs-subject-token-Qw8e');
+  const path = join(dir, 'credential.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      type: 'external_account',
+      audience: '//iam.googleapis.com/projects/0/locations/global/workloadIdentityPools/p/providers/p',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+      token_url: `${endpoint}/token`,
+      credential_source: { file: join(dir, 'subject') },
+    }),
+  );
+  return path;
+}
+
+runRemoteFaultSuite('gcs', {
+  scheme: 'gcs',
+  description: 'Gcs(tsdb-test/faults)',
+  config: (endpoint) => ({ bucket: 'tsdb-test', root: '/faults', endpoint, credential_path: credentialFor(endpoint) }),
+  secrets: ['gcs-subject-token-Qw8e'],
+  refused: /did not answer within 20000 ms/,
+});
