@@ -4,8 +4,7 @@
  * only through tsdb's Gcs keys (bucket, root, endpoint, credential_path).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '../../test/support/temp.js';
@@ -66,34 +65,19 @@ describe('OpenDAL gcs on the fake GCS server', () => {
   });
 });
 
-const credentialDirs: string[] = [];
-after(() => {
-  for (const dir of credentialDirs) rmSync(dir, { recursive: true, force: true });
+// For the faults: a token server that works (a fake GCS server's), so that the requests that
+// fail are the store's own, as when the storage endpoint alone is unreachable.
+let tokenServer: FakeGcs | undefined;
+const faultSecrets: string[] = [];
+before(async () => {
+  tokenServer = await startFakeGcs('tsdb-test');
+  faultSecrets.push(tokenServer.subjectToken);
 });
-
-/** A credential file whose token exchange goes to `endpoint`. */
-function credentialFor(endpoint: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tsdb-gcs-cred-'));
-  credentialDirs.push(dir);
-  writeFileSync(join(dir, 'subject'), 'gcs-subject-token-Qw8e');
-  const path = join(dir, 'credential.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      type: 'external_account',
-      audience: '//iam.googleapis.com/projects/0/locations/global/workloadIdentityPools/p/providers/p',
-      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-      token_url: `${endpoint}/token`,
-      credential_source: { file: join(dir, 'subject') },
-    }),
-  );
-  return path;
-}
+after(() => tokenServer?.stop());
 
 runRemoteFaultSuite('gcs', {
   scheme: 'gcs',
   description: 'Gcs(tsdb-test/faults)',
-  config: (endpoint) => ({ bucket: 'tsdb-test', root: '/faults', endpoint, credential_path: credentialFor(endpoint) }),
-  secrets: ['gcs-subject-token-Qw8e'],
-  refused: /did not answer within 20000 ms/,
+  config: (endpoint) => ({ bucket: 'tsdb-test', root: '/faults', endpoint, credential_path: tokenServer!.credentialPath }),
+  secrets: faultSecrets,
 });

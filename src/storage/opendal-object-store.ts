@@ -44,6 +44,12 @@ const STAT_CONCURRENCY = 16;
 export class OpendalObjectStore implements ObjectStore {
   readonly description: string;
   private readonly op: Operator;
+  /**
+   * The same operator without the retry layer, for `holdsNoObject`: a NotFound answer is never
+   * retried anyway, and after a failed request has used up its retries, asking again with
+   * retries would only double the time to report an unreachable store.
+   */
+  private readonly probeOp: Operator;
   /** Absolute root directory for the fs scheme; undefined for remote stores. */
   readonly localRoot: string | undefined;
   /** Absolute directory of the fs scheme's temporary files. */
@@ -81,6 +87,7 @@ export class OpendalObjectStore implements ObjectStore {
       retry.maxDelay = 2000;
       retry.jitter = true;
       this.op = options.scheme === 'fs' ? op : op.layer(retry.build());
+      this.probeOp = op;
     } catch (err) {
       throw new TsdbError(StatusCode.StorageUnavailable, `cannot open object store ${this.description}: ${errorMessage(err)}`, {
         cause: err,
@@ -305,8 +312,8 @@ export class OpendalObjectStore implements ObjectStore {
    */
   private async holdsNoObject(path: string): Promise<boolean> {
     try {
-      if (!(await this.bounded(this.op.exists(path), 'stat', path))) return true;
-      return (await this.bounded(this.op.stat(path), 'stat', path)).isDirectory();
+      if (!(await this.bounded(this.probeOp.exists(path), 'stat', path))) return true;
+      return (await this.bounded(this.probeOp.stat(path), 'stat', path)).isDirectory();
     } catch {
       return false;
     }

@@ -23,12 +23,6 @@ export interface RemoteFaultOptions {
   config(endpoint: string): Record<string, string>;
   /** Values that must never appear in a message or a cause: secret keys, SAS tokens, signatures. */
   readonly secrets: readonly string[];
-  /**
-   * What a failure against a store where nothing listens says; by default that the request could
-   * not be sent. (GCS first exchanges a token, which OpenDAL retries longer than the test's
-   * request timeout: there the timeout speaks.)
-   */
-  readonly refused?: RegExp;
 }
 
 /** Every text an error carries, down its cause chain: messages, stacks, own properties. */
@@ -80,7 +74,8 @@ function assertUnavailable(err: unknown, description: string, action: string): v
 }
 
 export function runRemoteFaultSuite(name: string, options: RemoteFaultOptions): void {
-  describe(`remote store faults: ${name}`, () => {
+  // The two tests at once: each mostly waits.
+  describe(`remote store faults: ${name}`, { concurrency: true }, () => {
     test('nothing listening: read, stat, upload and download fail with StorageUnavailable naming the store, in bounded time', async (t) => {
       const endpoint = await refusedEndpoint();
       const timeoutMs = 20_000;
@@ -97,10 +92,10 @@ export function runRemoteFaultSuite(name: string, options: RemoteFaultOptions): 
       for (const [i, { err, ms }] of results.entries()) {
         const action = ops[i]![0];
         assertUnavailable(err, options.description, action);
-        assert.match((err as Error).message, options.refused ?? /error sending request/, action);
+        // The cause is told, not a timeout: the request could not be sent.
+        assert.match((err as Error).message, /error sending request/, action);
         assertNoSecrets(err, options.secrets);
-        // A read that fails asks whether the object exists (one more request): two bounds at most.
-        assert.ok(ms < 2 * timeoutMs + 1000, `${action} took ${Math.round(ms)} ms`);
+        assert.ok(ms < timeoutMs, `${action} took ${Math.round(ms)} ms`);
       }
     });
 

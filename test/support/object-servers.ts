@@ -381,6 +381,8 @@ export interface FakeGcs extends FakeServer {
   readonly bucket: string;
   /** Path of an `external_account` credential file whose token exchange goes to this server. */
   readonly credentialPath: string;
+  /** The subject token of that file (a secret: never to be shown in errors). */
+  readonly subjectToken: string;
   /** OpenDAL `gcs` config for a root in the bucket. */
   config(root: string): Record<string, string>;
 }
@@ -601,6 +603,7 @@ export async function startFakeGcs(bucket = 'tsdb-test', options: FakeOptions = 
     pid: undefined,
     bucket,
     credentialPath,
+    subjectToken,
     requests,
     config: (root) => ({ bucket, root, endpoint, credential_path: credentialPath }),
     stop: async () => {
