@@ -32,7 +32,7 @@ describe('OpenDAL azblob on azurite', () => {
   const keyStore = (): OpendalObjectStore => {
     const root = `test-${++stores}`;
     return new OpendalObjectStore(
-      opendalOptions(azblob({ container: CONTAINER, root, endpoint: server.endpoint, account_name: server.accountName, account_key: server.accountKey })),
+      opendalOptions(azblob(server.storage(CONTAINER, root))),
     );
   };
   /** The same with a SAS token instead of the key. */

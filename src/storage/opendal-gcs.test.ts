@@ -33,7 +33,7 @@ describe('OpenDAL gcs on the fake GCS server', () => {
   const gcsStore = (): OpendalObjectStore => {
     const root = `test-${++stores}`;
     return new OpendalObjectStore(
-      opendalOptions(gcs({ bucket: server.bucket, root, endpoint: server.endpoint, credential_path: server.credentialPath })),
+      opendalOptions(gcs(server.storage(root))),
     );
   };
 

@@ -34,7 +34,7 @@ describe('OpenDAL oss on the fake OSS server', () => {
   const ossStore = (secret = server.accessKeySecret): OpendalObjectStore => {
     const root = `test-${++stores}`;
     return new OpendalObjectStore(
-      opendalOptions(oss({ bucket: server.bucket, root, endpoint: server.endpoint, access_key_id: server.accessKeyId, secret_access_key: secret })),
+      opendalOptions(oss({ ...server.storage(root), secret_access_key: secret })),
     );
   };
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startS3rver, type S3Server } from '../../test/support/object-servers.js';
+import { opendalOptions, type ObjectStoreOptions } from './create-object-store.js';
 import { runObjectStoreSuite } from './object-store.suite.js';
 import { OpendalObjectStore } from './opendal-object-store.js';
 import { runRemoteFaultSuite } from './remote-store-faults.suite.js';
@@ -20,10 +21,13 @@ describe('OpenDAL s3 on s3rver', () => {
   });
   after(() => server?.stop());
 
-  /** Each test gets its own root in the bucket, so that tests do not see each other's objects. */
+  /**
+   * Built the way the server builds it, from tsdb's S3 storage keys. Each test gets its own root
+   * in the bucket, so that tests do not see each other's objects.
+   */
   const s3Store = (): OpendalObjectStore => {
     const root = `test-${++stores}`;
-    return new OpendalObjectStore({ scheme: 's3', config: server.config(`/${root}`), description: `S3(${server.bucket}/${root})` });
+    return new OpendalObjectStore(opendalOptions({ data_home: '/unused', ...server.storage(root) } as ObjectStoreOptions));
   };
 
   // s3rver writes an object's file in place, so a reader can see part of a PUT in progress

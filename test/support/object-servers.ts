@@ -117,6 +117,8 @@ export interface S3Server extends ObjectServer {
   readonly secretAccessKey: string;
   /** OpenDAL `s3` config for a root in the bucket. */
   config(root: string): Record<string, string>;
+  /** tsdb's storage keys (`[storage]`, `[[storage.providers]]`) for a root in the bucket. */
+  storage(root: string): Record<string, string>;
 }
 
 export async function startS3rver(bucket = 'tsdb-test'): Promise<S3Server> {
@@ -140,6 +142,7 @@ export async function startS3rver(bucket = 'tsdb-test'): Promise<S3Server> {
       accessKeyId,
       secretAccessKey,
       config: (root) => ({ bucket, root, endpoint, region: 'us-east-1', access_key_id: accessKeyId, secret_access_key: secretAccessKey }),
+      storage: (root) => ({ type: 'S3', bucket, root, endpoint, region: 'us-east-1', access_key_id: accessKeyId, secret_access_key: secretAccessKey }),
       stop: async () => {
         await stopChild(child, 5000, true);
         rmSync(dataDir, { recursive: true, force: true });
@@ -177,6 +180,8 @@ export interface AzuriteServer extends ObjectServer {
   sasToken(permissions?: string): string;
   /** OpenDAL `azblob` config with the account key, for a container and root. */
   config(container: string, root: string): Record<string, string>;
+  /** tsdb's storage keys with the account key, for a container (create it first) and root. */
+  storage(container: string, root: string): Record<string, string>;
 }
 
 export async function startAzurite(): Promise<AzuriteServer> {
@@ -199,6 +204,7 @@ export async function startAzurite(): Promise<AzuriteServer> {
       accountKey: AZURITE_KEY,
       sasToken,
       config: (container, root) => ({ container, root, endpoint, account_name: AZURITE_ACCOUNT, account_key: AZURITE_KEY }),
+      storage: (container, root) => ({ type: 'Azblob', container, root, endpoint, account_name: AZURITE_ACCOUNT, account_key: AZURITE_KEY }),
       createContainer: async (name) => {
         const res = await fetch(`${endpoint}/${name}?restype=container&${sasToken()}`, { method: 'PUT' });
         if (res.status !== 201 && res.status !== 409) throw new Error(`azurite: create container ${name}: ${res.status} ${await res.text()}`);
@@ -385,6 +391,8 @@ export interface FakeGcs extends FakeServer {
   readonly subjectToken: string;
   /** OpenDAL `gcs` config for a root in the bucket. */
   config(root: string): Record<string, string>;
+  /** tsdb's storage keys for a root in the bucket. */
+  storage(root: string): Record<string, string>;
 }
 
 export async function startFakeGcs(bucket = 'tsdb-test', options: FakeOptions = {}): Promise<FakeGcs> {
@@ -606,6 +614,7 @@ export async function startFakeGcs(bucket = 'tsdb-test', options: FakeOptions = 
     subjectToken,
     requests,
     config: (root) => ({ bucket, root, endpoint, credential_path: credentialPath }),
+    storage: (root) => ({ type: 'Gcs', bucket, root, endpoint, credential_path: credentialPath }),
     stop: async () => {
       await closeServer(server);
       rmSync(dataDir, { recursive: true, force: true });
@@ -641,6 +650,8 @@ export interface FakeOss extends FakeServer {
   readonly accessKeySecret: string;
   /** OpenDAL `oss` config for a root in the bucket. */
   config(root: string): Record<string, string>;
+  /** tsdb's storage keys for a root in the bucket. */
+  storage(root: string): Record<string, string>;
 }
 
 /** Query parameters that are sub-resources, and so signed (reqsign's list, the ones OpenDAL sends). */
@@ -833,6 +844,7 @@ export async function startFakeOss(options: FakeOptions = {}): Promise<FakeOss> 
     accessKeySecret,
     requests,
     config: (root) => ({ bucket, root, endpoint: `http://0.0.1:${port}`, access_key_id: accessKeyId, access_key_secret: accessKeySecret }),
+    storage: (root) => ({ type: 'Oss', bucket, root, endpoint: `http://0.0.1:${port}`, access_key_id: accessKeyId, secret_access_key: accessKeySecret }),
     stop: async () => {
       await closeServer(server);
       rmSync(dataDir, { recursive: true, force: true });
