@@ -49,6 +49,9 @@ describe('OpenDAL gcs on the fake GCS server', () => {
     assert.equal(await store.upload('r/big', local, 5 * 1024 * 1024), 3);
     for (let i = 0; i < 7; i++) await store.write(`r/${i}`, Buffer.from([i]));
     assert.equal((await store.list('r/')).length, 8);
+    // A download reads in ranged chunks of 8 MiB: two requests for 11 MiB.
+    assert.equal(await store.download('r/big', join(dir, 'back')), 11 * 1024 * 1024);
+    assert.ok(readFileSync(join(dir, 'back')).equals(readFileSync(local)));
     // The bytes are stored as sent.
     const onDisk = join(server.dataDir, 'store', 'objects', encodeURIComponent(`${root}/r/3`));
     assert.deepEqual([...readFileSync(onDisk)], [3]);
@@ -59,6 +62,7 @@ describe('OpenDAL gcs on the fake GCS server', () => {
     const sent = server.requests.slice(seen).map((r) => decodeURIComponent(r));
     assert.ok(sent.includes(`POST /${server.bucket}/${root}/r/big?uploads`), sent.join('\n'));
     assert.equal(sent.filter((r) => r.startsWith(`PUT /${server.bucket}/${root}/r/big?partNumber=`)).length, 3);
+    assert.equal(sent.filter((r) => r === `GET /storage/v1/b/${server.bucket}/o/${root}/r/big?alt=media`).length, 2, sent.join('\n'));
     assert.ok(sent.some((r) => r.startsWith(`GET /storage/v1/b/${server.bucket}/o?`) && r.includes('pageToken=')), 'no listing took a second page');
     assert.ok(sent.includes('POST /batch/storage/v1'), 'deleteAll sent no batch delete');
     assert.ok(server.requests.includes('POST /token'), 'no token was asked for');

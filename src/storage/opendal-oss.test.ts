@@ -50,6 +50,9 @@ describe('OpenDAL oss on the fake OSS server', () => {
     assert.equal(await store.upload('r/big', local, 5 * 1024 * 1024), 3);
     for (let i = 0; i < 7; i++) await store.write(`r/${i}`, Buffer.from([i]));
     assert.equal((await store.list('r/')).length, 8);
+    // A download reads in ranged chunks of 8 MiB: two requests for 11 MiB.
+    assert.equal(await store.download('r/big', join(dir, 'back')), 11 * 1024 * 1024);
+    assert.ok(readFileSync(join(dir, 'back')).equals(readFileSync(local)));
     const onDisk = join(server.dataDir, 'store', 'objects', encodeURIComponent(`${root}/r/3`));
     assert.deepEqual([...readFileSync(onDisk)], [3]);
     await store.deleteAll('r/');
@@ -57,6 +60,7 @@ describe('OpenDAL oss on the fake OSS server', () => {
     const sent = server.requests.slice(seen);
     assert.ok(sent.includes(`POST /${root}/r/big?uploads`), sent.join('\n'));
     assert.equal(sent.filter((r) => r.startsWith(`PUT /${root}/r/big?partNumber=`)).length, 3);
+    assert.equal(sent.filter((r) => r === `GET /${root}/r/big`).length, 2, sent.join('\n'));
     assert.ok(sent.some((r) => r.startsWith('GET /?list-type=2') && r.includes('continuation-token=')), 'no listing took a second page');
     assert.ok(sent.includes('POST /?delete'), 'deleteAll sent no multi-object delete');
   });
