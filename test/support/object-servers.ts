@@ -339,6 +339,30 @@ function parseRange(header: string | undefined, size: number): [number, number] 
   return end <= start ? undefined : [start, end];
 }
 
+/**
+ * One page of a listing of `names` (sorted, all under `prefix`): up to `max` entries, each an
+ * object or, with a delimiter, a common prefix standing for every name under it (a prefix is
+ * never cut across pages). `last` is the last name the page covers: the next page starts after it.
+ */
+function listPage(names: readonly string[], prefix: string, delimiter: string, max: number): { items: string[]; prefixes: string[]; last: string | undefined; more: boolean } {
+  const items: string[] = [];
+  const prefixes: string[] = [];
+  let i = 0;
+  while (i < names.length && items.length + prefixes.length < max) {
+    const n = names[i]!;
+    const cut = delimiter === '' ? -1 : n.indexOf(delimiter, prefix.length);
+    if (cut < 0) {
+      items.push(n);
+      i++;
+      continue;
+    }
+    const common = n.slice(0, cut + delimiter.length);
+    prefixes.push(common);
+    while (i < names.length && names[i]!.startsWith(common)) i++;
+  }
+  return { items, prefixes, last: i > 0 ? names[i - 1] : undefined, more: i < names.length };
+}
+
 interface FakeOptions {
   /** Objects per list page (the real services give up to 1000); small values exercise pagination. */
   readonly pageSize?: number;
@@ -497,20 +521,10 @@ export async function startFakeGcs(bucket = 'tsdb-test', options: FakeOptions = 
       const startOffset = q.get('startOffset');
       let names = store.list(prefix, after);
       if (startOffset !== null && startOffset !== '') names = names.filter((n) => n >= startOffset);
-      const items: string[] = [];
-      const prefixes = new Set<string>();
-      let last: string | undefined;
-      for (const n of names) {
-        if (items.length + prefixes.size >= max) break;
-        last = n;
-        const cut = delimiter === '' ? -1 : n.indexOf(delimiter, prefix.length);
-        if (cut >= 0) prefixes.add(n.slice(0, cut + delimiter.length));
-        else items.push(n);
-      }
-      const more = last !== undefined && names[names.length - 1] !== last;
+      const { items, prefixes, last, more } = listPage(names, prefix, delimiter, max);
       const page: Record<string, unknown> = { kind: 'storage#objects' };
       if (items.length > 0) page['items'] = items.map((n) => resource(n)).filter((r) => r !== undefined);
-      if (prefixes.size > 0) page['prefixes'] = [...prefixes];
+      if (prefixes.length > 0) page['prefixes'] = prefixes;
       if (more) page['nextPageToken'] = Buffer.from(last!).toString('base64url');
       return json(res, 200, page);
     }
@@ -717,17 +731,7 @@ export async function startFakeOss(options: FakeOptions = {}): Promise<FakeOss> 
         const token = q.get('continuation-token');
         const after = token !== null && token !== '' ? Buffer.from(token, 'base64url').toString() : (q.get('start-after') ?? undefined);
         const names = store.list(prefix, after);
-        const contents: string[] = [];
-        const prefixes = new Set<string>();
-        let last: string | undefined;
-        for (const n of names) {
-          if (contents.length + prefixes.size >= max) break;
-          last = n;
-          const cut = delimiter === '' ? -1 : n.indexOf(delimiter, prefix.length);
-          if (cut >= 0) prefixes.add(n.slice(0, cut + delimiter.length));
-          else contents.push(n);
-        }
-        const truncated = last !== undefined && names[names.length - 1] !== last;
+        const { items: contents, prefixes, last, more: truncated } = listPage(names, prefix, delimiter, max);
         let out = `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult>\n<Name>${bucket}</Name><Prefix>${esc(prefix)}</Prefix><MaxKeys>${max}</MaxKeys><Delimiter>${esc(delimiter)}</Delimiter><IsTruncated>${truncated}</IsTruncated>`;
         if (truncated) out += `<NextContinuationToken>${Buffer.from(last!).toString('base64url')}</NextContinuationToken>`;
         for (const n of contents) {
@@ -737,7 +741,7 @@ export async function startFakeOss(options: FakeOptions = {}): Promise<FakeOss> 
           out += `<Contents><Key>${esc(n)}</Key><LastModified>${st.mtime.toISOString()}</LastModified><ETag>${esc(etag)}</ETag><Type>Normal</Type><Size>${st.size}</Size><StorageClass>Standard</StorageClass></Contents>`;
         }
         for (const p of prefixes) out += `<CommonPrefixes><Prefix>${esc(p)}</Prefix></CommonPrefixes>`;
-        out += `<KeyCount>${contents.length + prefixes.size}</KeyCount></ListBucketResult>`;
+        out += `<KeyCount>${contents.length + prefixes.length}</KeyCount></ListBucketResult>`;
         return xml(res, out);
       }
       if (method === 'POST' && q.has('delete')) {
