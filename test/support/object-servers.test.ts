@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { refusedEndpoint, startFakeGcs, startFakeOss, startSilentServer, type FakeGcs } from './object-servers.js';
+import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
+import { opendalOptions, type ObjectStoreOptions } from '../../src/storage/create-object-store.js';
+import { refusedEndpoint, startFakeGcs, startFakeOss, startSilentServer, startStorageServer, type FakeGcs, type RemoteStorageType } from './object-servers.js';
 
 describe('fake GCS server', () => {
   let gcs: FakeGcs;
@@ -112,4 +114,19 @@ describe('fault endpoints', () => {
     assert.equal(result, 'silent');
     assert.equal(silent.accepted(), 1);
   });
+});
+
+describe('startStorageServer', () => {
+  for (const type of ['S3', 'Azblob', 'Gcs', 'Oss'] as RemoteStorageType[]) {
+    test(`${type}: tsdb's storage keys reach a working store`, async (t) => {
+      const started = await startStorageServer(type);
+      t.after(() => started.stop());
+      const keys = started.storage('tsdb-data');
+      assert.equal(keys['type'], type);
+      const store = new OpendalObjectStore(opendalOptions({ data_home: '/unused', ...keys } as ObjectStoreOptions));
+      await store.write('a/b', Buffer.from('through tsdb keys'));
+      assert.equal(Buffer.from(await store.read('a/b')).toString(), 'through tsdb keys');
+      assert.deepEqual(await store.list(''), [{ path: 'a/b', size: 17 }]);
+    });
+  }
 });

@@ -166,9 +166,11 @@ export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2U
 function azuriteBlobMain(): string {
   const fromEnv = process.env['TSDB_AZURITE_BIN'];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const main = join(PROJECT, 'node_modules', 'azurite', 'dist', 'src', 'blob', 'main.js');
-  if (!existsSync(main)) throw new Error(`azurite is not installed (no ${main}): run npm install`);
-  return main;
+  const pkg = join(PROJECT, 'node_modules', 'azurite', 'package.json');
+  if (!existsSync(pkg)) throw new Error(`azurite is not installed (no ${pkg}): run npm install`);
+  const bin = (JSON.parse(readFileSync(pkg, 'utf8')) as { bin?: Record<string, string> }).bin?.['azurite-blob'];
+  if (bin === undefined) throw new Error(`${pkg} names no azurite-blob program`);
+  return join(PROJECT, 'node_modules', 'azurite', bin);
 }
 
 export interface AzuriteServer extends ObjectServer {
@@ -897,4 +899,45 @@ export async function startSilentServer(): Promise<SilentServer> {
       await sleep(0);
     },
   };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Any provider
+
+export type RemoteStorageType = 'S3' | 'Azblob' | 'Gcs' | 'Oss';
+
+export interface StorageServer {
+  readonly type: RemoteStorageType;
+  readonly server: ObjectServer;
+  /** tsdb's storage keys (with `type`) for a root of the server's bucket or container. */
+  storage(root: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** A server for a storage type, ready for tsdb's keys (for Azblob, container `tsdb` is created). */
+export async function startStorageServer(type: RemoteStorageType): Promise<StorageServer> {
+  switch (type) {
+    case 'S3': {
+      const s = await startS3rver();
+      return { type, server: s, storage: (root) => s.storage(root), stop: () => s.stop() };
+    }
+    case 'Azblob': {
+      const s = await startAzurite();
+      try {
+        await s.createContainer('tsdb');
+      } catch (err) {
+        await s.stop();
+        throw err;
+      }
+      return { type, server: s, storage: (root) => s.storage('tsdb', root), stop: () => s.stop() };
+    }
+    case 'Gcs': {
+      const s = await startFakeGcs();
+      return { type, server: s, storage: (root) => s.storage(root), stop: () => s.stop() };
+    }
+    case 'Oss': {
+      const s = await startFakeOss();
+      return { type, server: s, storage: (root) => s.storage(root), stop: () => s.stop() };
+    }
+  }
 }
