@@ -1,11 +1,13 @@
 /**
  * Model-based test of the region engine: random puts, deletes, overlapping rewrites, flushes,
  * compactions (also in the background after flushes), alters, truncates, closes and reopens; after every step the region, read through a DuckDB scan,
- * must equal a simple in-memory model — for each merge mode and for append mode.
+ * must equal a simple in-memory model — for each merge mode and for append mode; on File, and on S3
+ * (s3rver) through the file cache.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { rmSync } from 'node:fs';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import { tempDir } from '../../test/support/temp.js';
 import { silentLogger } from '../common/logging.js';
 import { MIB } from '../common/size/size.js';
@@ -14,7 +16,9 @@ import type { ColumnMetadata, MergeMode, RegionMetadata } from './region/metadat
 import { regionId } from './region/region-id.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
 import { RegionEngine } from './region-engine.js';
-import { fileStorage } from '../../test/support/engine.js';
+import type { StorageProviders } from '../storage/storage-provider.js';
+import { fileStorage, s3Storage } from '../../test/support/engine.js';
+import { startS3rver, type S3Server } from '../../test/support/object-servers.js';
 
 const ID = regionId(2000, 1);
 const DIR = 'data/model/2000_0000000001/';
@@ -113,7 +117,17 @@ function batchOf(rows: Row[], op: typeof OP_PUT | typeof OP_DELETE, columns: Col
   return { op, rowCount: rows.length, columns: cols };
 }
 
-async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions): Promise<RegionEngine> {
+const storages = new WeakMap<RegionEngine, StorageProviders>();
+
+/** Closes the engine, then its storage (a file cache is closed before another opens on its directory). */
+async function closeEngine(engine: RegionEngine): Promise<void> {
+  await engine.close();
+  await storages.get(engine)?.close();
+}
+
+/** On S3 (an OpenDAL s3 config) through a file cache, or else on File. */
+async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions, s3?: Record<string, string>): Promise<RegionEngine> {
+  const storage = s3 === undefined ? fileStorage(dir) : await s3Storage(dir, s3);
   const engine = await RegionEngine.open({
     wal: { dir: join(dir, 'wal'), fileSize: 256 * 1024, syncWrite: false, readBatchSize: 64, purgeInterval: 0, purgeThreshold: 1 << 30 },
     globalWriteBufferSize: 64 * MIB,
@@ -123,10 +137,11 @@ async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions
     autoFlushInterval: 0,
     scanParallelism: 1,
     memtable,
-    storage: fileStorage(dir),
+    storage,
     logger: silentLogger(),
   });
-  t.after(() => engine.close());
+  storages.set(engine, storage);
+  t.after(() => closeEngine(engine));
   return engine;
 }
 
@@ -151,13 +166,14 @@ const MEMTABLES: ReadonlyArray<MemtableOptions> = [
   { ...DEFAULT_MEMTABLE_OPTIONS, type: 'partition_tree', indexMaxKeysPerShard: 2, dataFreezeThreshold: 16 },
 ];
 
-for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
-  for (const [i, seed] of [7, 99].entries()) {
-    const memtable = MEMTABLES[i % MEMTABLES.length]!;
-    test(`model-based: random operations in ${mode} mode read back like the model (seed ${seed}, ${memtable.type} memtable)`, async (t) => {
+/**
+ * Random steps checked against the model after each. On S3 a reopen sometimes starts with an empty
+ * file cache, so that later scans and compactions download what they read.
+ */
+async function modelRun(t: TestContext, mode: Mode, seed: number, memtable: MemtableOptions, s3?: Record<string, string>): Promise<void> {
       const r = rng(seed);
       const dir = tempDir(t);
-      let engine = await openEngine(t, dir, memtable);
+      let engine = await openEngine(t, dir, memtable, s3);
       let columns = [...BASE_COLUMNS];
       let version = 0;
       await engine.createRegion(metadataFor(mode, columns, version), DIR);
@@ -199,10 +215,12 @@ for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
           assert.ok(engine.region(ID).files().length <= 1, `${engine.region(ID).files().length} files after a compaction`);
           what = 'flush+compact';
         } else if (p < 0.9) {
-          await engine.close();
-          engine = await openEngine(t, dir, memtable);
+          await closeEngine(engine);
+          const emptyCache = s3 !== undefined && r() < 0.5;
+          if (emptyCache) rmSync(join(dir, 'cache'), { recursive: true, force: true });
+          engine = await openEngine(t, dir, memtable, s3);
           await engine.openRegion(ID, DIR);
-          what = 'reopen';
+          what = emptyCache ? 'reopen with an empty cache' : 'reopen';
         } else if (p < 0.95 && columns.length < 7) {
           const id = Math.max(...columns.map((c) => c.column_id)) + 1;
           const col: ColumnMetadata = { column_id: id, name: `f${id}`, type: 'Float64', semantic_type: 'field', nullable: true, ...(r() < 0.5 ? { default: 0.5 } : {}) };
@@ -219,6 +237,24 @@ for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
         steps.push(what);
         assert.deepEqual(await actual(engine, columns), model.expected(columns), `after step ${step} (${steps.join(', ')})`);
       }
-    });
+}
+
+for (const mode of ['last_row', 'last_non_null', 'append'] as const) {
+  for (const [i, seed] of [7, 99].entries()) {
+    const memtable = MEMTABLES[i % MEMTABLES.length]!;
+    test(`model-based: random operations in ${mode} mode read back like the model (seed ${seed}, ${memtable.type} memtable)`, (t) => modelRun(t, mode, seed, memtable));
   }
 }
+
+describe('model-based on S3 (s3rver, through the file cache)', () => {
+  let server: S3Server | undefined;
+  before(async () => {
+    server = await startS3rver();
+  });
+  after(() => server?.stop());
+  for (const [i, mode] of (['last_row', 'last_non_null', 'append'] as const).entries()) {
+    const seed = 31 + i;
+    const memtable = MEMTABLES[i % MEMTABLES.length]!;
+    test(`random operations in ${mode} mode read back like the model (seed ${seed}, ${memtable.type} memtable)`, (t) => modelRun(t, mode, seed, memtable, server!.config(`model-${process.pid}-${mode}`)));
+  }
+});

@@ -127,7 +127,15 @@ export class CachedStorageProvider implements StorageProvider {
   }
 
   async open(objectPath: string, size: number, signal?: AbortSignal): Promise<LocalFile> {
-    return this.cache.pin(objectPath, size, signal);
+    try {
+      return await this.cache.pin(objectPath, size, signal);
+    } catch (err) {
+      // Stopped (a deadline, a cancel) while waiting for the store: say what it waited for.
+      if (signal?.aborted === true && err === signal.reason && err instanceof TsdbError) {
+        throw new TsdbError(err.code, `${err.message} (while waiting for ${objectPath} from ${this.store.description})`);
+      }
+      throw err;
+    }
   }
 
   async newFile(objectPath: string): Promise<string> {

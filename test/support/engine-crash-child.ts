@@ -3,18 +3,19 @@
  * directory given, writes numbered batches with flushes and compactions going on, and prints
  * `ack <batch>` once each write is acknowledged. Killed with SIGKILL at a random moment.
  *
- * argv: <dir> <first batch number> <rows per batch> <memtable type>
+ * argv: <dir> <first batch number> <rows per batch> <memtable type> [<OpenDAL s3 config as JSON>]
  */
 import { writeSync } from 'node:fs';
 import { OP_PUT, type Vector } from '../../src/engine/batch/write-batch.js';
 import { RegionEngine } from '../../src/engine/region-engine.js';
-import { crashEngineOptions, CRASH_DIR, CRASH_REGION, crashMetadata } from './engine-crash-setup.js';
+import { crashEngineOptions, crashStorage, CRASH_DIR, CRASH_REGION, crashMetadata } from './engine-crash-setup.js';
 
-const [dir, firstArg, rowsArg, memtableArg] = process.argv.slice(2);
+const [dir, firstArg, rowsArg, memtableArg, s3Arg] = process.argv.slice(2);
 const first = Number(firstArg);
 const rows = Number(rowsArg);
 
-const engine = await RegionEngine.open(crashEngineOptions(dir!, memtableArg === 'partition_tree' ? 'partition_tree' : 'time_series'));
+const storage = await crashStorage(dir!, s3Arg === undefined ? undefined : (JSON.parse(s3Arg) as Record<string, string>));
+const engine = await RegionEngine.open(crashEngineOptions(dir!, memtableArg === 'partition_tree' ? 'partition_tree' : 'time_series', storage));
 try {
   await engine.openRegion(CRASH_REGION, CRASH_DIR);
 } catch {

@@ -6,7 +6,8 @@ import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from '../../src/engine
 import type { RegionMetadata } from '../../src/engine/region/metadata.js';
 import { regionId } from '../../src/engine/region/region-id.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
-import { fileStorage } from './engine.js';
+import type { StorageProviders } from '../../src/storage/storage-provider.js';
+import { fileStorage, s3Storage } from './engine.js';
 
 export const CRASH_REGION = regionId(3000, 0);
 export const CRASH_DIR = 'data/crash/3000_0000000000/';
@@ -31,7 +32,7 @@ export function crashMetadata(): RegionMetadata {
  * Small WAL segments, a checkpoint at every manifest update, compactions after every flush; the
  * memtable kind given (partition_tree with small shards and parts).
  */
-export function crashEngineOptions(dir: string, memtable: MemtableOptions['type']): RegionEngineOptions {
+export function crashEngineOptions(dir: string, memtable: MemtableOptions['type'], storage: StorageProviders = fileStorage(dir)): RegionEngineOptions {
   return {
     memtable: { ...DEFAULT_MEMTABLE_OPTIONS, type: memtable, indexMaxKeysPerShard: 4, dataFreezeThreshold: 64 },
     wal: { dir: join(dir, 'wal'), fileSize: 64 * 1024, syncWrite: false, readBatchSize: 32, purgeInterval: 50, purgeThreshold: 1 << 30 },
@@ -41,7 +42,15 @@ export function crashEngineOptions(dir: string, memtable: MemtableOptions['type'
     maxBackgroundJobs: 2,
     autoFlushInterval: 0,
     scanParallelism: 1,
-    storage: fileStorage(dir),
+    storage,
     logger: silentLogger(),
   };
+}
+
+/**
+ * The crash test's storage: File under `dir`, or, given an OpenDAL `s3` config, that bucket and root
+ * through a file cache in `{dir}/cache` (which survives the kills, as a server's would).
+ */
+export async function crashStorage(dir: string, s3?: Record<string, string>): Promise<StorageProviders> {
+  return s3 === undefined ? fileStorage(dir) : s3Storage(dir, s3);
 }

@@ -4,7 +4,8 @@ import { silentLogger } from '../../src/common/logging.js';
 import { MIB } from '../../src/common/size/size.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
 import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
-import { FileStorageProvider, StorageProviders } from '../../src/storage/storage-provider.js';
+import { FileCache } from '../../src/storage/file-cache.js';
+import { CachedStorageProvider, FileStorageProvider, StorageProviders } from '../../src/storage/storage-provider.js';
 
 export function testEngineOptions(dir: string, over: Partial<RegionEngineOptions> = {}): RegionEngineOptions {
   return {
@@ -24,4 +25,14 @@ export function testEngineOptions(dir: string, over: Partial<RegionEngineOptions
 /** File storage under `dir` (`{dir}/data`, writes through `{dir}/.tmp`) as the engine's only provider, named `File`. */
 export function fileStorage(dir: string): StorageProviders {
   return StorageProviders.single(new FileStorageProvider('File', OpendalObjectStore.fs(join(dir, 'data'), join(dir, '.tmp'))));
+}
+
+/**
+ * An S3 bucket and root (an OpenDAL `s3` config, e.g. s3rver's) as the engine's only provider,
+ * named `S3`, through a file cache in `{dir}/cache` of `capacity` bytes.
+ */
+export async function s3Storage(dir: string, s3: Record<string, string>, capacity = 64 * MIB): Promise<StorageProviders> {
+  const store = new OpendalObjectStore({ scheme: 's3', config: s3, description: `S3(${s3['bucket']}/${s3['root']})` });
+  const cache = await FileCache.open({ dir: join(dir, 'cache'), capacity, store, logger: silentLogger() });
+  return StorageProviders.single(new CachedStorageProvider('S3', store, cache, 5 * MIB));
 }
