@@ -387,6 +387,8 @@ export class FileCache {
     const downloads = [...this.downloads.values()];
     for (const d of downloads) d.controller.abort(this.closedError());
     await this.idle();
+    // What the cache did while open (for operators sizing cache_capacity, and the benchmarks).
+    this.logger.info({ dir: this.dir, store: this.store.description, ...this.stats() }, 'file cache closed');
   }
 
   // --- downloads

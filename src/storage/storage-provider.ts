@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
-import { formatSize } from '../common/size/size.js';
 import type { StorageOptions } from '../config/options.js';
 import { createObjectStore, storageProviders } from './create-object-store.js';
 import { FileCache, type FileCacheStats } from './file-cache.js';
@@ -241,9 +240,7 @@ export async function openStorageProviders(storage: StorageOptions, opts: { read
       }
       const dir = join(options.cache_path ?? join(storage.data_home, 'object_cache'), cacheDirName(name));
       const capacity = options.cache_capacity ?? 256 * 1024 * 1024;
-      const cache = await FileCache.open({ dir, capacity, store, logger: opts.logger.child({ cache: name }) });
-      const st = cache.stats();
-      opts.logger.info({ provider: name, store: store.description, cache_dir: dir, cache_capacity: formatSize(capacity), cached_files: st.files, cached_bytes: st.bytes }, 'opened the file cache of an object store');
+      const cache = await FileCache.open({ dir, capacity, store, logger: opts.logger.child({ provider: name }) });
       byName.set(name, new CachedStorageProvider(name, store, cache, opts.partSize));
     }
   } catch (err) {
