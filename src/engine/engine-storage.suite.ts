@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { testEngineOptions } from '../../test/support/engine.js';
+import { cpuRegionMetadata, testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -39,18 +39,7 @@ const OTHER_DIR = 'data/tsdb/public/2049/2049_0000000000/';
 const HOUR = 3_600_000;
 
 function metadata(id: RegionId = ID, options: Partial<RegionMetadata['options']> = {}): RegionMetadata {
-  return {
-    region_id: String(id),
-    schema_version: 0,
-    columns: [
-      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
-      { column_id: 1, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
-      { column_id: 2, name: 'cpu', type: 'Float64', semantic_type: 'field', nullable: true },
-    ],
-    primary_key: [0],
-    time_index: 1,
-    options: { append_mode: false, merge_mode: 'last_row', compaction_trigger_file_num: 2, ...options },
-  };
+  return cpuRegionMetadata(id, { compaction_trigger_file_num: 2, ...options });
 }
 
 /** `n` rows of `host` from `from` ms, one per ms step, `cpu = value`. */
@@ -85,6 +74,16 @@ async function scanned(engine: RegionEngine, id: RegionId = ID): Promise<{ count
 /** The SST objects of a region directory in the store. */
 async function sstObjects(storage: StorageProviders, dir = DIR): Promise<string[]> {
   return (await storage.get().store.list(dir)).map((e) => e.path).filter((p) => p.endsWith('.parquet'));
+}
+
+/** Regions ID and OTHER, each with 100 rows in one flushed file. */
+async function twoRegionsFlushed(engine: RegionEngine): Promise<void> {
+  await engine.createRegion(metadata(), DIR);
+  await engine.createRegion(metadata(OTHER), OTHER_DIR);
+  for (const id of [ID, OTHER]) {
+    await engine.write(id, puts('a', 0, 100));
+    await engine.flushRegion(id);
+  }
 }
 
 export function runEngineStorageSuite(name: string, makeBackend: () => StorageBackend): void {
@@ -228,12 +227,7 @@ export function runEngineStorageSuite(name: string, makeBackend: () => StorageBa
 
     test('drop deletes every object of the region, and its cached files; another region is untouched', async (t) => {
       const s = await start(t);
-      await s.engine.createRegion(metadata(), DIR);
-      await s.engine.createRegion(metadata(OTHER), OTHER_DIR);
-      for (const id of [ID, OTHER]) {
-        await s.engine.write(id, puts('a', 0, 100));
-        await s.engine.flushRegion(id);
-      }
+      await twoRegionsFlushed(s.engine);
       await s.engine.dropRegion(ID);
       assert.deepEqual(await s.storage.get().store.list(DIR), []);
       assert.equal((await sstObjects(s.storage, OTHER_DIR)).length, 1);
@@ -243,12 +237,7 @@ export function runEngineStorageSuite(name: string, makeBackend: () => StorageBa
 
     test('a missing object: the scan fails naming it; another region keeps working', async (t) => {
       const s = await start(t);
-      await s.engine.createRegion(metadata(), DIR);
-      await s.engine.createRegion(metadata(OTHER), OTHER_DIR);
-      for (const id of [ID, OTHER]) {
-        await s.engine.write(id, puts('a', 0, 100));
-        await s.engine.flushRegion(id);
-      }
+      await twoRegionsFlushed(s.engine);
       const [lost] = await sstObjects(s.storage);
       await s.storage.get().store.delete(lost!);
       const again = await s.restart(s.engine, s.storage, { emptyCache: true });

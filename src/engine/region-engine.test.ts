@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { MemoryObjectStore } from '../../test/support/memory-object-store.js';
-import { testEngineOptions } from '../../test/support/engine.js';
+import { cpuRegionMetadata, testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -20,18 +20,7 @@ const ID = regionId(1024, 0);
 const DIR = 'data/tsdb/public/1024/1024_0000000000/';
 
 function metadata(over: Partial<RegionMetadata['options']> = {}): RegionMetadata {
-  return {
-    region_id: String(ID),
-    schema_version: 0,
-    columns: [
-      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
-      { column_id: 1, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
-      { column_id: 2, name: 'cpu', type: 'Float64', semantic_type: 'field', nullable: true },
-    ],
-    primary_key: [0],
-    time_index: 1,
-    options: { append_mode: false, merge_mode: 'last_row', ...over },
-  };
+  return cpuRegionMetadata(ID, over);
 }
 
 function puts(host: string, from: number, n: number, value = 1): WriteBatch {

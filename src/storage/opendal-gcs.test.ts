@@ -4,11 +4,9 @@
  * only through tsdb's Gcs keys (bucket, root, endpoint, credential_path).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '../../test/support/temp.js';
-import { startFakeGcs, type FakeGcs } from '../../test/support/object-servers.js';
+import { exerciseFakeStore, startFakeGcs, type FakeGcs } from '../../test/support/object-servers.js';
 import { opendalOptions, type ObjectStoreOptions } from './create-object-store.js';
 import { runObjectStoreSuite } from './object-store.suite.js';
 import { OpendalObjectStore } from './opendal-object-store.js';
@@ -42,24 +40,10 @@ describe('OpenDAL gcs on the fake GCS server', () => {
   test('the store speaks GCS: a token from the credential file, multipart uploads, paged listings, batch deletes', async (t) => {
     const store = gcsStore();
     const root = `test-${stores}`;
-    const seen = server.requests.length;
-    const dir = tempDir(t);
-    const local = join(dir, 'f');
-    writeFileSync(local, Buffer.alloc(11 * 1024 * 1024, 7));
-    assert.equal(await store.upload('r/big', local, 5 * 1024 * 1024), 3);
-    for (let i = 0; i < 7; i++) await store.write(`r/${i}`, Buffer.from([i]));
-    assert.equal((await store.list('r/')).length, 8);
-    // A download reads in ranged chunks of 8 MiB: two requests for 11 MiB.
-    assert.equal(await store.download('r/big', join(dir, 'back')), 11 * 1024 * 1024);
-    assert.ok(readFileSync(join(dir, 'back')).equals(readFileSync(local)));
-    // The bytes are stored as sent.
-    const onDisk = join(server.dataDir, 'store', 'objects', encodeURIComponent(`${root}/r/3`));
-    assert.deepEqual([...readFileSync(onDisk)], [3]);
-    await store.deleteAll('r/');
-    assert.equal(existsSync(onDisk), false, 'deleteAll left an object');
+    const requests = await exerciseFakeStore(store, server, root, tempDir(t));
     assert.deepEqual(await store.list(''), []);
     // GCS names are percent-encoded in paths (OpenDAL encodes `/` too in the XML API).
-    const sent = server.requests.slice(seen).map((r) => decodeURIComponent(r));
+    const sent = requests.map((r) => decodeURIComponent(r));
     assert.ok(sent.includes(`POST /${server.bucket}/${root}/r/big?uploads`), sent.join('\n'));
     assert.equal(sent.filter((r) => r.startsWith(`PUT /${server.bucket}/${root}/r/big?partNumber=`)).length, 3);
     assert.equal(sent.filter((r) => r === `GET /storage/v1/b/${server.bucket}/o/${root}/r/big?alt=media`).length, 2, sent.join('\n'));

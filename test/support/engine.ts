@@ -2,6 +2,8 @@
 import { join } from 'node:path';
 import { silentLogger } from '../../src/common/logging.js';
 import { MIB } from '../../src/common/size/size.js';
+import type { RegionMetadata, RegionOptions } from '../../src/engine/region/metadata.js';
+import type { RegionId } from '../../src/engine/region/region-id.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
 import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
 import { FileCache } from '../../src/storage/file-cache.js';
@@ -35,4 +37,20 @@ export async function s3Storage(dir: string, s3: Record<string, string>, capacit
   const store = new OpendalObjectStore({ scheme: 's3', config: s3, description: `S3(${s3['bucket']}/${s3['root']})` });
   const cache = await FileCache.open({ dir: join(dir, 'cache'), capacity, store, logger: silentLogger() });
   return StorageProviders.single(new CachedStorageProvider('S3', store, cache, 5 * MIB));
+}
+
+/** A region of columns host (String tag), ts (ms time index), cpu (Float64), with these options. */
+export function cpuRegionMetadata(id: RegionId, options: Partial<RegionOptions> = {}): RegionMetadata {
+  return {
+    region_id: String(id),
+    schema_version: 0,
+    columns: [
+      { column_id: 0, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+      { column_id: 1, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+      { column_id: 2, name: 'cpu', type: 'Float64', semantic_type: 'field', nullable: true },
+    ],
+    primary_key: [0],
+    time_index: 1,
+    options: { append_mode: false, merge_mode: 'last_row', ...options },
+  };
 }

@@ -13,6 +13,7 @@
  * Also for fault tests: `refusedEndpoint` (nothing listens) and `startSilentServer` (accepts
  * connections, never answers).
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -373,6 +374,35 @@ interface FakeOptions {
 export interface FakeServer extends ObjectServer {
   /** Every request received: `METHOD url`, in order (for tests that check what was sent). */
   readonly requests: string[];
+}
+
+/**
+ * The same work through a store on a fake server, for the tests that check what each fake was
+ * sent: an 11 MiB upload in 5 MiB parts, 7 small objects, a listing (paged when the fake pages
+ * small), a download compared byte for byte, then deleteAll — checking the bytes are stored as
+ * sent and gone after. Returns the requests the fake received meanwhile.
+ */
+export async function exerciseFakeStore(
+  store: { upload(p: string, f: string, n: number): Promise<number>; write(p: string, d: Uint8Array): Promise<void>; list(p: string): Promise<unknown[]>; download(p: string, f: string): Promise<number>; deleteAll(p: string): Promise<void> },
+  server: FakeServer,
+  root: string,
+  dir: string,
+): Promise<string[]> {
+  const seen = server.requests.length;
+  const local = join(dir, 'f');
+  writeFileSync(local, Buffer.alloc(11 * 1024 * 1024, 7));
+  assert.equal(await store.upload('r/big', local, 5 * 1024 * 1024), 3);
+  for (let i = 0; i < 7; i++) await store.write(`r/${i}`, Buffer.from([i]));
+  assert.equal((await store.list('r/')).length, 8);
+  // A download reads in ranged chunks of 8 MiB: two requests for 11 MiB.
+  assert.equal(await store.download('r/big', join(dir, 'back')), 11 * 1024 * 1024);
+  assert.ok(readFileSync(join(dir, 'back')).equals(readFileSync(local)));
+  // The bytes are stored as sent.
+  const onDisk = join(server.dataDir, 'store', 'objects', encodeURIComponent(`${root}/r/3`));
+  assert.deepEqual([...readFileSync(onDisk)], [3]);
+  await store.deleteAll('r/');
+  assert.equal(existsSync(onDisk), false, 'deleteAll left an object');
+  return server.requests.slice(seen);
 }
 
 async function listen(server: Server): Promise<number> {
