@@ -37,7 +37,8 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
     if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
+    // Tests and shared suites (`x.suite.ts`, run only by tests) are outside the layers.
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.suite.ts') ? [p] : [];
   });
 }
 
