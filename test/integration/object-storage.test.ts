@@ -52,6 +52,9 @@ async function objects(server: S3Server, root: string, prefix = ''): Promise<str
   return (await store.list(prefix)).map((e) => e.path);
 }
 
+/** A secret that must never be shown (/config, logs, errors). */
+const AZ_KEY = Buffer.from('tsdb-test-account-key-never-shown').toString('base64');
+
 function lines(from: number, n: number, measurement = 'cpu'): string {
   return Array.from({ length: n }, (_, i) => `${measurement},host=h${(from + i) % 20} v=${from + i}i ${1_700_000_000_000 + from + i}`).join('\n');
 }
@@ -77,6 +80,13 @@ access_key_id = "${server.accessKeyId}"
 secret_access_key = "${server.secretAccessKey}"
 cache_path = "${join(home, 'cache')}"
 cache_capacity = "64MiB"
+
+[[storage.providers]]
+type = "Azblob"
+container = "unused"
+account_name = "devstoreaccount1"
+account_key = "${AZ_KEY}"
+endpoint = "http://127.0.0.1:9/devstoreaccount1"
 `,
   );
   const args = ['standalone', 'start', '-c', config, '--http-addr', '127.0.0.1:0', '--log-dir', join(home, 'logs')];
@@ -104,7 +114,10 @@ cache_capacity = "64MiB"
 
   const unknown = await sql(base, "CREATE TABLE t (ts TIMESTAMP TIME INDEX) WITH (storage = 'nope')");
   assert.equal(unknown.status, 400);
-  assert.match(unknown.error!, /Object store not found: nope \(configured: File, s3\)/);
+  assert.match(unknown.error!, /Object store not found: nope \(configured: File, s3, Azblob\)/);
+  const shown = await (await fetch(`${base}/config`)).text();
+  assert.match(shown, /container = "unused"/);
+  assert.ok(!shown.includes(AZ_KEY), '/config masks the account key');
   const moved = await sql(base, "ALTER TABLE on_s3 SET 'storage' = 'File'");
   assert.equal(moved.status, 400);
   assert.match(moved.error!, /storage of a table cannot be changed/);
@@ -118,6 +131,7 @@ cache_capacity = "64MiB"
   assert.deepEqual(await ok(base, 'SELECT count(*) FROM on_file'), [[3]]);
   assert.ok(existsSync(join(home, 'cache', 's3')), 'the cache of provider s3 is in cache_path/s3');
 
+  assert.ok(!srv.proc.lines.some((l) => JSON.stringify(l).includes(AZ_KEY)), 'the account key is never logged');
   await ok(base, 'DROP TABLE on_s3');
   assert.deepEqual(await objects(server, 'side'), [], 'the dropped table left nothing in the bucket');
   assert.deepEqual(await ok(base, 'SELECT count(*) FROM on_file'), [[3]]);
