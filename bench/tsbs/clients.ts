@@ -194,7 +194,8 @@ function sameCell(a: Cell, b: Cell): boolean {
 }
 
 /** Compares two result sets as multisets of records keyed by (time, hostname), on their common columns. */
-export function compareRows(tsdb: readonly Row[], influx: readonly Row[], maxReport = 5): Comparison {
+export function compareRows(tsdb: readonly Row[], influx: readonly Row[], maxReport = 5, names: readonly [string, string] = ['tsdb', 'influxdb']): Comparison {
+  const [nameA, nameB] = names;
   const mismatches: string[] = [];
   const colsA = new Set(tsdb.flatMap((r) => Object.keys(r)));
   const colsB = new Set(influx.flatMap((r) => Object.keys(r)));
@@ -202,9 +203,9 @@ export function compareRows(tsdb: readonly Row[], influx: readonly Row[], maxRep
   const onlyA = [...colsA].filter((c) => !colsB.has(c));
   const onlyB = [...colsB].filter((c) => !colsA.has(c));
   if (tsdb.length > 0 && influx.length > 0 && (onlyA.length > 0 || onlyB.length > 0)) {
-    mismatches.push(`columns differ: only tsdb [${onlyA.join(', ')}], only influxdb [${onlyB.join(', ')}]`);
+    mismatches.push(`columns differ: only ${nameA} [${onlyA.join(', ')}], only ${nameB} [${onlyB.join(', ')}]`);
   }
-  if (tsdb.length !== influx.length) mismatches.push(`row count: tsdb ${tsdb.length}, influxdb ${influx.length}`);
+  if (tsdb.length !== influx.length) mismatches.push(`row count: ${nameA} ${tsdb.length}, ${nameB} ${influx.length}`);
   const a = [...tsdb].sort((x, y) => rowKey(x).localeCompare(rowKey(y)));
   const b = [...influx].sort((x, y) => rowKey(x).localeCompare(rowKey(y)));
   let reported = 0;
@@ -216,7 +217,7 @@ export function compareRows(tsdb: readonly Row[], influx: readonly Row[], maxRep
     if (diff.length > 0) {
       bad++;
       if (reported++ < maxReport) {
-        mismatches.push(`row ${i} (${rowKey(ra)} vs ${rowKey(rb)}): ${diff.map((c) => `${c}: tsdb ${JSON.stringify(ra[c])} influxdb ${JSON.stringify(rb[c])}`).join('; ')}`);
+        mismatches.push(`row ${i} (${rowKey(ra)} vs ${rowKey(rb)}): ${diff.map((c) => `${c}: ${nameA} ${JSON.stringify(ra[c])} ${nameB} ${JSON.stringify(rb[c])}`).join('; ')}`);
       }
     }
   }

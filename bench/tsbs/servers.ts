@@ -110,9 +110,9 @@ function tail(file: string, lines = 20): string {
   }
 }
 
-function launch(cmd: string, args: string[], logFile: string): ChildProcess {
+function launch(cmd: string, args: string[], logFile: string, env?: Readonly<Record<string, string>>): ChildProcess {
   const fd = openSync(logFile, 'a');
-  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
+  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd], ...(env === undefined ? {} : { env: { ...process.env, ...env } }) });
   closeSync(fd);
   if (child.pid === undefined) throw new Error(`could not start ${cmd}`);
   running.add(child);
@@ -133,10 +133,22 @@ function stopper(child: ChildProcess): () => Promise<void> {
   };
 }
 
-export async function startTsdb(repoRoot: string, dataDir: string): Promise<Server> {
+/** How to start tsdb beyond the defaults (all optional). */
+export interface TsdbStartOptions {
+  /** Extra environment variables, e.g. `TSDB_STANDALONE__STORAGE__TYPE`. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Extra command-line arguments after `standalone start …`. */
+  readonly args?: readonly string[];
+  /** `--log-level` (default warn). */
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** File taking the server's standard output and error (default `<dataDir>/server.log`; appended to). */
+  readonly logFile?: string;
+}
+
+export async function startTsdb(repoRoot: string, dataDir: string, options: TsdbStartOptions = {}): Promise<Server> {
   mkdirSync(dataDir, { recursive: true });
   const [http, rpc, mysql, pg] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const logFile = join(dataDir, 'server.log');
+  const logFile = options.logFile ?? join(dataDir, 'server.log');
   const bin = join(repoRoot, 'bin', 'tsdb');
   const name = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? 'tsdb';
   const head = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
@@ -144,8 +156,9 @@ export async function startTsdb(repoRoot: string, dataDir: string): Promise<Serv
   const child = launch(process.execPath, [
     bin, 'standalone', 'start',
     '--http-addr', `127.0.0.1:${http}`, '--rpc-addr', `127.0.0.1:${rpc}`, '--mysql-addr', `127.0.0.1:${mysql}`, '--postgres-addr', `127.0.0.1:${pg}`,
-    '--http-timeout', '600s', '--data-home', join(dataDir, 'home'), '--log-dir', join(dataDir, 'logs'), '--log-level', 'warn',
-  ], logFile);
+    '--http-timeout', '600s', '--data-home', join(dataDir, 'home'), '--log-dir', join(dataDir, 'logs'), '--log-level', options.logLevel ?? 'warn',
+    ...(options.args ?? []),
+  ], logFile, options.env);
   const baseUrl = `http://127.0.0.1:${http}`;
   await waitReady(`${baseUrl}/health`, child, logFile, (s) => s === 200);
   return { system: 'tsdb', pid: child.pid ?? 0, baseUrl, dataDirs: { data: join(dataDir, 'home', 'data'), wal: join(dataDir, 'home', 'wal'), metadata: join(dataDir, 'home', 'metadata') }, logFile, version, stop: stopper(child) };
