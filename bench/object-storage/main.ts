@@ -1,14 +1,17 @@
 /**
  * TSBS cpu-only with the table on S3 (s3rver, through tsdb's local file cache) against the same on
- * the default File storage, in one run. For each storage in turn: start tsdb (log level info, own
- * temp dir), bulk-load, time ADMIN FLUSH_TABLE('cpu'), wait for idle, run the 11 TSBS queries warm
- * (one warm-up, then the median of --runs), stop it by SIGTERM; start it again (S3: with the cache
- * directory emptied, so every file is downloaded again) and time the FIRST run of each query with
- * the bytes it brought into the cache, then the warm medians again; stop it. With --cold-each, each
- * query also runs once alone on a freshly restarted server with an empty cache. The cache's own
- * figures (hits, misses, downloads, bytes) come from the `file cache closed` line tsdb logs at
- * shutdown. s3rver runs in a child process on the same machine; its CPU time is reported per phase.
- * Answers on S3 are compared with File's. Markdown report on stdout, progress on stderr.
+ * the default File storage, in one run. Two tsdb servers (log level info, own temp dirs; the S3 one
+ * configured by environment variables): each is started, bulk-loaded and flushed (ADMIN
+ * FLUSH_TABLE('cpu'), timed), one after the other; then the 11 TSBS queries run warm on both,
+ * paired (per query: a warm-up on each, then --runs rounds of one run on each, alternating the
+ * order), so that the shared machine's load drifts alike for both. Both are stopped by SIGTERM and
+ * started again — S3 with its cache directory emptied, so every file is downloaded again — and the
+ * FIRST run of each query is timed with the bytes it brought into the cache; then the warm medians
+ * again. With --cold-each, each query also runs once alone on a freshly restarted server (S3: empty
+ * cache). The cache's own figures (hits, misses, downloads, bytes) come from the `file cache closed`
+ * line tsdb logs at shutdown. s3rver runs in a child process on the same machine; its CPU time is
+ * reported per phase. Answers on S3 are compared with File's. Markdown report on stdout, progress
+ * on stderr.
  *
  *   npm run build && node dist/bench/object-storage/main.js [--hosts 100 --hours 24] [--cold-each] [--json out.json]
  */
@@ -164,19 +167,160 @@ async function count(srv: Server): Promise<number> {
   return Number(rows[0]?.['n'] ?? Number.NaN);
 }
 
-async function warmQueries(srv: Server, queries: readonly QueryDef[], answers: Map<string, Row[]>, keyPrefix: string, into: Record<string, WarmQuery>, label: string, errors: string[]): Promise<void> {
+/** One storage under test: its directories, environment and results; `srv` while running. */
+interface Side {
+  readonly kind: StorageKind;
+  readonly dir: string;
+  readonly home: string;
+  readonly wal: string;
+  readonly cacheDir: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly s3: S3Server | null;
+  starts: number;
+  srv: Server | null;
+  readonly r: StorageResult;
+}
+
+function makeSide(kind: StorageKind, s3: S3Server | null, workDir: string): Side {
+  const dir = join(workDir, kind.toLowerCase());
+  const home = join(dir, 'home');
+  const wal = join(home, 'wal');
+  const env: Record<string, string> = s3 === null ? {} : {
+    TSDB_STANDALONE__STORAGE__TYPE: 'S3',
+    TSDB_STANDALONE__STORAGE__BUCKET: s3.bucket,
+    TSDB_STANDALONE__STORAGE__ROOT: 'tsbs',
+    TSDB_STANDALONE__STORAGE__ENDPOINT: s3.endpoint,
+    TSDB_STANDALONE__STORAGE__REGION: s3.region,
+    TSDB_STANDALONE__STORAGE__ACCESS_KEY_ID: s3.accessKeyId,
+    TSDB_STANDALONE__STORAGE__SECRET_ACCESS_KEY: s3.secretAccessKey,
+    TSDB_STANDALONE__STORAGE__CACHE_CAPACITY: CACHE_CAPACITY,
+    TSDB_STANDALONE__WAL__DIR: wal,
+  };
+  return { kind, dir, home, wal, cacheDir: join(home, 'object_cache'), env, s3, starts: 0, srv: null, r: { kind, warm: {}, cold: {}, warmAgain: {}, coldEach: {}, errors: [] } };
+}
+
+function logOf(side: Side, start: number): string {
+  return join(side.dir, `server-${start}.log`);
+}
+
+/** Starts the side's tsdb (S3: with its cache directory emptied first when `emptyCache`); returns the start-up ms. */
+async function startSide(side: Side, emptyCache: boolean): Promise<number> {
+  if (emptyCache && side.s3 !== null) rmSync(side.cacheDir, { recursive: true, force: true });
+  const t0 = performance.now();
+  side.srv = await startTsdb(REPO, side.dir, { env: side.env, logLevel: 'info', logFile: logOf(side, ++side.starts) });
+  return performance.now() - t0;
+}
+
+/** Stops the side's tsdb by SIGTERM and returns the cache figures it logged at shutdown. */
+async function stopSide(side: Side): Promise<CacheFigures | null> {
+  if (side.srv === null) return null;
+  await side.srv.stop();
+  side.srv = null;
+  return cacheFigures(logOf(side, side.starts));
+}
+
+function running(side: Side): Server {
+  if (side.srv === null) throw new Error(`${side.kind}: not running`);
+  return side.srv;
+}
+
+/** Start, create the table, bulk-load, flush, count, wait for idle, sizes. The server stays up. */
+async function loadSide(side: Side, ds: Dataset): Promise<void> {
+  const r = side.r;
+  const s3Pid = side.s3?.pid;
+  r.startupMs = await startSide(side, false);
+  const srv = running(side);
+  r.version = srv.version;
+  log(`${side.kind}: ${srv.version}, pid ${srv.pid}, ${srv.baseUrl}, up in ${Math.round(r.startupMs)} ms`);
+  await tsdbSql(srv.baseUrl, 'public', TSDB_CREATE_TABLE('cpu'));
+  let meter = new CpuMeter(srv.pid, s3Pid);
+  r.load = await bulkLoad(side.kind, ds, BATCH, CONCURRENCY, (a, b) => sqlInsert(ds, 'cpu', a, b), async (body) => {
+    await tsdbSql(srv.baseUrl, 'public', body);
+  });
+  r.loadPhase = meter.read();
+  meter = new CpuMeter(srv.pid, s3Pid);
+  await tsdbSql(srv.baseUrl, 'public', "ADMIN FLUSH_TABLE('cpu')");
+  r.flushPhase = meter.read();
+  r.count = await count(srv);
+  log(`${side.kind}: flush ${r.flushPhase.seconds.toFixed(2)} s; count ${r.count} (expected ${ds.rows})`);
+  if (r.count !== ds.rows) r.errors.push(`${side.kind}: row count ${r.count}, expected ${ds.rows}`);
+  r.idleWaitMs = await waitIdle(srv.pid);
+  r.rssBytes = rssBytes(srv.pid);
+  r.local = { data: dirBytes(join(side.home, 'data')), wal: dirBytes(side.wal), cache: dirBytes(side.cacheDir) };
+  if (side.s3 !== null) r.bucketBytes = dirBytes(side.s3.dataDir);
+  log(`${side.kind}: idle after ${(r.idleWaitMs / 1000).toFixed(0)} s; local ${JSON.stringify(r.local)}, bucket ${r.bucketBytes ?? 0} bytes`);
+}
+
+/**
+ * Warm medians of every query on every side, paired: for each query a warm-up on each side, then
+ * --runs rounds, each running it once per side (the order alternating between rounds), so that
+ * the machine's load drifts the same way for both.
+ */
+async function warmPaired(sides: readonly Side[], queries: readonly QueryDef[], phaseName: 'warm' | 'warmAgain', answers: Map<string, Row[]>): Promise<void> {
+  const meters = sides.map((s) => new CpuMeter(running(s).pid, s.s3?.pid));
   for (const q of queries) {
+    const warmups = new Map<Side, { ms: number; rows: number }>();
+    const runs = new Map<Side, number[]>(sides.map((s) => [s, []]));
     try {
-      const warm = await tsdbSql(srv.baseUrl, 'public', q.sql);
-      const rows = tsdbRows(warm.body);
-      answers.set(`${keyPrefix}/${q.name}`, rows);
-      const runs: number[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push((await tsdbSql(srv.baseUrl, 'public', q.sql)).ms);
-      into[q.name] = { warmupMs: warm.ms, runsMs: runs, medianMs: median(runs), rows: rows.length };
-      log(`${label}: ${q.name}: median ${median(runs).toFixed(1)} ms (warm-up ${warm.ms.toFixed(1)} ms, ${rows.length} rows)`);
+      for (const s of sides) {
+        const t = await tsdbSql(running(s).baseUrl, 'public', q.sql);
+        const rows = tsdbRows(t.body);
+        answers.set(`${s.kind}/${phaseName}/${q.name}`, rows);
+        warmups.set(s, { ms: t.ms, rows: rows.length });
+      }
+      for (let i = 0; i < RUNS; i++) {
+        for (const s of i % 2 === 0 ? sides : [...sides].reverse()) runs.get(s)!.push((await tsdbSql(running(s).baseUrl, 'public', q.sql)).ms);
+      }
     } catch (e) {
-      errors.push(`${label} ${q.name}: ${errMsg(e)}`);
-      log(`${label}: ${q.name}: ERROR ${errMsg(e)}`);
+      for (const s of sides) s.r.errors.push(`${phaseName} ${q.name}: ${errMsg(e)}`);
+      log(`${phaseName}: ${q.name}: ERROR ${errMsg(e)}`);
+      continue;
+    }
+    for (const s of sides) {
+      const w = warmups.get(s)!;
+      const xs = runs.get(s)!;
+      s.r[phaseName][q.name] = { warmupMs: w.ms, runsMs: xs, medianMs: median(xs), rows: w.rows };
+    }
+    log(`${phaseName}: ${q.name}: ${sides.map((s) => `${s.kind} ${median(runs.get(s)!).toFixed(1)} ms`).join(', ')} (${warmups.get(sides[0]!)?.rows} rows)`);
+  }
+  sides.forEach((s, i) => {
+    if (phaseName === 'warm') s.r.warmPhase = meters[i]!.read();
+  });
+}
+
+/** The first run of each query on each freshly restarted side, query by query. */
+async function coldPaired(sides: readonly Side[], queries: readonly QueryDef[], answers: Map<string, Row[]>): Promise<void> {
+  const meters = sides.map((s) => new CpuMeter(running(s).pid, s.s3?.pid));
+  for (const q of queries) {
+    for (const s of sides) {
+      try {
+        const c = await coldQuery(running(s), q, s.cacheDir, s.s3?.pid, answers, `${s.kind}/cold/${q.name}`);
+        s.r.cold[q.name] = c;
+        log(`${s.kind} cold: ${q.name}: ${c.ms.toFixed(1)} ms, ${c.downloadedBytes} bytes into the cache, s3rver ${c.s3rverCpuS.toFixed(2)} CPU s`);
+      } catch (e) {
+        s.r.errors.push(`cold ${q.name}: ${errMsg(e)}`);
+        log(`${s.kind} cold: ${q.name}: ERROR ${errMsg(e)}`);
+      }
+    }
+  }
+  sides.forEach((s, i) => {
+    s.r.coldPhase = meters[i]!.read();
+  });
+}
+
+/** Each query alone on a freshly restarted server (S3: with an empty cache). */
+async function coldEach(side: Side, queries: readonly QueryDef[], answers: Map<string, Row[]>): Promise<void> {
+  for (const q of queries) {
+    const restartMs = await startSide(side, true);
+    try {
+      const c = await coldQuery(running(side), q, side.cacheDir, side.s3?.pid, answers, `${side.kind}/cold-each/${q.name}`);
+      side.r.coldEach[q.name] = { ...c, restartMs };
+      log(`${side.kind} cold alone: ${q.name}: ${c.ms.toFixed(1)} ms, ${c.downloadedBytes} bytes into the cache`);
+    } catch (e) {
+      side.r.errors.push(`cold alone ${q.name}: ${errMsg(e)}`);
+      log(`${side.kind} cold alone: ${q.name}: ERROR ${errMsg(e)}`);
+    } finally {
+      await stopSide(side);
     }
   }
 }
@@ -191,109 +335,37 @@ async function coldQuery(srv: Server, q: QueryDef, cacheDir: string, s3Pid: numb
   return { ms: t.ms, downloadedBytes: dirBytes(cacheDir) - before, s3rverCpuS: phase.s3rverCpuS, tsdbCpuS: phase.tsdbCpuS, rows: rows.length };
 }
 
-async function runStorage(kind: StorageKind, s3: S3Server | null, ds: Dataset, queries: readonly QueryDef[], workDir: string, answers: Map<string, Row[]>): Promise<StorageResult> {
-  const r: StorageResult = { kind, warm: {}, cold: {}, warmAgain: {}, coldEach: {}, errors: [] };
-  const dir = join(workDir, kind.toLowerCase());
-  const home = join(dir, 'home');
-  const wal = join(home, 'wal');
-  const cacheDir = join(home, 'object_cache');
-  const env: Record<string, string> = s3 === null ? {} : {
-    TSDB_STANDALONE__STORAGE__TYPE: 'S3',
-    TSDB_STANDALONE__STORAGE__BUCKET: s3.bucket,
-    TSDB_STANDALONE__STORAGE__ROOT: 'tsbs',
-    TSDB_STANDALONE__STORAGE__ENDPOINT: s3.endpoint,
-    TSDB_STANDALONE__STORAGE__REGION: s3.region,
-    TSDB_STANDALONE__STORAGE__ACCESS_KEY_ID: s3.accessKeyId,
-    TSDB_STANDALONE__STORAGE__SECRET_ACCESS_KEY: s3.secretAccessKey,
-    TSDB_STANDALONE__STORAGE__CACHE_CAPACITY: CACHE_CAPACITY,
-    TSDB_STANDALONE__WAL__DIR: wal,
-  };
-  const s3Pid = s3?.pid;
-  let n = 0;
-  const start = async (): Promise<Server> => startTsdb(REPO, dir, { env, logLevel: 'info', logFile: join(dir, `server-${++n}.log`) });
-  const label = kind;
-
-  // 1. Load, flush, warm queries.
-  const t0 = performance.now();
-  let srv = await start();
-  r.startupMs = performance.now() - t0;
-  r.version = srv.version;
-  log(`${label}: ${srv.version}, pid ${srv.pid}, ${srv.baseUrl}, up in ${Math.round(r.startupMs)} ms`);
+/**
+ * The whole run: both servers loaded (File first; the File server idles while S3 loads), warm
+ * queries paired, both stopped and restarted (S3 with an empty cache), first runs, warm again,
+ * both stopped; then optionally each query alone after a restart, File then S3.
+ */
+async function runBoth(file: Side, s3: Side, ds: Dataset, queries: readonly QueryDef[], answers: Map<string, Row[]>): Promise<void> {
+  const sides = [file, s3];
   try {
-    await tsdbSql(srv.baseUrl, 'public', TSDB_CREATE_TABLE('cpu'));
-    let meter = new CpuMeter(srv.pid, s3Pid);
-    r.load = await bulkLoad(label, ds, BATCH, CONCURRENCY, (a, b) => sqlInsert(ds, 'cpu', a, b), async (body) => {
-      await tsdbSql(srv.baseUrl, 'public', body);
-    });
-    r.loadPhase = meter.read();
-    meter = new CpuMeter(srv.pid, s3Pid);
-    await tsdbSql(srv.baseUrl, 'public', "ADMIN FLUSH_TABLE('cpu')");
-    r.flushPhase = meter.read();
-    r.count = await count(srv);
-    log(`${label}: flush ${r.flushPhase.seconds.toFixed(2)} s; count ${r.count} (expected ${ds.rows})`);
-    if (r.count !== ds.rows) r.errors.push(`${label}: row count ${r.count}, expected ${ds.rows}`);
-    r.idleWaitMs = await waitIdle(srv.pid);
-    r.rssBytes = rssBytes(srv.pid);
-    r.local = { data: dirBytes(join(home, 'data')), wal: dirBytes(wal), cache: dirBytes(cacheDir) };
-    if (s3 !== null) r.bucketBytes = dirBytes(s3.dataDir);
-    log(`${label}: idle after ${(r.idleWaitMs / 1000).toFixed(0)} s; local ${JSON.stringify(r.local)}, bucket ${r.bucketBytes ?? 0} bytes`);
-    meter = new CpuMeter(srv.pid, s3Pid);
-    await warmQueries(srv, queries, answers, `${kind}/warm`, r.warm, `${label} warm`, r.errors);
-    r.warmPhase = meter.read();
-  } finally {
-    await srv.stop();
-  }
-  r.cache1 = cacheFigures(join(dir, 'server-1.log'));
-  log(`${label}: stopped; cache figures ${JSON.stringify(r.cache1)}`);
-
-  // 2. Restart (S3: empty cache), first run of each query, then warm again.
-  if (s3 !== null) rmSync(cacheDir, { recursive: true, force: true });
-  const t1 = performance.now();
-  srv = await start();
-  r.restartMs = performance.now() - t1;
-  r.cacheBytesAfterRestart = dirBytes(cacheDir);
-  log(`${label}: restarted in ${Math.round(r.restartMs)} ms (cache dir ${r.cacheBytesAfterRestart} bytes)`);
-  try {
-    const meter = new CpuMeter(srv.pid, s3Pid);
-    for (const q of queries) {
-      try {
-        r.cold[q.name] = await coldQuery(srv, q, cacheDir, s3Pid, answers, `${kind}/cold/${q.name}`);
-        const c = r.cold[q.name]!;
-        log(`${label} cold: ${q.name}: ${c.ms.toFixed(1)} ms, ${c.downloadedBytes} bytes into the cache, s3rver ${c.s3rverCpuS.toFixed(2)} CPU s`);
-      } catch (e) {
-        r.errors.push(`${label} cold ${q.name}: ${errMsg(e)}`);
-        log(`${label} cold: ${q.name}: ERROR ${errMsg(e)}`);
-      }
+    await loadSide(file, ds);
+    await loadSide(s3, ds);
+    await warmPaired(sides, queries, 'warm', answers);
+    for (const s of sides) {
+      s.r.cache1 = await stopSide(s);
+      log(`${s.kind}: stopped; cache figures ${JSON.stringify(s.r.cache1)}`);
     }
-    r.coldPhase = meter.read();
-    await warmQueries(srv, queries, answers, `${kind}/warm-again`, r.warmAgain, `${label} warm again`, r.errors);
-    r.cacheDirBytesAtEnd = dirBytes(cacheDir);
-  } finally {
-    await srv.stop();
-  }
-  r.cache2 = cacheFigures(join(dir, 'server-2.log'));
-  log(`${label}: stopped; cache figures ${JSON.stringify(r.cache2)}`);
-
-  // 3. Optionally: each query alone, first thing after a restart with an empty cache.
-  if (COLD_EACH) {
-    for (const q of queries) {
-      if (s3 !== null) rmSync(cacheDir, { recursive: true, force: true });
-      const t2 = performance.now();
-      srv = await start();
-      const restartMs = performance.now() - t2;
-      try {
-        const c = await coldQuery(srv, q, cacheDir, s3Pid, answers, `${kind}/cold-each/${q.name}`);
-        r.coldEach[q.name] = { ...c, restartMs };
-        log(`${label} cold alone: ${q.name}: ${c.ms.toFixed(1)} ms, ${c.downloadedBytes} bytes into the cache`);
-      } catch (e) {
-        r.errors.push(`${label} cold alone ${q.name}: ${errMsg(e)}`);
-        log(`${label} cold alone: ${q.name}: ERROR ${errMsg(e)}`);
-      } finally {
-        await srv.stop();
-      }
+    for (const s of sides) {
+      s.r.restartMs = await startSide(s, true);
+      s.r.cacheBytesAfterRestart = dirBytes(s.cacheDir);
+      log(`${s.kind}: restarted in ${Math.round(s.r.restartMs)} ms (cache dir ${s.r.cacheBytesAfterRestart} bytes)`);
     }
+    await coldPaired(sides, queries, answers);
+    await warmPaired(sides, queries, 'warmAgain', answers);
+    for (const s of sides) {
+      s.r.cacheDirBytesAtEnd = dirBytes(s.cacheDir);
+      s.r.cache2 = await stopSide(s);
+      log(`${s.kind}: stopped; cache figures ${JSON.stringify(s.r.cache2)}`);
+    }
+    if (COLD_EACH) for (const s of sides) await coldEach(s, queries, answers);
+  } finally {
+    for (const s of sides) await stopSide(s);
   }
-  return r;
 }
 
 // ---- report ----
@@ -356,7 +428,7 @@ function report(ds: Dataset, queries: readonly QueryDef[], file: StorageResult |
     out.push(`| ${r.kind} | ${int(r.load?.rowsPerSecond)} | ${r.load?.seconds.toFixed(1) ?? '–'} | ${phase(r.loadPhase, isS3)} | ${r.flushPhase?.seconds.toFixed(2) ?? '–'} | ${phase(r.flushPhase, isS3)} | ${int(r.count)} | ${mib(r.rssBytes)} | ${mib(r.local?.['data'])} / ${mib(r.local?.['wal'])} / ${mib(r.local?.['cache'])} | ${isS3 ? mib(r.bucketBytes) : '–'} | ${int(r.startupMs)} / ${int(r.restartMs)} |`);
   }
   out.push('');
-  out.push('Warm cache (S3: every SST in the cache since the flush wrote it through):');
+  out.push(`Warm cache, medians of ${RUNS} paired runs (S3: every SST in the cache since the flush wrote it through; after restart: once the cold runs below have filled it again):`);
   out.push('');
   out.push('| query | File ms | S3 ms | S3/File | S3 = File? | File ms, after restart | S3 ms, after restart | S3/File |');
   out.push('|---|---:|---:|---:|---|---:|---:|---:|');
@@ -370,10 +442,10 @@ function report(ds: Dataset, queries: readonly QueryDef[], file: StorageResult |
   }
   if (file?.warmPhase !== undefined && s3?.warmPhase !== undefined) {
     out.push('');
-    out.push(`Warm query phase (warm-ups + ${RUNS} runs of each): File ${file.warmPhase.seconds.toFixed(1)} s wall, tsdb ${file.warmPhase.tsdbCpuS.toFixed(1)} CPU s; S3 ${s3.warmPhase.seconds.toFixed(1)} s wall, tsdb ${s3.warmPhase.tsdbCpuS.toFixed(1)} CPU s, s3rver ${s3.warmPhase.s3rverCpuS.toFixed(2)} CPU s.`);
+    out.push(`Warm query phase (both servers, paired: warm-ups + ${RUNS} runs of each query on each): ${s3.warmPhase.seconds.toFixed(1)} s wall; CPU: tsdb on File ${file.warmPhase.tsdbCpuS.toFixed(1)} s, tsdb on S3 ${s3.warmPhase.tsdbCpuS.toFixed(1)} s, s3rver ${s3.warmPhase.s3rverCpuS.toFixed(2)} s.`);
   }
   out.push('');
-  out.push('First run of each query after a restart, in this order (S3: cache directory emptied before the restart; File: the OS page cache still holds its files):');
+  out.push('First run of each query after a restart, in this order, File then S3 for each (S3: cache directory emptied before the restart; File: the OS page cache still holds its files):');
   out.push('');
   out.push('| query | S3 first run ms | downloaded into the cache | s3rver CPU s | tsdb CPU s | File first run ms | S3/File | S3 = File? |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---|');
@@ -425,12 +497,15 @@ let s3r: StorageResult | undefined;
 let s3: S3Server | null = null;
 let s3Info = 's3rver';
 try {
-  file = await runStorage('File', null, ds, queries, workDir, answers);
   s3 = await startS3rver('tsbs');
   const pkg = JSON.parse(readFileSync(join(REPO, 'node_modules', 's3rver', 'package.json'), 'utf8')) as { version: string };
   s3Info = `s3rver ${pkg.version} (pid ${s3.pid}, same machine)`;
   log(`${s3Info} at ${s3.endpoint}`);
-  s3r = await runStorage('S3', s3, ds, queries, workDir, answers);
+  const fileSide = makeSide('File', null, workDir);
+  const s3Side = makeSide('S3', s3, workDir);
+  file = fileSide.r;
+  s3r = s3Side.r;
+  await runBoth(fileSide, s3Side, ds, queries, answers);
 } finally {
   if (s3 !== null) await s3.stop();
   if (!opts.keep) rmSync(workDir, { recursive: true, force: true });
