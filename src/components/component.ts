@@ -14,6 +14,9 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
+import { greptimeDatabaseService, healthCheckService, withLenientDecoding } from '../servers/grpc/database-service.js';
+import { GrpcServer } from '../servers/grpc/grpc-server.js';
+import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers/grpc/protos.js';
 import { MysqlServer } from '../servers/mysql/mysql-server.js';
 import { PostgresServer } from '../servers/postgres/postgres-server.js';
 import type { Server } from '../servers/server.js';
@@ -53,6 +56,8 @@ export interface ServingComponentOptions {
   readonly postgres?: { readonly addr: string; readonly tls?: TlsOptions };
   /** The MySQL server's address and TLS, when it is enabled (with `services`). */
   readonly mysql?: { readonly addr: string; readonly tls?: TlsOptions };
+  /** The gRPC server's address (with `services`). */
+  readonly grpc?: { readonly addr: string };
 }
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
@@ -77,6 +82,7 @@ export class ServingComponent implements Component {
   private readonly http: HttpServer;
   private readonly postgres: PostgresServer | undefined;
   private readonly mysql: MysqlServer | undefined;
+  private readonly grpc: GrpcServer | undefined;
   private sql: SqlHandler | undefined;
   private ingest: IngestHandler | undefined;
   private auth: AuthHandler | undefined;
@@ -85,6 +91,10 @@ export class ServingComponent implements Component {
   constructor(private readonly opts: ServingComponentOptions) {
     this.name = opts.name;
     this.log = opts.logger;
+    const ingestHandler: IngestHandler = {
+      ingest: (tables, ctx, o) => this.ingestHandler().ingest(tables, ctx, o),
+      deleteRows: (tables, ctx) => this.ingestHandler().deleteRows(tables, ctx),
+    };
     const handlers: HttpHandlers = {
       status: { status: () => this.status() },
       config: { configToml: () => renderConfig(opts.schema, opts.config, { mask: true }) },
@@ -95,15 +105,7 @@ export class ServingComponent implements Component {
           tables: (ctx, names) => this.sqlHandler().tables(ctx, names),
         },
         ...(opts.protocols !== undefined && {
-          ingest: {
-            handler: {
-              ingest: (tables, ctx, o) => {
-                if (this.ingest === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
-                return this.ingest.ingest(tables, ctx, o);
-              },
-            },
-            protocols: opts.protocols,
-          },
+          ingest: { handler: ingestHandler, protocols: opts.protocols },
         }),
         ...(opts.services.authEnabled && {
           auth: {
@@ -120,6 +122,13 @@ export class ServingComponent implements Component {
     );
     if (opts.postgres !== undefined && handlers.sql !== undefined) {
       this.postgres = new PostgresServer({ logger: opts.logger, ...(opts.postgres.tls !== undefined && { tls: opts.postgres.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+    }
+    if (opts.grpc !== undefined && handlers.sql !== undefined) {
+      const grpc = (this.grpc = new GrpcServer({ logger: opts.logger }));
+      const grpcHandlers = { sql: handlers.sql, ingest: ingestHandler, ...(handlers.auth !== undefined && { auth: handlers.auth }) };
+      const pkg = greptimePackageDefinition();
+      grpc.addService(withLenientDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase')), greptimeDatabaseService(grpcHandlers, opts.logger), pkg);
+      grpc.addService(greptimeServiceDefinition('greptime.v1.HealthCheck'), healthCheckService(), pkg);
     }
     if (opts.mysql !== undefined && handlers.sql !== undefined) {
       this.mysql = new MysqlServer({ logger: opts.logger, ...(opts.mysql.tls !== undefined && { tls: opts.mysql.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
@@ -145,10 +154,21 @@ export class ServingComponent implements Component {
       this.auth = started.auth;
     }
     await this.http.start(this.opts.http.addr);
+    if (this.grpc !== undefined) await this.grpc.start(this.opts.grpc!.addr);
     if (this.mysql !== undefined) await this.mysql.start(this.opts.mysql!.addr);
     if (this.postgres !== undefined) await this.postgres.start(this.opts.postgres!.addr);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
+  }
+
+  private ingestHandler(): IngestHandler {
+    if (this.ingest === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
+    return this.ingest;
+  }
+
+  /** The gRPC server, for services registered beside GreptimeDatabase (Arrow Flight); before `start`. */
+  grpcServer(): GrpcServer | undefined {
+    return this.grpc;
   }
 
   private authHandler(): AuthHandler {
@@ -167,7 +187,7 @@ export class ServingComponent implements Component {
       if (interrupted > 0) this.log.info({ statements: interrupted }, `interrupted ${interrupted} running statement(s)`);
     }
     // Every server stops (and the data side closes) even if one of them fails to.
-    const stopped = await Promise.allSettled([this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    const stopped = await Promise.allSettled([this.grpc?.shutdown(), this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
     if (this.servicesStarted) {
       this.servicesStarted = false;
       this.sql = undefined;
@@ -180,7 +200,7 @@ export class ServingComponent implements Component {
   }
 
   servers(): readonly Server[] {
-    return [this.http, ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
+    return [this.http, ...(this.grpc !== undefined ? [this.grpc] : []), ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
   }
 
   status(): StatusInfo {

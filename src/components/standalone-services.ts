@@ -88,6 +88,7 @@ export class StandaloneServices implements ComponentServices {
       },
       ingest: {
         ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),
+        deleteRows: (tables, ctx) => frontend.deleteRows(tables, newSession(ctx.database, ctx.timezone, ctx.user)),
       },
       ...(users !== undefined && {
         auth: { authenticate: (u: string, p: string) => users.authenticate(u, p), userEntry: (u: string) => users.userEntry(u), verifierKinds: () => users.verifierKinds() },

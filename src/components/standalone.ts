@@ -18,11 +18,12 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     logger,
     notServedYet: frontendNotServedYet(c)
       .filter((s) => !['SQL and PromQL over HTTP', 'InfluxDB line protocol', 'OpenTSDB', 'Prometheus remote write/read'].includes(s))
-      .filter((s) => !s.startsWith('PostgreSQL on ') && !s.startsWith('MySQL on '))
+      .filter((s) => !s.startsWith('PostgreSQL on ') && !s.startsWith('MySQL on ') && !s.startsWith('gRPC on '))
       .concat('PromQL over HTTP'),
     services: new StandaloneServices(c, logger),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),
+    grpc: { addr: c.grpc.addr },
     protocols: { influxdb: c.influxdb.enable, opentsdb: c.opentsdb.enable, promStore: c.prom_store.enable, promWithMetricEngine: c.prom_store.with_metric_engine },
   });
 }

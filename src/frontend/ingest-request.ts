@@ -35,6 +35,13 @@ export interface IngestOptions {
   readonly mergeMode?: 'last_row' | 'last_non_null';
   /** `append_mode` of a created table. */
   readonly appendMode?: boolean;
+  /** `ttl` of a created table (a duration, `forever` or `instant`; checked like the table option). */
+  readonly ttl?: string;
+  /**
+   * `false`: tables are not created; a table that does not exist refuses the request (TableNotFound)
+   * before anything is written (gRPC hint `auto_create_table`). Columns are still added. Default true.
+   */
+  readonly autoCreateTable?: boolean;
   /**
    * Create missing tables as logical tables of the metric engine on this physical table (created
    * too when missing, from the request's time index and fields): Prometheus remote write with

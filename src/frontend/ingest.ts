@@ -15,13 +15,13 @@ import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkColumnName, checkTableName } from '../catalog/limit-checks.js';
 import { MAX_COLUMNS_PER_TABLE, MAX_NAME_LENGTH } from '../catalog/limits.js';
 import { DEFAULT_CATALOG, fullTableName, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
-import { regionOptionsOf } from '../catalog/table-options.js';
+import { formatTtl, regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { firstOutOfRange } from '../common/time/range-halves.js';
 import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE, type TimeUnit } from '../common/time/timestamp.js';
-import { OP_PUT, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
+import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
 import { timeUnitOf } from '../engine/region/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
@@ -59,7 +59,7 @@ function checkShape(t: IngestTable): IngestColumn {
       if (timeUnitOf(c.type) === undefined || c.vector.type !== 'int64') throw invalid(`table ${t.name}: time index ${c.name} is not a timestamp`);
       ts = c;
     }
-    if (c.semantic === 'tag' && c.type !== 'String') throw invalid(`table ${t.name}: tag ${c.name} is not a string`);
+    if (c.semantic === 'tag' && c.type === 'Binary') throw invalid(`table ${t.name}: tag ${c.name} is binary; a binary column cannot be part of the primary key`);
   }
   if (ts === undefined) throw invalid(`table ${t.name}: no time index column`);
   return ts;
@@ -188,6 +188,24 @@ function batchOf(info: TableInfo, t: IngestTable, times: { unit: TimeUnit; vecto
   return { op: OP_PUT, rowCount: t.rowCount, columns };
 }
 
+/** A vector of `rows` NULLs of a column type. */
+function nullVector(type: ColumnSchema['data_type'], rows: number): Vector {
+  switch (vectorTypeOf(type)) {
+    case 'string':
+      return { type: 'string', data: new Array<string | null>(rows).fill(null) };
+    case 'binary':
+      return { type: 'binary', data: new Array<Uint8Array | null>(rows).fill(null) };
+    case 'int64':
+      return { type: 'int64', data: new BigInt64Array(rows), valid: new Uint8Array(rows) };
+    case 'uint64':
+      return { type: 'uint64', data: new BigUint64Array(rows), valid: new Uint8Array(rows) };
+    case 'bool':
+      return { type: 'bool', data: new Uint8Array(rows), valid: new Uint8Array(rows) };
+    default:
+      return { type: 'float64', data: new Float64Array(rows), valid: new Uint8Array(rows) };
+  }
+}
+
 export class Ingester {
   constructor(
     private readonly catalog: CatalogManager,
@@ -203,6 +221,7 @@ export class Ingester {
    */
   async ingest(database: string, tables: readonly IngestTable[], opts: IngestOptions = {}): Promise<number> {
     const db = await this.catalog.requireDatabase(database);
+    if (opts.ttl !== undefined) opts = { ...opts, ttl: formatTtl(opts.ttl) };
     const seen = new Set<string>();
     for (const t of tables) {
       checkShape(t);
@@ -215,6 +234,7 @@ export class Ingester {
     const times: Array<{ unit: TimeUnit; vector: Vector }> = [];
     for (const t of tables) {
       const info = await this.catalog.table(database, t.name);
+      if (info === undefined && opts.autoCreateTable === false) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${database}.${t.name}`);
       infos.push(info);
       times.push(checkedTimes(database, t, info));
       if (info === undefined) checkWidth(`${DEFAULT_CATALOG}.${database}.${t.name}`, t.columns.length);
@@ -256,12 +276,54 @@ export class Ingester {
     return rows;
   }
 
+  /**
+   * Deletes rows by key (gRPC row deletes): each table must exist; its decoded columns are its
+   * primary key columns (those left out are NULL) and its time index, with the table's types; other
+   * columns are refused. Checked whole before anything is written; returns the number of keys
+   * written as deletions (GreptimeDB's affected rows of a delete).
+   */
+  async delete(database: string, tables: readonly IngestTable[]): Promise<number> {
+    await this.catalog.requireDatabase(database);
+    const seen = new Set<string>();
+    const batches: Array<{ info: TableInfo; batch: WriteBatch }> = [];
+    for (const t of tables) {
+      checkShape(t);
+      if (seen.has(t.name)) throw invalid(`table ${t.name} is given twice in one request`);
+      seen.add(t.name);
+      const info = await this.catalog.table(database, t.name);
+      if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${database}.${t.name}`);
+      const byName = new Map(info.columns.map((c) => [c.name, c]));
+      for (const c of t.columns) {
+        if (c.semantic === 'timestamp') continue;
+        const have = byName.get(c.name);
+        if (have === undefined) throw new TsdbError(StatusCode.TableColumnNotFound, `Column ${c.name} not exists in table ${t.name}`);
+        if (have.semantic_type !== 'tag') throw invalid(`Invalid request to table ${fullTableName(info)}, reason: column ${c.name} is not part of the primary key; a delete names rows by their primary key and time index`);
+        if (c.semantic !== 'tag') throw invalid(`Invalid request to table ${fullTableName(info)}, reason: column ${c.name} is a tag of the table, but ${kindName(c.semantic)} of the request`);
+        if (have.data_type !== c.type) throw invalid(`Invalid request to table ${fullTableName(info)}, reason: column ${c.name} expect type ${have.data_type}, given: ${c.type}`);
+      }
+      const columns = new Map<number, Vector>();
+      for (const name of info.primary_key) {
+        const col = byName.get(name)!;
+        const given = t.columns.find((c) => c.name === name && c.semantic === 'tag');
+        columns.set(col.column_id, given?.vector ?? nullVector(col.data_type, t.rowCount));
+      }
+      const times = checkedTimes(database, t, info);
+      columns.set(byName.get(info.time_index)!.column_id, times.vector);
+      if (t.rowCount > 0) batches.push({ info, batch: { op: OP_DELETE, rowCount: t.rowCount, columns } });
+    }
+    const written = await Promise.allSettled(batches.map(({ info, batch }) => this.tables.write(info, batch)));
+    const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return batches.reduce((n, b) => n + b.batch.rowCount, 0);
+  }
+
   /** Creates the table of `t` (or, when another writer just did, extends that one). */
   private async create(database: string, t: IngestTable, databaseOptions: Readonly<Record<string, string>>, opts: IngestOptions): Promise<TableInfo> {
     return this.schemaLocks.run(schemaLockKey(database, t.name), async () => {
       if ((await this.catalog.table(database, t.name)) !== undefined) return this.extend(database, t);
       if (opts.physicalTable !== undefined) return this.createLogical(database, t, opts.physicalTable, databaseOptions, opts.columnOrder);
       const own: Record<string, string> = { comment: CREATED_ON_INSERTION };
+      if (opts.ttl !== undefined) own['ttl'] = opts.ttl;
       if (opts.appendMode === true) own['append_mode'] = 'true';
       else if (opts.mergeMode !== undefined && databaseOptions['append_mode'] !== 'true') own['merge_mode'] = opts.mergeMode;
       const info = this.tableInfo(database, t, t.columns, withDatabaseOptions(own, databaseOptions), 'mito', await this.catalog.allocateTableId(), opts.columnOrder);

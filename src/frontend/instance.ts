@@ -111,6 +111,15 @@ export class FrontendInstance {
     return this.ingester.ingest(session.database, tables, opts);
   }
 
+  /**
+   * Deletes rows named by primary key and time index (gRPC row deletes) from tables of
+   * `session.database`; returns the number of keys deleted.
+   */
+  async deleteRows(tables: readonly IngestTable[], session: Session): Promise<number> {
+    checkPermission(session.user, 'write');
+    return this.ingester.delete(session.database, tables);
+  }
+
   /** The tables of the session's database (or those of `names` that exist), for protocol servers. */
   async tableSummaries(session: Session, names?: readonly string[]): Promise<TableSummary[]> {
     checkPermission(session.user, 'read');

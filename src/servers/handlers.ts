@@ -92,6 +92,12 @@ export interface IngestHandler {
    * whole before anything is written. Returns the number of rows written.
    */
   ingest(tables: readonly IngestTable[], ctx: SqlContext, opts?: IngestOptions): Promise<number>;
+  /**
+   * Deletes the rows the tables name by primary key (tags; those left out are NULL) and time index
+   * (gRPC row deletes); each table must exist. Checked whole before anything is written. Returns the
+   * number of rows deleted.
+   */
+  deleteRows(tables: readonly IngestTable[], ctx: SqlContext): Promise<number>;
 }
 
 /** Which ingestion protocols the HTTP server serves (`influxdb.enable`, `opentsdb.enable`, `prom_store.enable`). */

@@ -38,14 +38,16 @@ export function runTsdb(args: string[], opts: { env?: NodeJS.ProcessEnv; timeout
 }
 
 /**
- * `standalone start` without `--postgres-addr` / `--mysql-addr` gets free ports for PostgreSQL and
- * MySQL, so that tests running in parallel do not all bind the defaults 127.0.0.1:4003 and :4002.
+ * `standalone start` without `--postgres-addr` / `--mysql-addr` / `--rpc-addr` gets free ports for
+ * PostgreSQL, MySQL and gRPC, so that tests running in parallel do not all bind the defaults
+ * 127.0.0.1:4003, :4002 and :4001.
  */
 export function withFreePorts(args: string[]): string[] {
   const i = args.indexOf('standalone');
   if (i < 0 || args[i + 1] !== 'start' || args.includes('--help') || args.includes('-h')) return args;
   const out = args.includes('--postgres-addr') ? args : [...args, '--postgres-addr', '127.0.0.1:0'];
-  return out.includes('--mysql-addr') ? out : [...out, '--mysql-addr', '127.0.0.1:0'];
+  const withMysql = out.includes('--mysql-addr') ? out : [...out, '--mysql-addr', '127.0.0.1:0'];
+  return withMysql.includes('--rpc-addr') ? withMysql : [...withMysql, '--rpc-addr', '127.0.0.1:0'];
 }
 
 /** The environment without TSDB_* variables of whoever runs the tests. */
@@ -147,6 +149,8 @@ export interface Started {
   readonly postgres?: string;
   /** Bound MySQL address, `127.0.0.1:<port>`, when the component serves it. */
   readonly mysql?: string;
+  /** Bound gRPC address, `127.0.0.1:<port>`, when the component serves it. */
+  readonly grpc?: string;
 }
 
 /** Starts `tsdb <args>` and waits until it logs that it started; killed by PID when the test ends. */
@@ -157,7 +161,8 @@ export async function startTsdb(t: TestContext, args: string[], opts: { env?: No
   const http = addresses['http']!;
   const postgres = addresses['postgresql'];
   const mysql = addresses['mysql'];
-  return { proc, http, baseUrl: `http://${http}`, ...(postgres !== undefined && { postgres }), ...(mysql !== undefined && { mysql }) };
+  const grpc = addresses['grpc'];
+  return { proc, http, baseUrl: `http://${http}`, ...(postgres !== undefined && { postgres }), ...(mysql !== undefined && { mysql }), ...(grpc !== undefined && grpc !== null && { grpc }) };
 }
 
 /** Spawns `tsdb <args>` without waiting; killed by PID when the test ends. */

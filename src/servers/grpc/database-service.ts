@@ -1,0 +1,204 @@
+/**
+ * `greptime.v1.GreptimeDatabase` (reference api.md §6): `Handle` answers one GreptimeRequest,
+ * `HandleRequests` a client stream of them, handled one after another as they arrive, with one
+ * response holding the sum of their affected rows (GreptimeDB `servers/src/grpc/database.rs`).
+ *
+ * - `row_inserts`, `inserts`: the ingest path (tables and columns created on write, as line
+ *   protocol does; hints `auto_create_table`, `ttl`, `append_mode`, `merge_mode`);
+ * - `row_deletes`, `deletes`: rows deleted by primary key and time index;
+ * - `ddl`: as SQL statements (ddl-sql.ts) through the SqlHandler;
+ * - `query.sql`: run through the SqlHandler; statements with affected rows answer them, a query
+ *   returning rows is UNIMPLEMENTED (rows come over Arrow Flight DoGet), as in GreptimeDB.
+ *
+ * A request is checked whole before anything of it is written. In a stream, the requests already
+ * handled stay written when a later one fails or the client goes away; the one being received is
+ * not (a message is handled only once it is complete). A failure answers the gRPC status of its
+ * code with the code and message in trailers (grpc-error.ts). A call's deadline or cancellation
+ * stops the statement it runs.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import type { Logger } from '../../common/logging.js';
+import type { UserInfo } from '../../frontend/auth/user-provider.js';
+import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
+import { ddlStatements, type DdlRequest } from './ddl-sql.js';
+import { toGrpcError } from './grpc-error.js';
+import { credentialsOf, databaseOf, hintsOf, ingestOptionsOf, timezoneOf, userOf, type RequestHeader } from './request-context.js';
+import { tablesOfColumns, tablesOfRows, type WireColumn, type WireRows } from './row-decoder.js';
+
+/** What the gRPC services need from the component. */
+export interface GrpcHandlers {
+  readonly sql: SqlHandler;
+  readonly ingest: IngestHandler;
+  /** Present when a user provider is configured: every request must authenticate. */
+  readonly auth?: AuthHandler;
+}
+
+/** Marks a message that did not decode (see `withLenientDecoding`). */
+const UNDECODABLE = Symbol('undecodable');
+
+interface Undecodable {
+  readonly [UNDECODABLE]: string;
+}
+
+/**
+ * The service definition with request decoding that never throws: grpc-js answers a message its
+ * deserializer rejects with INTERNAL, which would call the client's mistake a server fault. An
+ * undecodable message becomes a marker the handler refuses with INVALID_ARGUMENT (1004).
+ */
+export function withLenientDecoding(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, m] of Object.entries(def)) {
+    out[name] = {
+      ...m,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return m.requestDeserialize(bytes);
+        } catch (err) {
+          return { [UNDECODABLE]: (err as Error).message } satisfies Undecodable;
+        }
+      },
+    };
+  }
+  return out as grpc.ServiceDefinition;
+}
+
+/** `greptime.v1.GreptimeRequest` as decoded. */
+interface GreptimeRequest {
+  readonly header?: RequestHeader | null;
+  readonly request?: string;
+  readonly inserts?: { inserts: ReadonlyArray<{ table_name: string; columns: readonly WireColumn[]; row_count: number }> };
+  readonly deletes?: { deletes: ReadonlyArray<{ table_name: string; key_columns: readonly WireColumn[]; row_count: number }> };
+  readonly row_inserts?: { inserts: ReadonlyArray<{ table_name: string; rows?: WireRows | null }> };
+  readonly row_deletes?: { deletes: ReadonlyArray<{ table_name: string; rows?: WireRows | null }> };
+  readonly ddl?: DdlRequest;
+  readonly query?: { query?: string; sql?: string };
+}
+
+/** The largest `AffectedRows.value` (uint32). */
+const MAX_AFFECTED = 0xffffffff;
+
+function response(rows: number): object {
+  return { header: { status: { status_code: StatusCode.Success, err_msg: '' } }, affected_rows: { value: Math.min(rows, MAX_AFFECTED) } };
+}
+
+/** One call's cancellation: the client's cancel or disconnect (Cancelled), its deadline (DeadlineExceeded). */
+function callSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  call.once('cancelled', () => {
+    if (!controller.signal.aborted) controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the gRPC client cancelled the call or disconnected'));
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = call.getDeadline();
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  if (Number.isFinite(at)) {
+    const ms = Math.max(0, at - Date.now());
+    timer = setTimeout(() => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, `Request timed out: the gRPC call's deadline passed after ${ms} ms`)), Math.min(ms, 2 ** 31 - 1));
+  }
+  return { signal: controller.signal, done: () => timer !== undefined && clearTimeout(timer) };
+}
+
+/** Handles the requests of one call (a stream's share users: credentials are checked once per distinct pair). */
+class RequestRunner {
+  private readonly users = new Map<string, Promise<UserInfo>>();
+
+  constructor(
+    private readonly handlers: GrpcHandlers,
+    private readonly metadata: grpc.Metadata,
+    private readonly signal: AbortSignal,
+    private readonly peer: string,
+  ) {}
+
+  private user(header: RequestHeader | null | undefined): Promise<UserInfo> {
+    const auth = this.handlers.auth;
+    if (auth === undefined) return userOf(header, this.metadata, undefined);
+    const { username, password } = credentialsOf(header, this.metadata);
+    const key = `${username}\u0000${password}`;
+    let user = this.users.get(key);
+    if (user === undefined) {
+      user = auth.authenticate(username, password);
+      this.users.set(key, user);
+    }
+    return user;
+  }
+
+  /** Runs one request; returns its affected rows. */
+  async run(message: unknown): Promise<number> {
+    if (typeof message === 'object' && message !== null && UNDECODABLE in message) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Invalid GreptimeRequest: the message is not valid protobuf (${(message as Undecodable)[UNDECODABLE]})`);
+    }
+    const req = message as GreptimeRequest;
+    const user = await this.user(req.header);
+    const database = databaseOf(req.header, this.metadata);
+    const timezone = timezoneOf(req.header, this.metadata);
+    const ctx: SqlContext = { database, timezone, user, signal: this.signal, client: this.peer };
+    const { sql, ingest } = this.handlers;
+    this.signal.throwIfAborted();
+    switch (req.request) {
+      case 'row_inserts':
+        return ingest.ingest(tablesOfRows(req.row_inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
+      case 'inserts':
+        return ingest.ingest(tablesOfColumns(req.inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
+      case 'row_deletes':
+        return ingest.deleteRows(tablesOfRows(req.row_deletes!.deletes), ctx);
+      case 'deletes':
+        return ingest.deleteRows(tablesOfColumns(req.deletes!.deletes.map((d) => ({ table_name: d.table_name, row_count: d.row_count, columns: d.key_columns }))), ctx);
+      case 'ddl':
+        return affectedRows(await sql.executeSql(ddlStatements(req.ddl!, database).join(';\n'), ctx), 'ddl');
+      case 'query': {
+        if (req.query?.query !== 'sql') throw new TsdbError(StatusCode.Unsupported, 'Unsupported query: tsdb answers query.sql (logical plans, PromQL range queries and insert_into_plan are not served)');
+        if (!(await sql.databaseExists(database))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${database}`);
+        return affectedRows(await sql.executeSql(req.query.sql ?? '', ctx), 'query');
+      }
+      default:
+        throw new TsdbError(StatusCode.InvalidArguments, 'Missing required field in protobuf, field_name: request (GreptimeRequest names no request)');
+    }
+  }
+}
+
+function affectedRows(outputs: ReadonlyArray<{ kind: string; rows: unknown }>, what: string): number {
+  let n = 0;
+  for (const o of outputs) {
+    if (o.kind !== 'affected') throw new TsdbError(StatusCode.Unsupported, `GreptimeDatabase answers statements without rows; a ${what} returning rows is read over Arrow Flight DoGet`);
+    n += o.rows as number;
+  }
+  return n;
+}
+
+/** The implementation of `greptime.v1.GreptimeDatabase`. */
+export function greptimeDatabaseService(handlers: GrpcHandlers, log: Logger): grpc.UntypedServiceImplementation {
+  return {
+    Handle: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const { signal, done } = callSignal(call);
+      new RequestRunner(handlers, call.metadata, signal, call.getPeer())
+        .run(call.request)
+        .then(
+          (rows) => callback(null, response(rows)),
+          (err: unknown) => callback(toGrpcError(signal.aborted ? (signal.reason ?? err) : err, log, 'GreptimeDatabase/Handle')),
+        )
+        .finally(done);
+    },
+    HandleRequests: (call: grpc.ServerReadableStream<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const { signal, done } = callSignal(call);
+      const runner = new RequestRunner(handlers, call.metadata, signal, call.getPeer());
+      // A cancelled call's stream may never end: stop reading it.
+      signal.addEventListener('abort', () => call.destroy(), { once: true });
+      (async () => {
+        let total = 0;
+        for await (const message of call) total += await runner.run(message);
+        return total;
+      })()
+        .then(
+          (rows) => callback(null, response(rows)),
+          (err: unknown) => callback(toGrpcError(signal.aborted ? (signal.reason ?? err) : err, log, 'GreptimeDatabase/HandleRequests')),
+        )
+        .finally(done);
+    },
+  };
+}
+
+/** The implementation of `greptime.v1.HealthCheck`: answers while the server runs. */
+export function healthCheckService(): grpc.UntypedServiceImplementation {
+  return { HealthCheck: (_call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => callback(null, {}) };
+}

@@ -1,0 +1,121 @@
+/**
+ * The gRPC server on `grpc.addr` (reference api.md §6), on @grpc/grpc-js, without TLS (the spec
+ * gives gRPC no TLS option). It serves what is registered with `addService` before `start`
+ * (GreptimeDatabase and HealthCheck by the component; Arrow Flight beside them) and server
+ * reflection over every registered package. Messages up to `maxReceiveMessageSize` (512 MiB, as
+ * GreptimeDB's `grpc.max_recv_message_size`) are taken; a larger one is refused with
+ * RESOURCE_EXHAUSTED (and code RuntimeResourcesExhausted in the error trailers). Shutdown stops
+ * accepting, lets calls in flight finish within `shutdownTimeout`, then cancels what remains.
+ *
+ * `grpc.runtime_size` has no effect: Node serves every call on its one event loop.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { StatusCode } from '../../common/error/status-code.js';
+import type { Logger } from '../../common/logging.js';
+import { formatAddress, parseAddress, type Address } from '../../common/net/address.js';
+import { listenError, type Server } from '../server.js';
+import { ERR_CODE_KEYS, ERR_MSG_KEYS } from './grpc-error.js';
+
+export const DEFAULT_MAX_MESSAGE_SIZE = 512 * 1024 * 1024;
+
+export interface GrpcServerOptions {
+  readonly logger: Logger;
+  /** Largest message received (bytes); default 512 MiB. */
+  readonly maxReceiveMessageSize?: number;
+  /** Largest message sent (bytes); default 512 MiB. */
+  readonly maxSendMessageSize?: number;
+  /** How long shutdown waits for calls in flight before cancelling them (ms); default 5 s. */
+  readonly shutdownTimeout?: number;
+}
+
+/**
+ * Adds the error trailers to statuses grpc-js sends on its own (a message over the size limit,
+ * an unsupported compression), so that every failed call carries a status code.
+ */
+function errorTrailers(): grpc.ServerInterceptor {
+  return (_methodDescriptor, call) =>
+    new grpc.ServerInterceptingCall(call, {
+      sendStatus: (status, next) => {
+        if (status.code === grpc.status.RESOURCE_EXHAUSTED && (status.metadata?.get(ERR_CODE_KEYS[0]).length ?? 0) === 0) {
+          const metadata = status.metadata?.clone() ?? new grpc.Metadata();
+          for (const k of ERR_CODE_KEYS) metadata.set(k, String(StatusCode.RuntimeResourcesExhausted));
+          for (const k of ERR_MSG_KEYS) metadata.set(k, status.details.replace(/[^\x20-\x7e]/g, '?'));
+          next({ ...status, metadata });
+          return;
+        }
+        next(status);
+      },
+    });
+}
+
+export class GrpcServer implements Server {
+  readonly name = 'gRPC';
+  private server: grpc.Server | undefined;
+  private bound: Address | undefined;
+  private readonly services: Array<{ definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }> = [];
+  private readonly packages: protoLoader.PackageDefinition[] = [];
+
+  constructor(private readonly opts: GrpcServerOptions) {}
+
+  /**
+   * Registers a service (before `start`); `packageDefinition`, when given, is offered by server
+   * reflection (the proto-loader definition the service came from).
+   */
+  addService(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation, packageDefinition?: protoLoader.PackageDefinition): void {
+    if (this.server !== undefined) throw new Error('gRPC services must be added before the server starts');
+    this.services.push({ definition, implementation });
+    if (packageDefinition !== undefined && !this.packages.includes(packageDefinition)) this.packages.push(packageDefinition);
+  }
+
+  async start(addr: string): Promise<void> {
+    const { host, port } = parseAddress(addr, { bind: true });
+    const server = new grpc.Server({
+      'grpc.max_receive_message_length': this.opts.maxReceiveMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
+      'grpc.max_send_message_length': this.opts.maxSendMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
+      interceptors: [errorTrailers()],
+    });
+    for (const s of this.services) server.addService(s.definition, s.implementation);
+    if (this.packages.length > 0) new ReflectionService(Object.assign({}, ...this.packages) as protoLoader.PackageDefinition).addToServer(server);
+    const target = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const boundPort = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    }).catch((err: unknown) => {
+      server.forceShutdown();
+      throw listenError(this.name, addr, bindErrno(err));
+    });
+    this.server = server;
+    this.bound = { host, port: boundPort };
+    this.opts.logger.info({ addr: formatAddress(this.bound) }, `gRPC server listening on ${formatAddress(this.bound)}`);
+  }
+
+  async shutdown(): Promise<void> {
+    const server = this.server;
+    if (server === undefined) return;
+    this.server = undefined;
+    const timeout = this.opts.shutdownTimeout ?? 5000;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.opts.logger.warn({ timeout_ms: timeout }, 'gRPC calls still running at the shutdown deadline are cancelled');
+        server.forceShutdown();
+        resolve();
+      }, timeout);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  boundAddress(): Address | undefined {
+    return this.bound;
+  }
+}
+
+/** grpc-js reports bind failures as text ("No address added out of total 1 resolved: …EADDRINUSE…"); give listenError the errno code. */
+function bindErrno(err: unknown): unknown {
+  const text = (err as Error)?.message ?? String(err);
+  const code = /EADDRINUSE|EACCES|EADDRNOTAVAIL/.exec(text)?.[0];
+  return code !== undefined ? Object.assign(new Error(text), { code }) : err;
+}
