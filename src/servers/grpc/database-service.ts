@@ -86,16 +86,17 @@ function response(rows: number): object {
 /** One call's cancellation: the client's cancel or disconnect (Cancelled), its deadline (DeadlineExceeded). */
 function callSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>): { signal: AbortSignal; done: () => void } {
   const controller = new AbortController();
-  call.once('cancelled', () => {
-    if (!controller.signal.aborted) controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the gRPC client cancelled the call or disconnected'));
-  });
-  let timer: NodeJS.Timeout | undefined;
   const deadline = call.getDeadline();
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  if (Number.isFinite(at)) {
-    const ms = Math.max(0, at - Date.now());
-    timer = setTimeout(() => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, `Request timed out: the gRPC call's deadline passed after ${ms} ms`)), Math.min(ms, 2 ** 31 - 1));
-  }
+  const ms = Math.max(0, at - Date.now());
+  const expired = () => new TsdbError(StatusCode.DeadlineExceeded, `Request timed out: the gRPC call's deadline passed after ${ms} ms`);
+  // grpc-js cancels a call whose deadline passed: the reason is then the deadline.
+  call.once('cancelled', () => {
+    if (controller.signal.aborted) return;
+    controller.abort(Date.now() >= at ? expired() : new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the gRPC client cancelled the call or disconnected'));
+  });
+  let timer: NodeJS.Timeout | undefined;
+  if (Number.isFinite(at)) timer = setTimeout(() => controller.abort(expired()), Math.min(ms, 2 ** 31 - 1));
   return { signal: controller.signal, done: () => timer !== undefined && clearTimeout(timer) };
 }
 

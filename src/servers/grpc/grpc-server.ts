@@ -3,8 +3,9 @@
  * gives gRPC no TLS option). It serves what is registered with `addService` before `start`
  * (GreptimeDatabase and HealthCheck by the component; Arrow Flight beside them) and server
  * reflection over every registered package. Messages up to `maxReceiveMessageSize` (512 MiB, as
- * GreptimeDB's `grpc.max_recv_message_size`) are taken; a larger one is refused with
- * RESOURCE_EXHAUSTED (and code RuntimeResourcesExhausted in the error trailers). Shutdown stops
+ * GreptimeDB's `grpc.max_recv_message_size`) are taken; a larger one is refused by grpc-js while it
+ * arrives, before it is buffered whole, with RESOURCE_EXHAUSTED (grpc-js sends that status itself,
+ * past any interceptor: it carries no `x-greptime-err-code` trailer). Shutdown stops
  * accepting, lets calls in flight finish within `shutdownTimeout`, then cancels what remains.
  *
  * `grpc.runtime_size` has no effect: Node serves every call on its one event loop.
@@ -12,11 +13,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { StatusCode } from '../../common/error/status-code.js';
 import type { Logger } from '../../common/logging.js';
 import { formatAddress, parseAddress, type Address } from '../../common/net/address.js';
 import { listenError, type Server } from '../server.js';
-import { ERR_CODE_KEYS, ERR_MSG_KEYS } from './grpc-error.js';
 
 export const DEFAULT_MAX_MESSAGE_SIZE = 512 * 1024 * 1024;
 
@@ -28,26 +27,6 @@ export interface GrpcServerOptions {
   readonly maxSendMessageSize?: number;
   /** How long shutdown waits for calls in flight before cancelling them (ms); default 5 s. */
   readonly shutdownTimeout?: number;
-}
-
-/**
- * Adds the error trailers to statuses grpc-js sends on its own (a message over the size limit,
- * an unsupported compression), so that every failed call carries a status code.
- */
-function errorTrailers(): grpc.ServerInterceptor {
-  return (_methodDescriptor, call) =>
-    new grpc.ServerInterceptingCall(call, {
-      sendStatus: (status, next) => {
-        if (status.code === grpc.status.RESOURCE_EXHAUSTED && (status.metadata?.get(ERR_CODE_KEYS[0]).length ?? 0) === 0) {
-          const metadata = status.metadata?.clone() ?? new grpc.Metadata();
-          for (const k of ERR_CODE_KEYS) metadata.set(k, String(StatusCode.RuntimeResourcesExhausted));
-          for (const k of ERR_MSG_KEYS) metadata.set(k, status.details.replace(/[^\x20-\x7e]/g, '?'));
-          next({ ...status, metadata });
-          return;
-        }
-        next(status);
-      },
-    });
 }
 
 export class GrpcServer implements Server {
@@ -74,7 +53,6 @@ export class GrpcServer implements Server {
     const server = new grpc.Server({
       'grpc.max_receive_message_length': this.opts.maxReceiveMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
       'grpc.max_send_message_length': this.opts.maxSendMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
-      interceptors: [errorTrailers()],
     });
     for (const s of this.services) server.addService(s.definition, s.implementation);
     if (this.packages.length > 0) new ReflectionService(Object.assign({}, ...this.packages) as protoLoader.PackageDefinition).addToServer(server);
