@@ -207,3 +207,42 @@ test('checkOnly: the checks run, nothing is created or written', async (t) => {
   await assert.rejects(fe.ingest([table('m', tag('host', ['b']), int('v', [2n]), nanos([2n]))], newSession(), { checkOnly: true }), /column v expect type Float64, given: Int64/);
   await refused(fe.ingest([table('m', tag('host', ['b']), float('v', [2]), nanos([9223372036854775807n]))], newSession(), { checkOnly: true }), `Invalid request to table tsdb.public.m, reason: Timestamp 9223372036854775807 (2262-04-11T23:47:16.854775807Z) is out of range for column tsdb_timestamp (${NS_RANGE}`);
 });
+
+test('deleteRows deletes by primary key and time index; tags left out are NULL; checked whole before writing', async (t) => {
+  const fe = await frontend(t);
+  await fe.ingest([table('d', tag('host', ['a', 'a', 'b']), float('v', [1, 2, 3]), nanos([1n, 2n, 1n]))], newSession());
+  assert.equal(await fe.deleteRows([table('d', tag('host', ['a']), nanos([1n]))], newSession()), 1);
+  assert.deepEqual(await rows(fe, 'SELECT host, v FROM d ORDER BY host, tsdb_timestamp'), [['a', 2], ['b', 3]]);
+  // A delete naming an unknown table, a field, a wrong type or a missing column refuses the whole request.
+  const refused: Array<[IngestTable[], RegExp]> = [
+    [[table('d', tag('host', ['b']), nanos([1n])), table('nope', nanos([1n]))], /Table not found: tsdb\.public\.nope/],
+    [[table('d', tag('host', ['b']), float('v', [3]), nanos([1n]))], /column v is not part of the primary key/],
+    [[table('d', tag('zone', ['b']), nanos([1n]))], /Column zone not exists in table d/],
+    [[table('d', { name: 'host', semantic: 'tag', type: 'Int64', vector: { type: 'int64', data: BigInt64Array.from([1n]) } }, nanos([1n]))], /column host expect type String, given: Int64/],
+  ];
+  for (const [tables, message] of refused) await assert.rejects(fe.deleteRows(tables, newSession()), message);
+  assert.deepEqual(await rows(fe, 'SELECT host, v FROM d ORDER BY host, tsdb_timestamp'), [['a', 2], ['b', 3]]);
+  // No tag given: the key with a NULL host.
+  await fe.ingest([table('d', tag('host', [null]), float('v', [9]), nanos([5n]))], newSession());
+  assert.equal(await fe.deleteRows([table('d', nanos([5n]))], newSession()), 1);
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM d'), [[2]]);
+  // A read-only user may not delete.
+  await assert.rejects(fe.deleteRows([table('d', tag('host', ['b']), nanos([1n]))], newSession('public', 'UTC', { username: 'r', permission: 'read_only' })), /not authorized/);
+});
+
+test('ingest options: autoCreateTable=false refuses a missing table before anything is written; ttl sets the created table\'s; non-string tags', async (t) => {
+  const fe = await frontend(t);
+  await fe.ingest([table('have', tag('host', ['a']), float('v', [1]), nanos([1n]))], newSession());
+  await assert.rejects(
+    fe.ingest([table('have', tag('host', ['b']), float('v', [2]), nanos([2n])), table('missing', float('v', [1]), nanos([1n]))], newSession(), { autoCreateTable: false }),
+    (err: Error & { code?: number }) => err.code === 4001 && /Table not found: tsdb\.public\.missing/.test(err.message),
+  );
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM have'), [[1]]);
+  assert.equal(await fe.ingest([table('have', tag('host', ['b']), float('v', [2]), nanos([2n]))], newSession(), { autoCreateTable: false }), 1);
+  await fe.ingest([table('ttl_t', float('v', [1]), nanos([1n]))], newSession(), { ttl: '7d' });
+  const [create] = await fe.executeSql('SHOW CREATE TABLE ttl_t', newSession());
+  assert.match(String((create as unknown as { rows: unknown[][] }).rows[0]![1]), /ttl = '7days'/);
+  await assert.rejects(fe.ingest([table('ttl_bad', float('v', [1]), nanos([1n]))], newSession(), { ttl: 'soon' }), /Invalid ttl: soon/);
+  await fe.ingest([table('int_tag', { name: 'id', semantic: 'tag', type: 'Int64', vector: { type: 'int64', data: BigInt64Array.from([7n]) } }, float('v', [1]), nanos([1n]))], newSession());
+  assert.deepEqual(await rows(fe, 'SELECT id, v FROM int_tag'), [[7, 1]]);
+});
