@@ -208,26 +208,27 @@ test('checkOnly: the checks run, nothing is created or written', async (t) => {
   await refused(fe.ingest([table('m', tag('host', ['b']), float('v', [2]), nanos([9223372036854775807n]))], newSession(), { checkOnly: true }), `Invalid request to table tsdb.public.m, reason: Timestamp 9223372036854775807 (2262-04-11T23:47:16.854775807Z) is out of range for column tsdb_timestamp (${NS_RANGE}`);
 });
 
-test('deleteRows deletes by primary key and time index; tags left out are NULL; checked whole before writing', async (t) => {
+test('deleteRows deletes by primary key and time index; fields are checked, then ignored; checked whole before writing', async (t) => {
   const fe = await frontend(t);
   await fe.ingest([table('d', tag('host', ['a', 'a', 'b']), float('v', [1, 2, 3]), nanos([1n, 2n, 1n]))], newSession());
   assert.equal(await fe.deleteRows([table('d', tag('host', ['a']), nanos([1n]))], newSession()), 1);
   assert.deepEqual(await rows(fe, 'SELECT host, v FROM d ORDER BY host, tsdb_timestamp'), [['a', 2], ['b', 3]]);
-  // A delete naming an unknown table, a field, a wrong type or a missing column refuses the whole request.
+  // A delete naming an unknown table or column, a wrong type, or without a tag refuses the whole request.
   const refused: Array<[IngestTable[], RegExp]> = [
     [[table('d', tag('host', ['b']), nanos([1n])), table('nope', nanos([1n]))], /Table not found: tsdb\.public\.nope/],
-    [[table('d', tag('host', ['b']), float('v', [3]), nanos([1n]))], /column v is not part of the primary key/],
-    [[table('d', tag('zone', ['b']), nanos([1n]))], /Column zone not exists in table d/],
+    [[table('d', tag('host', ['b']), tag('zone', ['b']), nanos([1n]))], /Column zone not exists in table d/],
     [[table('d', { name: 'host', semantic: 'tag', type: 'Int64', vector: { type: 'int64', data: BigInt64Array.from([1n]) } }, nanos([1n]))], /column host expect type String, given: Int64/],
+    [[table('d', tag('host', ['b']), int('v', [3n]), nanos([1n]))], /column v expect type Float64, given: Int64/],
+    [[table('d', tag('host', ['b']), nanos([1n])), table('d2', nanos([1n]))], /Table not found/],
+    [[table('d', nanos([1n]))], /delete requests need column host/],
   ];
   for (const [tables, message] of refused) await assert.rejects(fe.deleteRows(tables, newSession()), message);
   assert.deepEqual(await rows(fe, 'SELECT host, v FROM d ORDER BY host, tsdb_timestamp'), [['a', 2], ['b', 3]]);
-  // No tag given: the key with a NULL host.
-  await fe.ingest([table('d', tag('host', [null]), float('v', [9]), nanos([5n]))], newSession());
-  assert.equal(await fe.deleteRows([table('d', nanos([5n]))], newSession()), 1);
-  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM d'), [[2]]);
+  // A field given with the key is ignored.
+  assert.equal(await fe.deleteRows([table('d', tag('host', ['b']), float('v', [99]), nanos([1n]))], newSession()), 1);
+  assert.deepEqual(await rows(fe, 'SELECT host, v FROM d'), [['a', 2]]);
   // A read-only user may not delete.
-  await assert.rejects(fe.deleteRows([table('d', tag('host', ['b']), nanos([1n]))], newSession('public', 'UTC', { username: 'r', permission: 'read_only' })), /not authorized/);
+  await assert.rejects(fe.deleteRows([table('d', tag('host', ['a']), nanos([2n]))], newSession('public', 'UTC', { username: 'r', permission: 'read_only' })), /not authorized/);
 });
 
 test('ingest options: autoCreateTable=false refuses a missing table before anything is written; ttl sets the created table\'s; non-string tags', async (t) => {

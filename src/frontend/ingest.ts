@@ -21,7 +21,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { firstOutOfRange } from '../common/time/range-halves.js';
 import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE, type TimeUnit } from '../common/time/timestamp.js';
-import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
 import { timeUnitOf } from '../engine/region/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';
@@ -188,24 +188,6 @@ function batchOf(info: TableInfo, t: IngestTable, times: { unit: TimeUnit; vecto
   return { op: OP_PUT, rowCount: t.rowCount, columns };
 }
 
-/** A vector of `rows` NULLs of a column type. */
-function nullVector(type: ColumnSchema['data_type'], rows: number): Vector {
-  switch (vectorTypeOf(type)) {
-    case 'string':
-      return { type: 'string', data: new Array<string | null>(rows).fill(null) };
-    case 'binary':
-      return { type: 'binary', data: new Array<Uint8Array | null>(rows).fill(null) };
-    case 'int64':
-      return { type: 'int64', data: new BigInt64Array(rows), valid: new Uint8Array(rows) };
-    case 'uint64':
-      return { type: 'uint64', data: new BigUint64Array(rows), valid: new Uint8Array(rows) };
-    case 'bool':
-      return { type: 'bool', data: new Uint8Array(rows), valid: new Uint8Array(rows) };
-    default:
-      return { type: 'float64', data: new Float64Array(rows), valid: new Uint8Array(rows) };
-  }
-}
-
 export class Ingester {
   constructor(
     private readonly catalog: CatalogManager,
@@ -277,10 +259,11 @@ export class Ingester {
   }
 
   /**
-   * Deletes rows by key (gRPC row deletes): each table must exist; its decoded columns are its
-   * primary key columns (those left out are NULL) and its time index, with the table's types; other
-   * columns are refused. Checked whole before anything is written; returns the number of keys
-   * written as deletions (GreptimeDB's affected rows of a delete).
+   * Deletes rows by key (gRPC row deletes): each table must exist, and the decoded columns must
+   * hold every primary key column and the time index, with the table's types and kinds (as
+   * GreptimeDB's mito: `delete requests need column <c>`); field columns may come along and are
+   * checked the same way, then ignored. Checked whole before anything is written; returns the number
+   * of keys written as deletions (GreptimeDB's affected rows of a delete).
    */
   async delete(database: string, tables: readonly IngestTable[]): Promise<number> {
     await this.catalog.requireDatabase(database);
@@ -292,20 +275,14 @@ export class Ingester {
       seen.add(t.name);
       const info = await this.catalog.table(database, t.name);
       if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${database}.${t.name}`);
+      const unknown = missingColumns(info, t)[0];
+      if (unknown !== undefined) throw new TsdbError(StatusCode.TableColumnNotFound, `Column ${unknown.name} not exists in table ${t.name}`);
       const byName = new Map(info.columns.map((c) => [c.name, c]));
-      for (const c of t.columns) {
-        if (c.semantic === 'timestamp') continue;
-        const have = byName.get(c.name);
-        if (have === undefined) throw new TsdbError(StatusCode.TableColumnNotFound, `Column ${c.name} not exists in table ${t.name}`);
-        if (have.semantic_type !== 'tag') throw invalid(`Invalid request to table ${fullTableName(info)}, reason: column ${c.name} is not part of the primary key; a delete names rows by their primary key and time index`);
-        if (c.semantic !== 'tag') throw invalid(`Invalid request to table ${fullTableName(info)}, reason: column ${c.name} is a tag of the table, but ${kindName(c.semantic)} of the request`);
-        if (have.data_type !== c.type) throw invalid(`Invalid request to table ${fullTableName(info)}, reason: column ${c.name} expect type ${have.data_type}, given: ${c.type}`);
-      }
       const columns = new Map<number, Vector>();
       for (const name of info.primary_key) {
-        const col = byName.get(name)!;
-        const given = t.columns.find((c) => c.name === name && c.semantic === 'tag');
-        columns.set(col.column_id, given?.vector ?? nullVector(col.data_type, t.rowCount));
+        const given = t.columns.find((c) => c.name === name);
+        if (given === undefined) throw invalid(`Invalid request to table ${fullTableName(info)}, reason: delete requests need column ${name}`);
+        columns.set(byName.get(name)!.column_id, given.vector);
       }
       const times = checkedTimes(database, t, info);
       columns.set(byName.get(info.time_index)!.column_id, times.vector);

@@ -93,9 +93,9 @@ export interface IngestHandler {
    */
   ingest(tables: readonly IngestTable[], ctx: SqlContext, opts?: IngestOptions): Promise<number>;
   /**
-   * Deletes the rows the tables name by primary key (tags; those left out are NULL) and time index
-   * (gRPC row deletes); each table must exist. Checked whole before anything is written. Returns the
-   * number of rows deleted.
+   * Deletes the rows the tables name by primary key (every tag) and time index (gRPC row deletes;
+   * field columns are ignored); each table must exist. Checked whole before anything is written.
+   * Returns the number of rows deleted.
    */
   deleteRows(tables: readonly IngestTable[], ctx: SqlContext): Promise<number>;
 }

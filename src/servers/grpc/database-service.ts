@@ -150,7 +150,10 @@ class RequestRunner {
       case 'query': {
         if (req.query?.query !== 'sql') throw new TsdbError(StatusCode.Unsupported, 'Unsupported query: tsdb answers query.sql (logical plans, PromQL range queries and insert_into_plan are not served)');
         if (!(await sql.databaseExists(database))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${database}`);
-        return affectedRows(await sql.executeSql(req.query.sql ?? '', ctx), 'query');
+        const text = req.query.sql ?? '';
+        // A query is refused before it runs rather than after its rows are computed.
+        if (beginsWithQuery(text)) throw rowsRefused('query');
+        return affectedRows(await sql.executeSql(text, ctx), 'query');
       }
       default:
         throw new TsdbError(StatusCode.InvalidArguments, 'Missing required field in protobuf, field_name: request (GreptimeRequest names no request)');
@@ -158,10 +161,20 @@ class RequestRunner {
   }
 }
 
+function rowsRefused(what: string): TsdbError {
+  return new TsdbError(StatusCode.Unsupported, `GreptimeDatabase answers statements without rows; a ${what} returning rows is read over Arrow Flight DoGet`);
+}
+
+/** Whether the first statement of `sql` is one that returns rows (SELECT, WITH, SHOW, DESC, EXPLAIN, TQL, VALUES), after comments. */
+export function beginsWithQuery(sql: string): boolean {
+  const m = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*([A-Za-z]+)/.exec(sql);
+  return m !== null && /^(select|with|show|desc|describe|explain|tql|values)$/i.test(m[1]!);
+}
+
 function affectedRows(outputs: ReadonlyArray<{ kind: string; rows: unknown }>, what: string): number {
   let n = 0;
   for (const o of outputs) {
-    if (o.kind !== 'affected') throw new TsdbError(StatusCode.Unsupported, `GreptimeDatabase answers statements without rows; a ${what} returning rows is read over Arrow Flight DoGet`);
+    if (o.kind !== 'affected') throw rowsRefused(what);
     n += o.rows as number;
   }
   return n;

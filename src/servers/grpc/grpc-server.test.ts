@@ -227,14 +227,21 @@ test('Handle ddl runs SQL with quoted names; create_table, alter (add/drop/renam
 });
 
 test('Handle query.sql: affected rows come back; rows are UNIMPLEMENTED (Flight serves them); an unknown database is NOT_FOUND', async (t) => {
-  const { db, calls } = await serve(t, { sql: async (sql) => (sql.startsWith('SELECT') ? [records([{ name: 'x', data_type: 'Int64' }], [[1n]])] : [affected(3)]) });
+  const { db, calls } = await serve(t, { sql: async (sql) => (sql.includes('SELECT') ? [records([{ name: 'x', data_type: 'Int64' }], [[1n]])] : [affected(3)]) });
   const r = await unary(db, 'Handle', { header: { timezone: 'Asia/Shanghai' }, query: { sql: 'INSERT INTO t VALUES (1)' } });
   assert.ok(r.ok);
   assert.equal(r.value.affected_rows.value, 3);
   assert.equal(calls.sql[0]!.ctx.timezone, 'Asia/Shanghai');
-  const q = failed(await unary(db, 'Handle', { query: { sql: 'SELECT 1' } }));
-  assert.equal(q.code, grpc.status.UNIMPLEMENTED);
-  assert.equal(q.trailers['x-tsdb-err-code'], '1001');
+  const before = calls.sql.length;
+  for (const text of ['SELECT 1', ' -- c\n/* d */ (select 1)', 'show tables', 'WITH x AS (SELECT 1) SELECT * FROM x']) {
+    const q = failed(await unary(db, 'Handle', { query: { sql: text } }));
+    assert.equal(q.code, grpc.status.UNIMPLEMENTED);
+    assert.equal(q.trailers['x-tsdb-err-code'], '1001');
+  }
+  assert.equal(calls.sql.length, before, 'queries are refused before they run');
+  // Rows from a later statement are refused once they come.
+  const later = failed(await unary(db, 'Handle', { query: { sql: 'INSERT INTO t VALUES (1); SELECT 1' } }));
+  assert.equal(later.code, grpc.status.UNIMPLEMENTED);
   const nodb = failed(await unary(db, 'Handle', { header: { dbname: 'nodb' }, query: { sql: 'INSERT INTO t VALUES (1)' } }));
   assert.equal(nodb.code, grpc.status.NOT_FOUND);
   assert.equal(nodb.trailers['x-greptime-err-code'], '4004');
