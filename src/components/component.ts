@@ -166,11 +166,6 @@ export class ServingComponent implements Component {
     return this.ingest;
   }
 
-  /** The gRPC server, for services registered beside GreptimeDatabase (Arrow Flight); before `start`. */
-  grpcServer(): GrpcServer | undefined {
-    return this.grpc;
-  }
-
   private authHandler(): AuthHandler {
     if (this.auth === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
     return this.auth;
