@@ -302,3 +302,17 @@ test('a client killed mid-stream, and a stream cut inside a message: whole messa
   assert.deepEqual(await client.healthCheck(), { ok: true, value: {} });
   assert.equal(ok(await client.handle(cpuRows('cut', [['c', 1, 1]]))), 1);
 });
+
+test('SIGTERM with a HandleRequests stream left open: the stream is cut at the gRPC shutdown deadline, the server exits cleanly', async (t) => {
+  const { proc, client, baseUrl } = await start(t);
+  const { call, done } = client.stream();
+  call.write(cpuRows('open', [['a', 1, 1]]));
+  while ((await sqlRows(baseUrl, "SHOW TABLES LIKE 'open'")).length === 0) await new Promise((r) => setTimeout(r, 50));
+  const started = Date.now();
+  const exit = await proc.stop('SIGTERM', 30_000);
+  assert.deepEqual(exit, { code: 0, signal: null });
+  assert.ok(Date.now() - started < 15_000, `stopped in ${Date.now() - started} ms`);
+  const r = failure(await done);
+  assert.ok([grpc.status.CANCELLED, grpc.status.UNAVAILABLE].includes(r.code), `${r.code} ${r.details}`);
+  assert.ok(proc.lines.some((l) => l.msg === 'gRPC server stopped'));
+});

@@ -35,8 +35,11 @@ export class GrpcServer implements Server {
   private bound: Address | undefined;
   private readonly services: Array<{ definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }> = [];
   private readonly packages: protoLoader.PackageDefinition[] = [];
+  private readonly log: Logger;
 
-  constructor(private readonly opts: GrpcServerOptions) {}
+  constructor(private readonly opts: GrpcServerOptions) {
+    this.log = opts.logger.child({ server: 'grpc' });
+  }
 
   /**
    * Registers a service (before `start`); `packageDefinition`, when given, is offered by server
@@ -65,7 +68,7 @@ export class GrpcServer implements Server {
     });
     this.server = server;
     this.bound = { host, port: boundPort };
-    this.opts.logger.info({ addr: formatAddress(this.bound) }, `gRPC server listening on ${formatAddress(this.bound)}`);
+    this.log.info({ addr: formatAddress(this.bound) }, `${this.name} server listening on ${formatAddress(this.bound)}`);
   }
 
   async shutdown(): Promise<void> {
@@ -75,7 +78,7 @@ export class GrpcServer implements Server {
     const timeout = this.opts.shutdownTimeout ?? 5000;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        this.opts.logger.warn({ timeout_ms: timeout }, 'gRPC calls still running at the shutdown deadline are cancelled');
+        this.log.warn({ timeout_ms: timeout }, 'gRPC calls still running at the shutdown deadline are cancelled');
         server.forceShutdown();
         resolve();
       }, timeout);
@@ -84,6 +87,7 @@ export class GrpcServer implements Server {
         resolve();
       });
     });
+    this.log.info(`${this.name} server stopped`);
   }
 
   boundAddress(): Address | undefined {
