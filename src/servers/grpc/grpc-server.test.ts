@@ -272,11 +272,17 @@ test('database, time zone and hints come from the header or the metadata; the he
   md2.set('x-greptime-hint-merge_mode', 'last_non_null');
   await unary(db, 'Handle', req, md2);
   assert.deepEqual(calls.ingests[3]!.opts, { mergeMode: 'last_non_null' });
+  // GreptimeDB's SDKs name their catalog `greptime`: accepted as tsdb's.
+  await unary(db, 'Handle', { ...req, header: { catalog: 'greptime', schema: 'public' } });
+  assert.equal(calls.ingests[4]!.ctx.database, 'public');
+  await unary(db, 'Handle', { ...req, header: { dbname: 'greptime-metrics' } });
+  assert.equal(calls.ingests[5]!.ctx.database, 'metrics');
   const bad: Array<[grpc.Metadata | undefined, unknown, number]> = [
     [(() => { const m = new grpc.Metadata(); m.set('x-greptime-hint-auto_create_table', 'maybe'); return m; })(), req.header, 1004],
     [(() => { const m = new grpc.Metadata(); m.set('x-greptime-hints', 'merge_mode=first'); return m; })(), req.header, 1004],
     [undefined, { timezone: 'Mars/Olympus' }, 1004],
-    [undefined, { dbname: 'greptime-public' }, 4004],
+    [undefined, { dbname: 'other-public' }, 4004],
+    [undefined, { catalog: 'other', schema: 'public' }, 4004],
   ];
   for (const [m, header, code] of bad) {
     const f = failed(await unary(db, 'Handle', { ...req, header }, m ?? new grpc.Metadata()));

@@ -4,7 +4,8 @@
  *   static user providers), else metadata `authorization` / `x-greptime-auth` / `x-tsdb-auth`
  *   holding `Basic <base64(user:password)>` (or the bare base64);
  * - database: `dbname` (`<catalog>-<schema>` or `<schema>`) wins, else `catalog`/`schema`
- *   (lower-cased; empty: tsdb/public), else metadata `x-greptime-db-name` / `x-tsdb-db-name`;
+ *   (lower-cased; empty: tsdb/public), else metadata `x-greptime-db-name` / `x-tsdb-db-name`; the
+ *   catalog is `tsdb`, or `greptime` as GreptimeDB's SDKs send it by default;
  * - time zone: the header's `timezone`, else metadata `x-greptime-timezone` / `x-tsdb-timezone`,
  *   else UTC; an invalid zone is refused (InvalidArguments), as over HTTP;
  * - hints: metadata `x-greptime-hints: k=v,k2=v2` or `x-greptime-hint-<k>: v` (and the `x-tsdb-`
@@ -22,6 +23,12 @@ import { credentialsFromHeaders, type Credentials } from '../http/basic-auth.js'
 
 /** The catalog every database is in. */
 const CATALOG = 'tsdb';
+/** GreptimeDB's name of it, which its SDKs send by default (`greptime`): accepted as the same catalog. */
+const SDK_CATALOG = 'greptime';
+
+function isCatalog(name: string): boolean {
+  return name === CATALOG || name === SDK_CATALOG;
+}
 
 /** `greptime.v1.RequestHeader` as the proto loader decodes it. */
 export interface RequestHeader {
@@ -75,14 +82,14 @@ export function databaseOf(header: RequestHeader | null | undefined, md: grpc.Me
     const dash = db.indexOf('-');
     if (dash < 0) return db;
     const catalog = db.slice(0, dash);
-    if (catalog !== CATALOG) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${db}`);
+    if (!isCatalog(catalog)) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${db}`);
     return db.slice(dash + 1);
   };
   if (header?.dbname) return fromDbname(header.dbname);
   if (header?.catalog || header?.schema) {
     const catalog = (header.catalog || CATALOG).toLowerCase();
     const schema = (header.schema || 'public').toLowerCase();
-    if (catalog !== CATALOG) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${catalog}-${schema}`);
+    if (!isCatalog(catalog)) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${catalog}-${schema}`);
     return schema;
   }
   const fromMetadata = metadataValue(md, 'x-greptime-db-name', 'x-tsdb-db-name');
