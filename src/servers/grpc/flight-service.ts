@@ -1,0 +1,304 @@
+/**
+ * Arrow Flight (`arrow.flight.protocol.FlightService`) on @grpc/grpc-js, as GreptimeDB serves it
+ * (`servers/src/grpc/flight.rs`, reference api.md §6):
+ *
+ * - DoGet(Ticket): the ticket is an encoded `greptime.v1.GreptimeRequest` holding `query.sql`. A
+ *   query answers its schema, then record batches (`output-arrow.ts`); a statement without rows
+ *   answers one FlightData whose header is an IPC message of type NONE and whose app_metadata is an
+ *   encoded `FlightMetadata{affected_rows{value}}`. One statement per ticket: several are refused
+ *   (Unsupported) before any runs. The statement stops when the client cancels or its deadline passes.
+ * - DoPut(stream FlightData): bulk insert into an existing table. The first message carries the
+ *   descriptor (PATH, `[table]`) and the schema; each next one a record batch with app_metadata JSON
+ *   `{"request_id":n}`. The server acknowledges at once with `{"request_id":0,"affected_rows":0,
+ *   "elapsed_secs":0.0}`, then once per batch written, as PutResult app_metadata JSON
+ *   `{"request_id","affected_rows","elapsed_secs"}`. Each batch is written whole or not at all; the
+ *   first failure ends the call with its status.
+ * - Every other method answers UNIMPLEMENTED.
+ *
+ * Errors end the call with the gRPC status of their StatusCode and the code and message in the
+ * trailers (`grpc-status.ts`).
+ */
+import { once } from 'node:events';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { MessageHeader, RecordBatchReader, type RecordBatch, type Schema } from 'apache-arrow';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError, statusCodeOf, errorMessage } from '../../common/error/tsdb-error.js';
+import { shouldLogError } from '../../common/error/status-code.js';
+import type { Logger } from '../../common/logging.js';
+import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
+import { splitStatements } from '../postgres/intercept.js';
+import { IpcMessageEncoder, ipcStreamOf, messageOf, noneMessageHeader, type IpcMessage } from './arrow-ipc.js';
+import { ingestTableOf, planIngest, type IngestPlan } from './arrow-ingest.js';
+import { flightCallContext, type FlightCallContext } from './flight-context.js';
+import { decodeGreptimeRequest, encodeFlightMetadata } from './greptime-messages.js';
+import { grpcErrorOf } from './grpc-status.js';
+import { arrowBatches, arrowSchemaOf } from './output-arrow.js';
+import { PROTO_LOADER_OPTIONS } from './protos.js';
+
+export const FLIGHT_PROTO_FILE = 'arrow/flight/protocol/Flight.proto';
+export const FLIGHT_SERVICE_NAME = 'arrow.flight.protocol.FlightService';
+
+/** FlightDescriptor.DescriptorType.PATH. */
+export const DESCRIPTOR_PATH = 1;
+
+/** A FlightData as @grpc/proto-loader gives and takes it (PROTO_LOADER_OPTIONS). */
+export interface FlightDataMessage {
+  flight_descriptor?: { type: number; cmd: Buffer; path: string[] } | null;
+  data_header: Uint8Array;
+  app_metadata: Uint8Array;
+  data_body: Uint8Array;
+}
+
+export interface PutResultMessage {
+  app_metadata: Uint8Array;
+}
+
+let flightDefinition: protoLoader.PackageDefinition | undefined;
+
+export function flightPackageDefinition(): protoLoader.PackageDefinition {
+  flightDefinition ??= protoLoader.loadSync(FLIGHT_PROTO_FILE, PROTO_LOADER_OPTIONS);
+  return flightDefinition;
+}
+
+/** The service definition of `arrow.flight.protocol.FlightService`, for `server.addService`. */
+export function flightServiceDefinition(): grpc.ServiceDefinition {
+  return flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition;
+}
+
+export interface FlightServiceOptions {
+  readonly sql: SqlHandler;
+  /** Absent: DoPut answers UNIMPLEMENTED (a component that stores no rows). */
+  readonly ingest?: IngestHandler;
+  readonly auth?: AuthHandler;
+  readonly logger?: Logger;
+  /** Rows per DoGet record batch (default 8192). */
+  readonly batchRows?: number;
+  /** About the largest DoGet record batch body in bytes (default 2 MiB). */
+  readonly batchBytes?: number;
+}
+
+/** The PutResult JSON of an acknowledgement, with `elapsed_secs` written as a float like serde's f64. */
+export function putAck(requestId: number, affectedRows: number, elapsedSecs: number): Buffer {
+  const secs = Number.isInteger(elapsedSecs) ? elapsedSecs.toFixed(1) : String(elapsedSecs);
+  return Buffer.from(`{"request_id":${requestId},"affected_rows":${affectedRows},"elapsed_secs":${secs}}`);
+}
+
+/** `{"request_id":n}` of a DoPut message; 0 when absent or unreadable (as GreptimeDB reads it). */
+export function requestIdOf(appMetadata: Uint8Array): number {
+  if (appMetadata.byteLength === 0) return 0;
+  try {
+    const v = JSON.parse(Buffer.from(appMetadata).toString('utf8')) as { request_id?: unknown };
+    return typeof v.request_id === 'number' && Number.isSafeInteger(v.request_id) ? v.request_id : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function unimplemented(method: string): grpc.UntypedHandleCall {
+  return ((call: { emit?: (e: string, x: unknown) => void }, callback?: grpc.sendUnaryData<unknown>) => {
+    const status = { code: grpc.status.UNIMPLEMENTED, details: `Flight ${method} is not implemented by tsdb` };
+    if (typeof callback === 'function') callback(status);
+    else call.emit?.('error', status);
+  }) as grpc.UntypedHandleCall;
+}
+
+/** The implementation of every FlightService method. */
+export function flightServiceImplementation(opts: FlightServiceOptions): grpc.UntypedServiceImplementation {
+  const service = new FlightService(opts);
+  return {
+    Handshake: unimplemented('Handshake'),
+    ListFlights: unimplemented('ListFlights'),
+    GetFlightInfo: unimplemented('GetFlightInfo'),
+    PollFlightInfo: unimplemented('PollFlightInfo'),
+    GetSchema: unimplemented('GetSchema'),
+    DoGet: (call: grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>) => void service.doGet(call),
+    DoPut: opts.ingest === undefined ? unimplemented('DoPut') : (call: grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>) => void service.doPut(call),
+    DoExchange: unimplemented('DoExchange'),
+    DoAction: unimplemented('DoAction'),
+    ListActions: unimplemented('ListActions'),
+  };
+}
+
+/** Registers the Flight service on a gRPC server. */
+export function addFlightService(server: grpc.Server, opts: FlightServiceOptions): void {
+  server.addService(flightServiceDefinition(), flightServiceImplementation(opts));
+}
+
+/** Aborted when the call is cancelled by its client or passes its deadline. */
+function callSignal(call: SurfaceCall): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onCancel = () => controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the Flight client cancelled the call'));
+  call.on('cancelled', onCancel);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = call.getDeadline();
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  if (Number.isFinite(at)) {
+    timer = setTimeout(() => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, 'Query execution was cancelled: the call passed its deadline')), Math.max(0, at - Date.now()));
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      call.off('cancelled', onCancel);
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}
+
+function flightData(m: IpcMessage, appMetadata: Uint8Array = EMPTY): FlightDataMessage {
+  return { flight_descriptor: null, data_header: m.header, app_metadata: appMetadata, data_body: m.body };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+type SurfaceCall = grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
+
+class FlightService {
+  constructor(private readonly opts: FlightServiceOptions) {}
+
+  private fail(call: SurfaceCall & { emit(e: 'error', s: unknown): boolean }, err: unknown, what: string): void {
+    const code = statusCodeOf(err);
+    if (shouldLogError(code)) this.opts.logger?.error({ err }, `Flight ${what} failed`);
+    if (call.cancelled) return;
+    call.emit('error', grpcErrorOf(err));
+  }
+
+  async doGet(call: grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>): Promise<void> {
+    const { signal, dispose } = callSignal(call);
+    try {
+      const request = decodeGreptimeRequest(call.request.ticket ?? EMPTY);
+      if (request.request !== 'query' || request.query?.query !== 'sql') {
+        const what = request.request === undefined ? 'an empty GreptimeRequest' : request.request === 'query' ? 'a query other than SQL' : `a ${request.request} request`;
+        throw new TsdbError(StatusCode.Unsupported, `Flight DoGet in tsdb runs SQL queries (GreptimeRequest.query.sql); the ticket holds ${what}`);
+      }
+      const ctx = await flightCallContext(request.header, call.metadata, this.opts);
+      const sql = request.query.sql ?? '';
+      const statements = splitStatements(sql);
+      if (statements.length === 0) throw new TsdbError(StatusCode.InvalidArguments, 'The SQL query in the Flight ticket is empty');
+      if (statements.length > 1) {
+        throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
+      }
+      const sqlCtx: SqlContext = { ...ctx, signal, client: call.getPeer() };
+      const outputs = await this.opts.sql.executeSql(sql, sqlCtx);
+      if (outputs.length !== 1) throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
+      const output = outputs[0]!;
+      if (output.kind === 'affected') {
+        call.write({ flight_descriptor: null, data_header: noneMessageHeader(), app_metadata: encodeFlightMetadata(output.rows), data_body: EMPTY });
+        call.end();
+        return;
+      }
+      const schema = arrowSchemaOf(output.columns);
+      const encoder = new IpcMessageEncoder();
+      for (const m of encoder.start(schema)) await this.send(call, flightData(m), signal);
+      const batchOpts = { maxRows: this.opts.batchRows, maxBytes: this.opts.batchBytes };
+      for (const batch of arrowBatches(schema, output.columns, output.rows, batchOpts)) {
+        if (signal.aborted) throw signal.reason;
+        for (const m of encoder.write(batch)) await this.send(call, flightData(m), signal);
+      }
+      call.end();
+    } catch (err) {
+      this.fail(call, err, 'DoGet');
+    } finally {
+      dispose();
+    }
+  }
+
+  /** Writes one message, waiting while the client's window is full; rejects once the call is aborted. */
+  private async send(call: grpc.ServerWritableStream<unknown, FlightDataMessage>, data: FlightDataMessage, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw signal.reason;
+    if (call.write(data)) return;
+    await once(call, 'drain', { signal }).catch(() => {
+      throw signal.reason ?? new TsdbError(StatusCode.Cancelled, 'the Flight call ended');
+    });
+  }
+
+  async doPut(call: grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>): Promise<void> {
+    const ingest = this.opts.ingest!;
+    const { signal, dispose } = callSignal(call);
+    let ctx: FlightCallContext;
+    try {
+      ctx = await flightCallContext(null, call.metadata, this.opts);
+    } catch (err) {
+      dispose();
+      this.fail(call, err, 'DoPut');
+      return;
+    }
+    // Acknowledged as soon as the call is accepted (GreptimeDB: the stream is set up).
+    call.write({ app_metadata: putAck(0, 0, 0) });
+    let plan: IngestPlan | undefined;
+    let schemaMessage: IpcMessage | undefined;
+    const dictionaries: IpcMessage[] = [];
+    try {
+      // Not destroyed when the loop ends: the call still has to send its status.
+      for await (const data of call.iterator({ destroyOnReturn: false }) as AsyncIterable<FlightDataMessage>) {
+        if (signal.aborted) throw signal.reason;
+        const message: IpcMessage = { header: data.data_header ?? EMPTY, body: data.data_body ?? EMPTY };
+        if (plan === undefined) {
+          const table = tableOfDescriptor(data.flight_descriptor);
+          const header = messageOf(message.header);
+          if (header.headerType !== MessageHeader.Schema) {
+            throw new TsdbError(StatusCode.InvalidArguments, 'The first Flight DoPut message must be a Schema message');
+          }
+          const schema = readSchema(message);
+          const summary = (await this.opts.sql.tables(ctx, [table])).find((t) => t.name === table);
+          if (summary === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: tsdb.${ctx.database}.${table}`);
+          plan = planIngest(schema, summary);
+          schemaMessage = message;
+          continue;
+        }
+        const type = messageOf(message.header).headerType;
+        if (type === MessageHeader.DictionaryBatch) {
+          dictionaries.push(message);
+          continue;
+        }
+        if (type !== MessageHeader.RecordBatch) {
+          throw new TsdbError(StatusCode.InvalidArguments, `Expected a RecordBatch message in Flight DoPut, got ${MessageHeader[type] ?? type}`);
+        }
+        const requestId = requestIdOf(data.app_metadata ?? EMPTY);
+        const started = process.hrtime.bigint();
+        const batches = readBatches([schemaMessage!, ...dictionaries, message]);
+        let rows = 0;
+        for (const batch of batches) {
+          if (batch.numRows === 0) continue;
+          rows += await ingest.ingest([ingestTableOf(plan, batch)], { ...ctx, signal });
+        }
+        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+        if (call.cancelled) return;
+        call.write({ app_metadata: putAck(requestId, rows, elapsed) });
+      }
+      if (plan === undefined) throw new TsdbError(StatusCode.InvalidArguments, 'Flight DoPut ended before its Schema message: nothing was written');
+      call.end();
+    } catch (err) {
+      this.fail(call, err, 'DoPut');
+    } finally {
+      dispose();
+    }
+  }
+}
+
+function tableOfDescriptor(d: FlightDataMessage['flight_descriptor']): string {
+  if (d === null || d === undefined) throw new TsdbError(StatusCode.InvalidArguments, 'table to put is not found in flight descriptor');
+  if (d.type !== DESCRIPTOR_PATH) throw new TsdbError(StatusCode.InvalidArguments, "expect FlightDescriptor::type == 'Path' only");
+  if (d.path.length !== 1 || d.path[0] === '') throw new TsdbError(StatusCode.InvalidArguments, 'expect FlightDescriptor::path has only one table name');
+  return d.path[0]!;
+}
+
+function readSchema(m: IpcMessage): Schema {
+  try {
+    const reader = RecordBatchReader.from(ipcStreamOf([m]));
+    reader.open();
+    return reader.schema;
+  } catch (err) {
+    if (err instanceof TsdbError) throw err;
+    throw new TsdbError(StatusCode.InvalidArguments, `Failed to decode schema: ${errorMessage(err)}`);
+  }
+}
+
+function readBatches(messages: readonly IpcMessage[]): RecordBatch[] {
+  try {
+    return RecordBatchReader.from(ipcStreamOf(messages)).readAll();
+  } catch (err) {
+    if (err instanceof TsdbError) throw err;
+    throw new TsdbError(StatusCode.InvalidArguments, `Failed to decode RecordBatch: ${errorMessage(err)}`);
+  }
+}
