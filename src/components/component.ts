@@ -15,6 +15,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import { greptimeDatabaseService, healthCheckService, withLenientDecoding } from '../servers/grpc/database-service.js';
+import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
 import { GrpcServer } from '../servers/grpc/grpc-server.js';
 import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers/grpc/protos.js';
 import { MysqlServer } from '../servers/mysql/mysql-server.js';
@@ -129,6 +130,7 @@ export class ServingComponent implements Component {
       const pkg = greptimePackageDefinition();
       grpc.addService(withLenientDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase')), greptimeDatabaseService(grpcHandlers, opts.logger), pkg);
       grpc.addService(greptimeServiceDefinition('greptime.v1.HealthCheck'), healthCheckService(), pkg);
+      grpc.addService(flightServiceDefinition(), flightServiceImplementation({ ...grpcHandlers, logger: opts.logger }), flightPackageDefinition());
     }
     if (opts.mysql !== undefined && handlers.sql !== undefined) {
       this.mysql = new MysqlServer({ logger: opts.logger, ...(opts.mysql.tls !== undefined && { tls: opts.mysql.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });

@@ -23,16 +23,16 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { MessageHeader, RecordBatchReader, type RecordBatch, type Schema } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
-import { TsdbError, statusCodeOf, errorMessage } from '../../common/error/tsdb-error.js';
-import { shouldLogError } from '../../common/error/status-code.js';
+import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
+import type { UserInfo } from '../../frontend/auth/user-provider.js';
 import type { Logger } from '../../common/logging.js';
 import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
 import { splitStatements } from '../postgres/intercept.js';
 import { IpcMessageEncoder, ipcStreamOf, messageOf, noneMessageHeader, type IpcMessage } from './arrow-ipc.js';
 import { ingestTableOf, planIngest, type IngestPlan } from './arrow-ingest.js';
-import { flightCallContext, type FlightCallContext } from './flight-context.js';
-import { decodeGreptimeRequest, encodeFlightMetadata } from './greptime-messages.js';
-import { grpcErrorOf } from './grpc-status.js';
+import { decodeGreptimeRequest, encodeFlightMetadata, type RequestHeaderMessage } from './greptime-messages.js';
+import { toGrpcError } from './grpc-error.js';
+import { databaseOf, timezoneOf, userOf } from './request-context.js';
 import { arrowBatches, arrowSchemaOf } from './output-arrow.js';
 import { PROTO_LOADER_OPTIONS } from './protos.js';
 
@@ -61,9 +61,37 @@ export function flightPackageDefinition(): protoLoader.PackageDefinition {
   return flightDefinition;
 }
 
-/** The service definition of `arrow.flight.protocol.FlightService`, for `server.addService`. */
+/** Marks a request message that did not decode. */
+const UNDECODABLE = Symbol('undecodable');
+
+/**
+ * The service definition of `arrow.flight.protocol.FlightService`, for `server.addService`. Its
+ * request decoding never throws (grpc-js would answer INTERNAL for what is the client's mistake): an
+ * undecodable Ticket or FlightData reaches the handler as a marker it refuses with INVALID_ARGUMENT.
+ */
 export function flightServiceDefinition(): grpc.ServiceDefinition {
-  return flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition;
+  const def = flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition;
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, m] of Object.entries(def)) {
+    out[name] = {
+      ...m,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return m.requestDeserialize(bytes);
+        } catch (err) {
+          return { [UNDECODABLE]: errorMessage(err) };
+        }
+      },
+    };
+  }
+  return out as grpc.ServiceDefinition;
+}
+
+/** Refuses a request message that did not decode. */
+function checkDecoded(message: unknown, what: string): void {
+  if (typeof message === 'object' && message !== null && UNDECODABLE in message) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Failed to decode ${what}: ${String((message as { [UNDECODABLE]: string })[UNDECODABLE])}`);
+  }
 }
 
 export interface FlightServiceOptions {
@@ -128,14 +156,16 @@ export function addFlightService(server: grpc.Server, opts: FlightServiceOptions
 /** Aborted when the call is cancelled by its client or passes its deadline. */
 function callSignal(call: SurfaceCall): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
-  const onCancel = () => controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the Flight client cancelled the call'));
-  call.on('cancelled', onCancel);
-  let timer: NodeJS.Timeout | undefined;
   const deadline = call.getDeadline();
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  if (Number.isFinite(at)) {
-    timer = setTimeout(() => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, 'Query execution was cancelled: the call passed its deadline')), Math.max(0, at - Date.now()));
-  }
+  const expired = () => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, 'Query execution was cancelled: the call passed its deadline'));
+  // grpc-js cancels a call whose deadline passed: that is the deadline's doing, not the client's.
+  const onCancel = () => {
+    if (Number.isFinite(at) && Date.now() >= at) expired();
+    else controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the Flight client cancelled the call'));
+  };
+  call.on('cancelled', onCancel);
+  const timer = Number.isFinite(at) ? setTimeout(expired, Math.max(0, at - Date.now())) : undefined;
   return {
     signal: controller.signal,
     dispose() {
@@ -151,27 +181,43 @@ function flightData(m: IpcMessage, appMetadata: Uint8Array = EMPTY): FlightDataM
 
 const EMPTY = Buffer.alloc(0);
 
+interface CallContext {
+  readonly database: string;
+  readonly timezone: string;
+  readonly user: UserInfo;
+}
+
 type SurfaceCall = grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
 
 class FlightService {
   constructor(private readonly opts: FlightServiceOptions) {}
 
   private fail(call: SurfaceCall & { emit(e: 'error', s: unknown): boolean }, err: unknown, what: string): void {
-    const code = statusCodeOf(err);
-    if (shouldLogError(code)) this.opts.logger?.error({ err }, `Flight ${what} failed`);
-    if (call.cancelled) return;
-    call.emit('error', grpcErrorOf(err));
+    const status = toGrpcError(err, this.opts.logger, `Flight ${what}`);
+    if (!call.cancelled) call.emit('error', status);
+  }
+
+  /**
+   * Who asks and where (request-context.ts, as GreptimeDatabase reads them): the ticket's header
+   * (DoGet) or the metadata (DoPut, and what the header leaves out); the database must exist.
+   */
+  private async callContext(header: RequestHeaderMessage | null | undefined, md: grpc.Metadata): Promise<CallContext> {
+    const user = await userOf(header, md, this.opts.auth);
+    const database = databaseOf(header, md);
+    if (!(await this.opts.sql.databaseExists(database))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${database}`);
+    return { database, timezone: timezoneOf(header, md), user };
   }
 
   async doGet(call: grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>): Promise<void> {
     const { signal, dispose } = callSignal(call);
     try {
+      checkDecoded(call.request, 'Flight Ticket');
       const request = decodeGreptimeRequest(call.request.ticket ?? EMPTY);
       if (request.request !== 'query' || request.query?.query !== 'sql') {
         const what = request.request === undefined ? 'an empty GreptimeRequest' : request.request === 'query' ? 'a query other than SQL' : `a ${request.request} request`;
         throw new TsdbError(StatusCode.Unsupported, `Flight DoGet in tsdb runs SQL queries (GreptimeRequest.query.sql); the ticket holds ${what}`);
       }
-      const ctx = await flightCallContext(request.header, call.metadata, this.opts);
+      const ctx = await this.callContext(request.header, call.metadata);
       const sql = request.query.sql ?? '';
       const statements = splitStatements(sql);
       if (statements.length === 0) throw new TsdbError(StatusCode.InvalidArguments, 'The SQL query in the Flight ticket is empty');
@@ -215,9 +261,9 @@ class FlightService {
   async doPut(call: grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>): Promise<void> {
     const ingest = this.opts.ingest!;
     const { signal, dispose } = callSignal(call);
-    let ctx: FlightCallContext;
+    let ctx: CallContext;
     try {
-      ctx = await flightCallContext(null, call.metadata, this.opts);
+      ctx = await this.callContext(null, call.metadata);
     } catch (err) {
       dispose();
       this.fail(call, err, 'DoPut');
@@ -232,6 +278,7 @@ class FlightService {
       // Not destroyed when the loop ends: the call still has to send its status.
       for await (const data of call.iterator({ destroyOnReturn: false }) as AsyncIterable<FlightDataMessage>) {
         if (signal.aborted) throw signal.reason;
+        checkDecoded(data, 'FlightData');
         const message: IpcMessage = { header: data.data_header ?? EMPTY, body: data.data_body ?? EMPTY };
         if (plan === undefined) {
           const table = tableOfDescriptor(data.flight_descriptor);
@@ -260,7 +307,8 @@ class FlightService {
         let rows = 0;
         for (const batch of batches) {
           if (batch.numRows === 0) continue;
-          rows += await ingest.ingest([ingestTableOf(plan, batch)], { ...ctx, signal });
+          // The table was checked above; one dropped meanwhile is not created again.
+          rows += await ingest.ingest([ingestTableOf(plan, batch)], { ...ctx, signal }, { autoCreateTable: false });
         }
         const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
         if (call.cancelled) return;

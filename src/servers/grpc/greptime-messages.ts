@@ -10,6 +10,7 @@ import protobuf from 'protobufjs';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { GREPTIME_PROTO_FILES, PROTO_ROOT } from './protos.js';
+import type { RequestHeader } from './request-context.js';
 
 let root: protobuf.Root | undefined;
 
@@ -35,17 +36,7 @@ export interface GreptimeRequestMessage {
   readonly [member: string]: unknown;
 }
 
-export interface RequestHeaderMessage {
-  readonly catalog: string;
-  readonly schema: string;
-  readonly dbname: string;
-  readonly timezone: string;
-  readonly authorization?: {
-    readonly auth_scheme?: string;
-    readonly basic?: { readonly username: string; readonly password: string } | null;
-    readonly token?: { readonly token: string } | null;
-  } | null;
-}
+export type RequestHeaderMessage = RequestHeader;
 
 /** Decodes a Flight ticket; bytes that are not a GreptimeRequest are the client's mistake. */
 export function decodeGreptimeRequest(bytes: Uint8Array): GreptimeRequestMessage {
