@@ -3,7 +3,7 @@
  * `python3 -m grpc_tools.protoc` (python3-grpc-tools) from the repository's proto/ files, run
  * with python3-grpcio against a real standalone server (test/support/greptime_grpc_client.py):
  * health check, row inserts (read back over HTTP), a HandleRequests stream, a wrong value type,
- * and authentication. A Flight query from Python is to be added beside these (see the script).
+ * authentication, and Arrow Flight DoGet (a query and a statement without rows; stubs of Flight.proto).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,9 +22,10 @@ const run = promisify(execFile);
 const PYTHON = process.env['TSDB_TEST_PYTHON'] ?? '/usr/bin/python3';
 const CLIENT = new URL('../../../test/support/greptime_grpc_client.py', import.meta.url).pathname;
 
-/** Generates the Python modules of proto/greptime/v1/*.proto into a temp dir. */
+/** Generates the Python modules of proto/greptime/v1/*.proto and Arrow's Flight.proto into a temp dir. */
 async function generateStubs(dir: string): Promise<string> {
   const protos = readdirSync(join(PROTO_ROOT, 'greptime/v1')).filter((f) => f.endsWith('.proto')).map((f) => join(PROTO_ROOT, 'greptime/v1', f));
+  protos.push(join(PROTO_ROOT, 'arrow/flight/protocol/Flight.proto'));
   await run(PYTHON, ['-m', 'grpc_tools.protoc', `-I${PROTO_ROOT}`, `--python_out=${dir}`, `--grpc_python_out=${dir}`, ...protos]);
   const generated = readdirSync(join(dir, 'greptime/v1')).sort();
   assert.ok(generated.includes('database_pb2_grpc.py') && generated.includes('row_pb2.py'), generated.join());
@@ -60,4 +61,17 @@ test('Python client with a static user provider: basic credentials in the reques
   const denied = await python(stubs, grpc!, 'row-inserts', { table: 'py_auth', username: 'py', password: 'wrong' });
   assert.deepEqual([denied['code'], denied['err_code']], ['UNAUTHENTICATED', '7002']);
   assert.deepEqual(await sqlRows(baseUrl, 'SELECT count(*) FROM py_auth', { auth: 'py:secret' }), [[2]]);
+});
+
+test('Python client: Arrow Flight DoGet of a query (schema then record batches) and of an INSERT (affected rows)', async (t) => {
+  const stubs = await generateStubs(tempDir(t));
+  const { grpc } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
+  assert.deepEqual(await python(stubs, grpc!, 'row-inserts', { table: 'py_flight' }), { affected_rows: 2, status_code: 0 });
+  const query = await python(stubs, grpc!, 'flight-query', { sql: 'SELECT count FROM py_flight ORDER BY host' });
+  assert.deepEqual(query, { messages: ['Schema', 'RecordBatch'], rows: 2, first_column: [9007199254740993, -3], affected_rows: null });
+  const insert = await python(stubs, grpc!, 'flight-query', { sql: "INSERT INTO py_flight (host, ts, count) VALUES ('py-c', 1, 7)" });
+  assert.deepEqual(insert, { messages: ['NONE'], rows: 0, first_column: [], affected_rows: 1 });
+  const bad = await python(stubs, grpc!, 'flight-query', { sql: 'SELECT * FROM py_missing' });
+  assert.match(String(bad['err_code']), /^[2-4]\d{3}$/, JSON.stringify(bad));
+  assert.ok(!['INTERNAL', 'UNKNOWN'].includes(String(bad['code'])), JSON.stringify(bad));
 });

@@ -9,8 +9,11 @@ Commands (each prints one JSON object):
   row-inserts                Handle with row_inserts (table, rows of host/ts/usage/count/ok)
   stream                     HandleRequests with several row_inserts messages
   bad-type                   Handle with a value of the wrong type: the gRPC status and trailers
-Hook: a Flight DoGet query command (flight-query) is to be added beside these once tsdb serves
-Arrow Flight (arrow.flight.protocol.FlightService); it would generate Flight stubs the same way.
+  flight-query               Arrow Flight DoGet of a ticket holding GreptimeRequest{header, query{sql}}
+                             (stubs of proto/arrow/flight/protocol/Flight.proto in <stubs-dir> too):
+                             the IPC message types, the rows, the first column read as int64s, and
+                             FlightMetadata.affected_rows of a statement without rows. The Arrow
+                             flatbuffers are read by hand below (Debian 12 has no pyarrow).
 """
 import json
 import sys
@@ -68,6 +71,52 @@ def failure(err):
     return {"code": err.code().name, "details": err.details(), "err_code": trailers.get("x-greptime-err-code")}
 
 
+# Arrow IPC Message flatbuffers (format/Message.fbs), read by hand: a table's field i is found
+# through its vtable (int16 offsets after the vtable's two int16 sizes).
+def fb_field(buf, table, i):
+    vtable = table - int.from_bytes(buf[table:table + 4], "little", signed=True)
+    vt_size = int.from_bytes(buf[vtable:vtable + 2], "little")
+    if 4 + 2 * i >= vt_size:
+        return None
+    off = int.from_bytes(buf[vtable + 4 + 2 * i:vtable + 6 + 2 * i], "little")
+    return table + off if off else None
+
+
+def fb_int(buf, pos, size, default=0):
+    return default if pos is None else int.from_bytes(buf[pos:pos + size], "little", signed=True)
+
+
+def fb_deref(buf, pos):
+    return pos + int.from_bytes(buf[pos:pos + 4], "little")
+
+
+HEADER_TYPES = {0: "NONE", 1: "Schema", 2: "DictionaryBatch", 3: "RecordBatch"}
+
+
+def read_flight(datas):
+    out = {"messages": [], "rows": 0, "first_column": [], "affected_rows": None}
+    for d in datas:
+        buf = d.data_header
+        message = fb_deref(buf, 0)
+        header_type = fb_int(buf, fb_field(buf, message, 1), 1)
+        out["messages"].append(HEADER_TYPES.get(header_type, str(header_type)))
+        if header_type == 0:
+            meta = common_pb2.FlightMetadata()
+            meta.ParseFromString(d.app_metadata)
+            out["affected_rows"] = meta.affected_rows.value
+        elif header_type == 3:
+            batch = fb_deref(buf, fb_field(buf, message, 2))
+            length = fb_int(buf, fb_field(buf, batch, 0), 8)
+            out["rows"] += length
+            # buffers: a vector of struct Buffer {offset: int64, length: int64}; column 0 has validity then data.
+            buffers = fb_deref(buf, fb_field(buf, batch, 2))
+            data_offset = int.from_bytes(buf[buffers + 4 + 16:buffers + 4 + 24], "little")
+            for k in range(length):
+                at = data_offset + 8 * k
+                out["first_column"].append(int.from_bytes(d.data_body[at:at + 8], "little", signed=True))
+    return out
+
+
 db = database_pb2_grpc.GreptimeDatabaseStub(channel)
 if command == "health":
     health_pb2_grpc.HealthCheckStub(channel).HealthCheck(health_pb2.HealthCheckRequest(), timeout=10)
@@ -95,5 +144,16 @@ elif command == "bad-type":
         print(json.dumps({"unexpected": "success"}))
     except grpc.RpcError as err:
         print(json.dumps(failure(err)))
+elif command == "flight-query":
+    from arrow.flight.protocol import Flight_pb2, Flight_pb2_grpc  # noqa: E402
+
+    ticket = database_pb2.GreptimeRequest(header=header(), query=database_pb2.QueryRequest(sql=opts["sql"]))
+    flight = Flight_pb2_grpc.FlightServiceStub(channel)
+    try:
+        datas = list(flight.DoGet(Flight_pb2.Ticket(ticket=ticket.SerializeToString()), timeout=30))
+    except grpc.RpcError as err:
+        print(json.dumps(failure(err)))
+        sys.exit(0)
+    print(json.dumps(read_flight(datas)))
 else:
     sys.exit("unknown command: " + command)
