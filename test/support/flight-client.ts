@@ -4,7 +4,7 @@
  * and the app_metadata received; DoPut of a Table in batches, collecting the acknowledgements.
  */
 import * as grpc from '@grpc/grpc-js';
-import { MessageHeader, RecordBatchReader, Table, type RecordBatch, type Schema } from 'apache-arrow';
+import { MessageHeader, RecordBatchReader, Table, type CompressionType, type RecordBatch, type Schema } from 'apache-arrow';
 import { IpcMessageEncoder, ipcStreamOf, messageOf, type IpcMessage } from '../../src/servers/grpc/arrow-ipc.js';
 import { DESCRIPTOR_PATH, flightServiceDefinition, type FlightDataMessage, type PutResultMessage } from '../../src/servers/grpc/flight-service.js';
 import { decodeFlightMetadata, encodeGreptimeRequest } from '../../src/servers/grpc/greptime-messages.js';
@@ -120,10 +120,11 @@ export class FlightClient {
 
   /**
    * Uploads `table` into `tableName`: a schema message with the PATH descriptor, then its rows in
-   * batches of `batchRows` (default: the table's own batches), request ids 1, 2, …
+   * batches of `batchRows` (default: the table's own batches), request ids 1, 2, …; `compressionType`
+   * compresses the buffers (an encoder must be registered: test/support/lz4-encode.ts)
    */
-  doPut(tableName: string, table: Table, o: CallOpts & { batchRows?: number } = {}): Promise<PutAck[]> {
-    return this.doPutMessages(putMessages(tableName, table, o.batchRows), o);
+  doPut(tableName: string, table: Table, o: CallOpts & { batchRows?: number; compressionType?: CompressionType } = {}): Promise<PutAck[]> {
+    return this.doPutMessages(putMessages(tableName, table, o.batchRows, o.compressionType), o);
   }
 
   close(): void {
@@ -132,8 +133,8 @@ export class FlightClient {
 }
 
 /** The FlightData of a DoPut of `table` into `tableName`. */
-export function putMessages(tableName: string, table: Table, batchRows?: number): FlightDataMessage[] {
-  const encoder = new IpcMessageEncoder();
+export function putMessages(tableName: string, table: Table, batchRows?: number, compressionType?: CompressionType): FlightDataMessage[] {
+  const encoder = new IpcMessageEncoder(compressionType === undefined ? {} : { compressionType });
   const out: FlightDataMessage[] = [];
   const descriptor = { type: DESCRIPTOR_PATH, cmd: Buffer.alloc(0), path: [tableName] };
   for (const m of encoder.start(table.schema)) out.push({ flight_descriptor: descriptor, data_header: m.header, app_metadata: Buffer.alloc(0), data_body: m.body });

@@ -9,7 +9,7 @@
  * such messages (pure: push chunks, it keeps the remainder); `ipcStreamOf` frames messages back into
  * stream bytes that apache-arrow's readers take.
  */
-import { AsyncByteQueue, Message, MessageHeader, MetadataVersion, RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
+import { AsyncByteQueue, type CompressionType, Message, MessageHeader, MetadataVersion, RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 
@@ -139,9 +139,14 @@ class ChunkSink extends AsyncByteQueue {
  * `start` gives the schema message, each `write` the messages of a batch (its dictionaries, then the batch).
  */
 export class IpcMessageEncoder {
-  private readonly writer = new RecordBatchStreamWriter({ autoDestroy: false });
+  private readonly writer: RecordBatchStreamWriter;
   private readonly sink = new ChunkSink();
   private readonly splitter = new IpcStreamSplitter();
+
+  /** `compressionType`: compress the batches' buffers (a codec with an encoder must be registered). */
+  constructor(opts: { compressionType?: CompressionType } = {}) {
+    this.writer = new RecordBatchStreamWriter({ autoDestroy: false, ...(opts.compressionType !== undefined && { compressionType: opts.compressionType }) });
+  }
 
   start(schema: Schema): IpcMessage[] {
     this.writer.reset(this.sink as never, schema);

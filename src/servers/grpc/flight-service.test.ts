@@ -1,7 +1,8 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { Bool, Float64, Int32, Int64, Table, TimestampMillisecond, TimestampSecond, Utf8, vectorFromArray } from 'apache-arrow';
+import { Bool, compressionRegistry, CompressionType, Float64, Int32, Int64, Table, TimestampMillisecond, TimestampSecond, Utf8, vectorFromArray } from 'apache-arrow';
+import { registerTestLz4Encoder } from '../../../test/support/lz4-encode.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { createUserProvider } from '../../frontend/auth/user-provider.js';
@@ -353,6 +354,26 @@ test('flight DoPut: a client that goes away mid-stream leaves only whole batches
   const writes = plain.ingest.writes.slice(before);
   assert.equal(writes.length, 1);
   assert.equal(writes[0]!.tables[0]!.rowCount, 10);
+});
+
+test('flight DoPut: LZ4_FRAME-compressed batches (GreptimeDB ingesters\' default) are read; ZSTD is refused clearly', async () => {
+  registerTestLz4Encoder();
+  const before = plain.ingest.writes.length;
+  const acks = await plain.client.doPut('cpu', cpuTable(2500), { batchRows: 1000, compressionType: CompressionType.LZ4_FRAME });
+  assert.deepEqual(acks.map((a) => a.affected_rows), [0, 1000, 1000, 500]);
+  const t = plain.ingest.writes[before + 2]!.tables[0]!;
+  assert.equal((t.columns[1]!.vector.data as BigInt64Array)[499], 1_700_000_002_499n);
+  assert.deepEqual((t.columns[0]!.vector.data as (string | null)[]).slice(0, 3), [null, 'h6', 'h0']);
+  // Batches marked ZSTD (written with a stand-in encoder that only frames the bytes).
+  compressionRegistry.set(CompressionType.ZSTD, { encode: (d) => Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), d]) });
+  let zstd: ReturnType<typeof putMessages>;
+  try {
+    zstd = putMessages('cpu', cpuTable(10), undefined, CompressionType.ZSTD);
+  } finally {
+    compressionRegistry.set(CompressionType.ZSTD, null as never);
+  }
+  await rejectsWithStatus(plain.client.doPutMessages(zstd), grpc.status.INVALID_ARGUMENT, StatusCode.InvalidArguments, /ZSTD.*LZ4_FRAME/);
+  assert.equal(plain.ingest.writes.length, before + 3);
 });
 
 test('flight: the other methods answer UNIMPLEMENTED', async () => {

@@ -13,6 +13,8 @@
  *   "elapsed_secs":0.0}`, then once per batch written, as PutResult app_metadata JSON
  *   `{"request_id","affected_rows","elapsed_secs"}`. Each batch is written whole or not at all; the
  *   first failure ends the call with its status.
+ *   Batches may be uncompressed or LZ4_FRAME-compressed (GreptimeDB's ingesters' default); ZSTD is
+ *   refused (InvalidArguments).
  * - Every other method answers UNIMPLEMENTED.
  *
  * Errors end the call with the gRPC status of their StatusCode and the code and message in the
@@ -21,7 +23,7 @@
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { MessageHeader, RecordBatchReader, type RecordBatch, type Schema } from 'apache-arrow';
+import { CompressionType, MessageHeader, RecordBatchReader, type RecordBatch, type Schema } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { UserInfo } from '../../frontend/auth/user-provider.js';
@@ -30,6 +32,7 @@ import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../hand
 import { splitStatements } from '../postgres/intercept.js';
 import { IpcMessageEncoder, ipcStreamOf, messageOf, noneMessageHeader, type IpcMessage } from './arrow-ipc.js';
 import { ingestTableOf, planIngest, type IngestPlan } from './arrow-ingest.js';
+import { registerArrowLz4 } from './lz4-frame.js';
 import { decodeGreptimeRequest, encodeFlightMetadata, type RequestHeaderMessage } from './greptime-messages.js';
 import { toGrpcError } from './grpc-error.js';
 import { databaseOf, timezoneOf, userOf } from './request-context.js';
@@ -133,6 +136,8 @@ function unimplemented(method: string): grpc.UntypedHandleCall {
 
 /** The implementation of every FlightService method. */
 export function flightServiceImplementation(opts: FlightServiceOptions): grpc.UntypedServiceImplementation {
+  // GreptimeDB's ingesters compress DoPut batches with LZ4_FRAME by default.
+  registerArrowLz4();
   const service = new FlightService(opts);
   return {
     Handshake: unimplemented('Handshake'),
@@ -153,15 +158,20 @@ export function addFlightService(server: grpc.Server, opts: FlightServiceOptions
   server.addService(flightServiceDefinition(), flightServiceImplementation(opts));
 }
 
+/** How close to its deadline a cancelled call counts as expired (ms). */
+const DEADLINE_SLACK_MS = 100;
+
 /** Aborted when the call is cancelled by its client or passes its deadline. */
 function callSignal(call: SurfaceCall): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const deadline = call.getDeadline();
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
   const expired = () => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, 'Query execution was cancelled: the call passed its deadline'));
-  // grpc-js cancels a call whose deadline passed: that is the deadline's doing, not the client's.
+  // A call cancelled at its deadline is the deadline's doing: grpc-js cancels it then, and so does
+  // the client's own timer — a little before the server's deadline, which counts from the moment
+  // the call arrived, hence the slack.
   const onCancel = () => {
-    if (Number.isFinite(at) && Date.now() >= at) expired();
+    if (Number.isFinite(at) && Date.now() >= at - DEADLINE_SLACK_MS) expired();
     else controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the Flight client cancelled the call'));
   };
   call.on('cancelled', onCancel);
@@ -343,6 +353,11 @@ function readSchema(m: IpcMessage): Schema {
 }
 
 function readBatches(messages: readonly IpcMessage[]): RecordBatch[] {
+  const last = messageOf(messages.at(-1)!.header);
+  const compression = (last.header() as { compression?: { type: CompressionType } | null } | null)?.compression;
+  if (compression != null && compression.type !== CompressionType.LZ4_FRAME) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Arrow buffers compressed with ${CompressionType[compression.type] ?? compression.type} are not supported: send them uncompressed or with LZ4_FRAME`);
+  }
   try {
     return RecordBatchReader.from(ipcStreamOf(messages)).readAll();
   } catch (err) {
