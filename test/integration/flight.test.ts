@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test, type TestContext } from 'node:test';
+import { createRequire } from 'node:module';
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { Bool, Float64, Int32, Int64, Table, TimestampMillisecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { FlightClient, type PutAck } from '../support/flight-client.js';
 import { FLIGHT_CHILD_BATCH_ROWS } from '../support/flight-put-child.js';
@@ -66,6 +68,26 @@ test('DoPut writes batches into a table made with SQL; HTTP and DoGet read them 
   const row = table.get(7)!.toJSON();
   assert.deepEqual(row, { host: 'host7', ts: 1_700_000_000_007, usage: null, count: 21_000_000_000n, up: false });
   assert.equal((table.getChild('ts')!.data.at(-1)!.values as BigInt64Array).at(-1), 1_700_000_009_999n);
+});
+
+test('server reflection lists the Flight service beside greptime.v1', async (t) => {
+  const { grpc: addr } = await start(t);
+  const require = createRequire(import.meta.url);
+  const def = protoLoader.loadSync(require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto'), { keepCase: true });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+  const client = new pkg.grpc.reflection.v1.ServerReflection(addr, grpc.credentials.createInsecure()) as unknown as grpc.Client & { ServerReflectionInfo(): grpc.ClientDuplexStream<unknown, { list_services_response: { service: { name: string }[] } }> };
+  t.after(() => client.close());
+  const services = await new Promise<string[]>((resolve, reject) => {
+    const call = client.ServerReflectionInfo();
+    call.on('data', (m) => {
+      resolve(m.list_services_response.service.map((s: { name: string }) => s.name));
+      call.end();
+    });
+    call.on('error', reject);
+    call.write({ list_services: '*' });
+  });
+  assert.ok(services.includes('arrow.flight.protocol.FlightService'), services.join());
+  assert.ok(services.includes('greptime.v1.GreptimeDatabase'), services.join());
 });
 
 test('DoGet: the request time zone, a statement without rows, several statements, SQL and ticket errors', async (t) => {
