@@ -114,3 +114,18 @@ test('output-arrow: batches are cut by rows and by size, and an empty result has
   assert.equal(back.getChild('s')!.get(19_999), 'row 19999');
   assert.equal(back.getChild('x')!.get(12_345), 12345n);
 });
+
+test('output-arrow: 64-bit columns take numbers (either sign, up to 2^53) and bigints alike', () => {
+  const columns: OutputColumn[] = [{ name: 'i', data_type: 'Int64' }, { name: 'u', data_type: 'UInt64' }, { name: 't', data_type: 'TimestampMillisecond' }];
+  const rows: Cell[][] = [
+    [-5, 0, -1],
+    [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, -1_700_000_000_123],
+    [9007199254740993n, 18446744073709551615n, 4294967296],
+    [-4294967296, 4294967295, 4294967297],
+  ];
+  const back = roundTrip(columns, rows);
+  const raw = (n: string) => Array.from(back.getChild(n)!.data[0]!.values as BigInt64Array | BigUint64Array);
+  assert.deepEqual(raw('i'), [-5n, BigInt(Number.MIN_SAFE_INTEGER), 9007199254740993n, -4294967296n]);
+  assert.deepEqual(raw('u'), [0n, BigInt(Number.MAX_SAFE_INTEGER), 18446744073709551615n, 4294967295n]);
+  assert.deepEqual(raw('t'), [-1n, -1_700_000_000_123n, 4294967296n, 4294967297n]);
+});

@@ -190,10 +190,16 @@ function columnData(p: ColumnPlan, rows: ReadonlyArray<readonly Cell[]>, c: numb
     case 'bigint': {
       const unsigned = p.type instanceof Uint64;
       const data = unsigned ? new BigUint64Array(length) : new BigInt64Array(length);
+      // Numbers (what most cells are) go in as two 32-bit halves, without making a BigInt each.
+      const words = new Uint32Array(data.buffer);
       for (let i = 0; i < length; i++) {
         const cell = rows[start + i]![c] ?? null;
         if (cell === null) v.setNull(i);
-        else data[i] = BigInt(cell as number | bigint);
+        else if (typeof cell === 'number' && Number.isSafeInteger(cell)) {
+          const hi = Math.floor(cell / 4294967296);
+          words[2 * i] = cell - hi * 4294967296;
+          words[2 * i + 1] = hi >>> 0;
+        } else data[i] = BigInt(cell as number | bigint);
       }
       return makeData({ ...common(), data } as never);
     }
@@ -228,7 +234,28 @@ function columnData(p: ColumnPlan, rows: ReadonlyArray<readonly Cell[]>, c: numb
       return makeData({ ...common(), data } as never);
     }
     case 'utf8':
-    case 'text':
+    case 'text': {
+      // Two passes over the strings: their UTF-8 lengths, then written into one buffer.
+      const texts: (string | undefined)[] = new Array(length);
+      const valueOffsets = new Int32Array(length + 1);
+      let total = 0;
+      for (let i = 0; i < length; i++) {
+        const cell = rows[start + i]![c] ?? null;
+        if (cell === null) v.setNull(i);
+        else {
+          const text = typeof cell === 'string' ? cell : textOf(cell);
+          texts[i] = text;
+          total += Buffer.byteLength(text, 'utf8');
+        }
+        valueOffsets[i + 1] = total;
+      }
+      const data = Buffer.allocUnsafe(total);
+      for (let i = 0; i < length; i++) {
+        const text = texts[i];
+        if (text !== undefined && text.length > 0) data.write(text, valueOffsets[i]!, 'utf8');
+      }
+      return makeData({ ...common(), valueOffsets, data } as never);
+    }
     case 'binary': {
       const encoded: (Uint8Array | undefined)[] = new Array(length);
       let total = 0;
@@ -238,7 +265,7 @@ function columnData(p: ColumnPlan, rows: ReadonlyArray<readonly Cell[]>, c: numb
           v.setNull(i);
           continue;
         }
-        const bytes = p.kind === 'binary' ? binaryOf(cell) : Buffer.from(p.kind === 'utf8' && typeof cell === 'string' ? cell : textOf(cell), 'utf8');
+        const bytes = binaryOf(cell);
         encoded[i] = bytes;
         total += bytes.byteLength;
       }
