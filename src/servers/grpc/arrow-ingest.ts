@@ -3,7 +3,7 @@
  * matched to the table's by name, each of an Arrow type that holds the column's type exactly
  * (Int32 for Int32, Timestamp(ms) for TimestampMillisecond, Utf8 or LargeUtf8 for String, …); an
  * unknown column, a type that differs or a missing time index refuses the upload before anything
- * is written. Columns of the table that the batch lacks are written as their default (NULL).
+ * is written. String columns also take dictionary-encoded strings. Columns of the table that the batch lacks are written as their default (NULL).
  */
 import { DataType, DateUnit, type Data, type Field, type RecordBatch, type Schema, TimeUnit } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -64,6 +64,7 @@ function readerFor(type: ColumnType, arrow: DataType): Reader | undefined {
     case 'Boolean':
       return DataType.isBool(arrow) ? readBool : undefined;
     case 'String':
+      if (DataType.isDictionary(arrow)) return DataType.isUtf8(arrow.dictionary) || DataType.isLargeUtf8(arrow.dictionary) ? readDictionaryString : undefined;
       return DataType.isUtf8(arrow) || DataType.isLargeUtf8(arrow) ? readString : undefined;
     case 'Binary':
       return DataType.isBinary(arrow) || DataType.isLargeBinary(arrow) ? readBinary : undefined;
@@ -183,6 +184,26 @@ const readString: Reader = (data, rows) => {
   const checkNulls = data.nullCount > 0;
   for (let i = 0; i < rows; i++) {
     out[i] = checkNulls && !data.getValid(i) ? null : buf.toString('utf8', Number(offsets[i]!), Number(offsets[i + 1]!));
+  }
+  return { type: 'string', data: out };
+};
+
+/** Dictionary-encoded strings (pyarrow's `dictionary_encode()`, Arrow's categorical columns). */
+const readDictionaryString: Reader = (data, rows) => {
+  const dictionary = data.dictionary;
+  if (dictionary === undefined) throw new TsdbError(StatusCode.InvalidArguments, 'A dictionary-encoded column came without its dictionary batch');
+  const words: (string | null)[] = dictionary.toArray() as (string | null)[];
+  const keys = data.values as ArrayLike<number | bigint>;
+  const out: (string | null)[] = new Array(rows);
+  const checkNulls = data.nullCount > 0;
+  for (let i = 0; i < rows; i++) {
+    if (checkNulls && !data.getValid(i)) {
+      out[i] = null;
+      continue;
+    }
+    const key = Number(keys[i]!);
+    if (!(key >= 0 && key < words.length)) throw new TsdbError(StatusCode.InvalidArguments, `Dictionary key ${key} is out of range (the dictionary has ${words.length} entries)`);
+    out[i] = words[key] ?? null;
   }
   return { type: 'string', data: out };
 };

@@ -1,7 +1,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { Bool, compressionRegistry, CompressionType, Float64, Int32, Int64, Table, TimestampMillisecond, TimestampSecond, Utf8, vectorFromArray } from 'apache-arrow';
+import { Bool, compressionRegistry, CompressionType, Dictionary, MessageHeader, Float64, Int32, Int64, Table, TimestampMillisecond, TimestampSecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { registerTestLz4Encoder } from '../../../test/support/lz4-encode.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -13,6 +13,7 @@ import type { IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
 import { FlightClient, putMessages, sqlTicket, type PutAck } from '../../../test/support/flight-client.js';
 import { addFlightService, putAck, requestIdOf } from './flight-service.js';
 import { encodeGreptimeRequest } from './greptime-messages.js';
+import { messageHeaderType } from './arrow-ipc.js';
 
 const CPU: TableSummary = {
   name: 'cpu',
@@ -277,6 +278,28 @@ test('flight DoPut: batches go to the table; acks are {request_id, affected_rows
   assert.equal((n!.data as BigInt64Array)[2], 2_000_000_000_000n);
   const last = writes[2]!.tables[0]!;
   assert.equal((last.columns[1]!.vector.data as BigInt64Array)[0], 1_700_000_002_000n);
+});
+
+test('flight DoPut: dictionary-encoded strings go into String columns; a new dictionary replaces the old one', async () => {
+  const before = plain.ingest.writes.length;
+  // One dictionary type (apache-arrow numbers each Dictionary type it makes): the same id in both.
+  const type = new Dictionary(new Utf8(), new Int32());
+  const dictTable = (hosts: (string | null)[], from: number) =>
+    new Table({
+      host: vectorFromArray(hosts, type),
+      ts: vectorFromArray(hosts.map((_, i) => from + i), new TimestampMillisecond()),
+    });
+  const a = dictTable(['x', 'y', null, 'x'], 0);
+  const b = dictTable(['z', 'w', 'z'], 10);
+  // Two uploads' messages in one call: the second batch comes with its own dictionary (same id).
+  const first = putMessages('cpu', a);
+  const second = putMessages('cpu', b).slice(1);
+  assert.deepEqual(first.map((m) => messageHeaderType(m.data_header)), [MessageHeader.Schema, MessageHeader.DictionaryBatch, MessageHeader.RecordBatch]);
+  const acks = await plain.client.doPutMessages([...first, ...second]);
+  assert.deepEqual(acks.map((x) => x.affected_rows), [0, 4, 3]);
+  const writes = plain.ingest.writes.slice(before);
+  assert.deepEqual(writes[0]!.tables[0]!.columns[0]!.vector.data, ['x', 'y', null, 'x']);
+  assert.deepEqual(writes[1]!.tables[0]!.columns[0]!.vector.data, ['z', 'w', 'z']);
 });
 
 test('flight DoPut: the database from x-tsdb-db-name; without metadata, public', async () => {

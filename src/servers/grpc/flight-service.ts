@@ -305,6 +305,13 @@ class FlightService {
         }
         const type = messageOf(message.header).headerType;
         if (type === MessageHeader.DictionaryBatch) {
+          // A replacement dictionary supersedes the earlier batches of its id; deltas add to them.
+          const dict = messageOf(message.header).header() as { id: number; isDelta: boolean } | null;
+          if (dict !== null && !dict.isDelta) {
+            for (let k = dictionaries.length - 1; k >= 0; k--) {
+              if ((messageOf(dictionaries[k]!.header).header() as { id: number } | null)?.id === dict.id) dictionaries.splice(k, 1);
+            }
+          }
           dictionaries.push(message);
           continue;
         }
