@@ -100,8 +100,8 @@ function callSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerRe
   return { signal: controller.signal, done: () => timer !== undefined && clearTimeout(timer) };
 }
 
-/** Handles the requests of one call (a stream's share users: credentials are checked once per distinct pair). */
-class RequestRunner {
+/** Handles the requests of one call (a stream's share users: credentials are checked once per distinct pair); Flight DoGet runs its non-query tickets through it too. */
+export class RequestRunner {
   private readonly users = new Map<string, Promise<UserInfo>>();
 
   constructor(

@@ -177,6 +177,29 @@ test('flight DoGet: a statement without rows answers one message: a NONE header 
   assert.deepEqual([...r.appMetadata[0]!], [0x0a, 0x02, 0x08, 0x03]);
 });
 
+test('flight DoGet: a ticket holding row inserts writes them and answers their affected rows', async () => {
+  const before = plain.ingest.writes.length;
+  const ticket = encodeGreptimeRequest({
+    header: { dbname: 'mydb' },
+    row_inserts: {
+      inserts: [{
+        table_name: 'cpu',
+        rows: {
+          schema: [{ column_name: 'host', datatype: 12, semantic_type: 0 }, { column_name: 'ts', datatype: 16, semantic_type: 2 }],
+          rows: [{ values: [{ string_value: 'a' }, { timestamp_millisecond_value: 1000 }] }, { values: [{ string_value: 'b' }, { timestamp_millisecond_value: 2000 }] }],
+        },
+      }],
+    },
+  });
+  const r = await plain.client.doGet(ticket);
+  assert.equal(r.affectedRows, 2);
+  assert.equal(r.messages.length, 1);
+  const w = plain.ingest.writes.slice(before);
+  assert.equal(w.length, 1);
+  assert.equal(w[0]!.ctx.database, 'mydb');
+  assert.deepEqual(w[0]!.tables[0]!.columns.map((c) => c.name), ['host', 'ts']);
+});
+
 test('flight DoGet: several statements in one ticket are refused before any runs (Unsupported), an empty one is invalid', async () => {
   const before = plain.sql.calls.length;
   await rejectsWithStatus(plain.client.doGetSql('INSERT INTO t VALUES (1); SELECT 1'), grpc.status.UNIMPLEMENTED, StatusCode.Unsupported, /multiple statements/);
@@ -188,9 +211,9 @@ test('flight DoGet: several statements in one ticket are refused before any runs
 
 test('flight DoGet: undecodable tickets, requests other than SQL, unknown databases, bad time zones and SQL errors get their status', async () => {
   await rejectsWithStatus(plain.client.doGet(Buffer.from([0xff, 0xff, 0xff])), grpc.status.INVALID_ARGUMENT, StatusCode.InvalidArguments, /GreptimeRequest/);
-  await rejectsWithStatus(plain.client.doGet(Buffer.alloc(0)), grpc.status.UNIMPLEMENTED, StatusCode.Unsupported, /empty GreptimeRequest/);
-  const inserts = encodeGreptimeRequest({ row_inserts: { inserts: [] } });
-  await rejectsWithStatus(plain.client.doGet(inserts), grpc.status.UNIMPLEMENTED, StatusCode.Unsupported, /row_inserts/);
+  await rejectsWithStatus(plain.client.doGet(Buffer.alloc(0)), grpc.status.INVALID_ARGUMENT, StatusCode.InvalidArguments, /names no request/);
+  const plan = encodeGreptimeRequest({ query: {} });
+  await rejectsWithStatus(plain.client.doGet(plan), grpc.status.UNIMPLEMENTED, StatusCode.Unsupported, /query.sql/);
   await rejectsWithStatus(plain.client.doGetSql('SELECT 1', { dbname: 'nope' }), grpc.status.NOT_FOUND, StatusCode.DatabaseNotFound, /nope/);
   await rejectsWithStatus(plain.client.doGetSql('SELECT 1', { catalog: 'other', schema: 'public' }), grpc.status.NOT_FOUND, StatusCode.DatabaseNotFound);
   await rejectsWithStatus(plain.client.doGetSql('SELECT 1', { timezone: 'Mars/Olympus' }), grpc.status.INVALID_ARGUMENT, StatusCode.InvalidArguments, /time zone/);

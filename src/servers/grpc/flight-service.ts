@@ -2,7 +2,9 @@
  * Arrow Flight (`arrow.flight.protocol.FlightService`) on @grpc/grpc-js, as GreptimeDB serves it
  * (`servers/src/grpc/flight.rs`, reference api.md §6):
  *
- * - DoGet(Ticket): the ticket is an encoded `greptime.v1.GreptimeRequest` holding `query.sql`. A
+ * - DoGet(Ticket): the ticket is an encoded `greptime.v1.GreptimeRequest`. Other requests than
+ *   `query` (row inserts, deletes, DDL) run as GreptimeDatabase runs them (database-service.ts) and
+ *   answer their affected rows like a statement without rows. For `query.sql`: a
  *   query answers its schema, then record batches (`output-arrow.ts`); a statement without rows
  *   answers one FlightData whose header is an IPC message of type NONE and whose app_metadata is an
  *   encoded `FlightMetadata{affected_rows{value}}`. One statement per ticket: several are refused
@@ -34,6 +36,7 @@ import { IpcMessageEncoder, ipcStreamOf, messageOf, noneMessageHeader, type IpcM
 import { ingestTableOf, planIngest, type IngestPlan } from './arrow-ingest.js';
 import { registerArrowLz4 } from './lz4-frame.js';
 import { decodeGreptimeRequest, encodeFlightMetadata, type RequestHeaderMessage } from './greptime-messages.js';
+import { RequestRunner } from './database-service.js';
 import { toGrpcError } from './grpc-error.js';
 import { databaseOf, timezoneOf, userOf } from './request-context.js';
 import { arrowBatches, arrowSchemaOf } from './output-arrow.js';
@@ -191,6 +194,11 @@ function flightData(m: IpcMessage, appMetadata: Uint8Array = EMPTY): FlightDataM
 
 const EMPTY = Buffer.alloc(0);
 
+/** The one message of a statement without rows: a NONE header and FlightMetadata{affected_rows}. */
+function affectedRowsData(rows: number): FlightDataMessage {
+  return { flight_descriptor: null, data_header: noneMessageHeader(), app_metadata: encodeFlightMetadata(rows), data_body: EMPTY };
+}
+
 interface CallContext {
   readonly database: string;
   readonly timezone: string;
@@ -223,9 +231,17 @@ class FlightService {
     try {
       checkDecoded(call.request, 'Flight Ticket');
       const request = decodeGreptimeRequest(call.request.ticket ?? EMPTY);
-      if (request.request !== 'query' || request.query?.query !== 'sql') {
-        const what = request.request === undefined ? 'an empty GreptimeRequest' : request.request === 'query' ? 'a query other than SQL' : `a ${request.request} request`;
-        throw new TsdbError(StatusCode.Unsupported, `Flight DoGet in tsdb runs SQL queries (GreptimeRequest.query.sql); the ticket holds ${what}`);
+      if (request.request !== 'query') {
+        // Writes and DDL in a ticket run as GreptimeDatabase runs them, answering their affected rows.
+        if (this.opts.ingest === undefined) throw new TsdbError(StatusCode.Unsupported, `Flight DoGet of a ${request.request ?? 'empty'} request is not served here`);
+        const handlers = { sql: this.opts.sql, ingest: this.opts.ingest, ...(this.opts.auth !== undefined && { auth: this.opts.auth }) };
+        const rows = await new RequestRunner(handlers, call.metadata, signal, call.getPeer()).run(request);
+        await this.send(call, affectedRowsData(rows), signal);
+        call.end();
+        return;
+      }
+      if (request.query?.query !== 'sql') {
+        throw new TsdbError(StatusCode.Unsupported, 'Unsupported query: tsdb answers query.sql (logical plans, PromQL range queries and insert_into_plan are not served)');
       }
       const ctx = await this.callContext(request.header, call.metadata);
       const sql = request.query.sql ?? '';
@@ -239,7 +255,7 @@ class FlightService {
       if (outputs.length !== 1) throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
       const output = outputs[0]!;
       if (output.kind === 'affected') {
-        call.write({ flight_descriptor: null, data_header: noneMessageHeader(), app_metadata: encodeFlightMetadata(output.rows), data_body: EMPTY });
+        await this.send(call, affectedRowsData(output.rows), signal);
         call.end();
         return;
       }
