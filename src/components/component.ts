@@ -103,7 +103,7 @@ export class ServingComponent implements Component {
         sql: {
           executeSql: (sql, ctx) => this.sqlHandler().executeSql(sql, ctx),
           databaseExists: (db) => this.sqlHandler().databaseExists(db),
-          tables: (ctx, names) => this.sqlHandler().tables(ctx, names),
+          tables: (ctx, names, access) => this.sqlHandler().tables(ctx, names, access),
         },
         ...(opts.protocols !== undefined && {
           ingest: { handler: ingestHandler, protocols: opts.protocols },

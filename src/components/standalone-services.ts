@@ -84,7 +84,7 @@ export class StandaloneServices implements ComponentServices {
         },
         cancelConnection: (protocol, id, why, ctx) => frontend.processes.killConnection(protocol, id, why, ctx?.user),
         databaseExists: async (db) => (await catalog.database(db)) !== undefined,
-        tables: (ctx, names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names),
+        tables: (ctx, names, access) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, access),
       },
       ingest: {
         ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),

@@ -120,9 +120,9 @@ export class FrontendInstance {
     return this.ingester.delete(session.database, tables);
   }
 
-  /** The tables of the session's database (or those of `names` that exist), for protocol servers. */
-  async tableSummaries(session: Session, names?: readonly string[]): Promise<TableSummary[]> {
-    checkPermission(session.user, 'read');
+  /** The tables of the session's database (or those of `names` that exist), for protocol servers that read (`access` read) or write them. */
+  async tableSummaries(session: Session, names?: readonly string[], access: 'read' | 'write' = 'read'): Promise<TableSummary[]> {
+    checkPermission(session.user, access);
     const infos = names === undefined ? await this.catalog.tables(session.database) : (await Promise.all(names.map((n) => this.catalog.table(session.database, n)))).filter((t): t is TableInfo => t !== undefined);
     return infos.map((t) => ({
       name: t.name,

@@ -75,8 +75,12 @@ export interface SqlHandler {
   executeSql(sql: string, ctx: SqlContext): Promise<Output[]>;
   /** Whether the database exists (requests name it before anything runs). */
   databaseExists(database: string): Promise<boolean>;
-  /** The tables of `ctx.database` (only `names` when given) with their columns, for protocols that look them up (remote read). */
-  tables(ctx: SqlContext, names?: readonly string[]): Promise<TableSummary[]>;
+  /**
+   * The tables of `ctx.database` (only `names` when given) with their columns, for protocols that
+   * look them up: remote read (`access` read, the default) and Flight DoPut, which maps its columns
+   * to the table's before writing (`access` write: a write-only user may look up what it writes).
+   */
+  tables(ctx: SqlContext, names?: readonly string[], access?: 'read' | 'write'): Promise<TableSummary[]>;
   /**
    * Cancels the statements running on a connection of `protocol` (MySQL `KILL QUERY` from another
    * connection, COM_PROCESS_KILL, PostgreSQL CancelRequest); `ctx` is who asks (with authentication

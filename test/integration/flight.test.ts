@@ -130,7 +130,7 @@ test('DoPut refuses an unknown table, an unknown column and a wrong type, writin
 });
 
 test('with a user provider, Flight calls authenticate like HTTP; a read-only user cannot DoPut', async (t) => {
-  const { baseUrl, client } = await start(t, ['--user-provider', 'static_user_provider:cmd:alice=secret,viewer:readonly=v']);
+  const { baseUrl, client } = await start(t, ['--user-provider', 'static_user_provider:cmd:alice=secret,viewer:readonly=v,writer:writeonly=w']);
   await sqlRows(baseUrl, CREATE, { auth: 'alice:secret' });
   const none = await failure(client.doGetSql('SELECT 1'));
   assert.deepEqual([none.code, none.errCode], [grpc.status.UNAUTHENTICATED, '7003']);
@@ -143,7 +143,12 @@ test('with a user provider, Flight calls authenticate like HTTP; a read-only use
   const viewer = { authorization: `Basic ${Buffer.from('viewer:v').toString('base64')}` };
   const denied = await failure(client.doPut('m', metrics(5, 100), { metadata: viewer }));
   assert.deepEqual([denied.code, denied.errCode], [grpc.status.PERMISSION_DENIED, '7006']);
-  assert.deepEqual(await sqlRows(baseUrl, 'SELECT count(*) FROM m', { auth: 'alice:secret' }), [[5]]);
+  // A write-only user bulk-inserts (its table looked up for writing), and cannot query.
+  const writer = { authorization: `Basic ${Buffer.from('writer:w').toString('base64')}` };
+  assert.deepEqual((await client.doPut('m', metrics(4, 200), { metadata: writer })).map((a) => a.affected_rows), [0, 4]);
+  const noRead = await failure(client.doGetSql('SELECT count(*) FROM m', { basic: { username: 'writer', password: 'w' } }));
+  assert.deepEqual([noRead.code, noRead.errCode], [grpc.status.PERMISSION_DENIED, '7006']);
+  assert.deepEqual(await sqlRows(baseUrl, 'SELECT count(*) FROM m', { auth: 'alice:secret' }), [[9]]);
 });
 
 test('a DoPut client killed mid-stream leaves whole batches only; the server goes on serving', async (t) => {

@@ -51,7 +51,9 @@ class FakeSql implements SqlHandler {
   async databaseExists(database: string): Promise<boolean> {
     return database === 'public' || database === 'mydb';
   }
-  async tables(_ctx: SqlContext, names?: readonly string[]): Promise<TableSummary[]> {
+  tableAccess: (string | undefined)[] = [];
+  async tables(_ctx: SqlContext, names?: readonly string[], access?: 'read' | 'write'): Promise<TableSummary[]> {
+    this.tableAccess.push(access);
     return [CPU].filter((t) => names === undefined || names.includes(t.name));
   }
 }
@@ -280,6 +282,8 @@ test('flight DoPut: batches go to the table; acks are {request_id, affected_rows
   const before = plain.ingest.writes.length;
   const acks = await plain.client.doPut('cpu', cpuTable(2500), { batchRows: 1000, metadata: { 'x-greptime-db-name': 'mydb' } });
   assert.deepEqual(acks.map((a) => [a.request_id, a.affected_rows]), [[0, 0], [1, 1000], [2, 1000], [3, 500]]);
+  // The table is looked up for writing (a write-only user may bulk-insert).
+  assert.equal(plain.sql.tableAccess.at(-1), 'write');
   assert.ok(acks.every((a) => typeof a.elapsed_secs === 'number' && a.elapsed_secs >= 0));
   const writes = plain.ingest.writes.slice(before);
   assert.equal(writes.length, 3);

@@ -313,7 +313,7 @@ class FlightService {
             throw new TsdbError(StatusCode.InvalidArguments, 'The first Flight DoPut message must be a Schema message');
           }
           const schema = readSchema(message);
-          const summary = (await this.opts.sql.tables(ctx, [table])).find((t) => t.name === table);
+          const summary = (await this.opts.sql.tables(ctx, [table], 'write')).find((t) => t.name === table);
           if (summary === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: tsdb.${ctx.database}.${table}`);
           plan = planIngest(schema, summary);
           schemaMessage = message;
