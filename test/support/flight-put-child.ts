@@ -3,6 +3,7 @@
  * argv[2] into table argv[3] (columns host String, ts TimestampMillisecond, v Float64) and sends
  * batches of `FLIGHT_CHILD_BATCH_ROWS` rows until it is killed, never ending the stream.
  */
+import { pathToFileURL } from 'node:url';
 import { Float64, Table, TimestampMillisecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { IpcMessageEncoder } from '../../src/servers/grpc/arrow-ipc.js';
 import { DESCRIPTOR_PATH } from '../../src/servers/grpc/flight-service.js';
@@ -18,8 +19,9 @@ function batch(n: number): Table {
   });
 }
 
-if (process.argv[2] !== undefined) {
-  const [addr, table] = [process.argv[2], process.argv[3]!];
+// Runs only as a program (the integration test imports the batch size).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [addr, table] = [process.argv[2]!, process.argv[3]!];
   const client = new FlightClient(addr);
   const call = client.doPutStream();
   call.on('data', () => {});
