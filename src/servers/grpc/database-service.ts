@@ -26,6 +26,7 @@ import { ddlStatements, type DdlRequest } from './ddl-sql.js';
 import { toGrpcError } from './grpc-error.js';
 import { credentialsOf, databaseOf, hintsOf, ingestOptionsOf, timezoneOf, userOf, type RequestHeader } from './request-context.js';
 import { tablesOfColumns, tablesOfRows, type WireColumn, type WireRows } from './row-decoder.js';
+import { callSignal } from './call-signal.js';
 
 /** What the gRPC services need from the component. */
 export interface GrpcHandlers {
@@ -81,23 +82,6 @@ const MAX_AFFECTED = 0xffffffff;
 
 function response(rows: number): object {
   return { header: { status: { status_code: StatusCode.Success, err_msg: '' } }, affected_rows: { value: Math.min(rows, MAX_AFFECTED) } };
-}
-
-/** One call's cancellation: the client's cancel or disconnect (Cancelled), its deadline (DeadlineExceeded). */
-function callSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>): { signal: AbortSignal; done: () => void } {
-  const controller = new AbortController();
-  const deadline = call.getDeadline();
-  const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  const ms = Math.max(0, at - Date.now());
-  const expired = () => new TsdbError(StatusCode.DeadlineExceeded, `Request timed out: the gRPC call's deadline passed after ${ms} ms`);
-  // grpc-js cancels a call whose deadline passed: the reason is then the deadline.
-  call.once('cancelled', () => {
-    if (controller.signal.aborted) return;
-    controller.abort(Date.now() >= at ? expired() : new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the gRPC client cancelled the call or disconnected'));
-  });
-  let timer: NodeJS.Timeout | undefined;
-  if (Number.isFinite(at)) timer = setTimeout(() => controller.abort(expired()), Math.min(ms, 2 ** 31 - 1));
-  return { signal: controller.signal, done: () => timer !== undefined && clearTimeout(timer) };
 }
 
 /** Handles the requests of one call (a stream's share users: credentials are checked once per distinct pair); Flight DoGet runs its non-query tickets through it too. */
@@ -184,7 +168,7 @@ function affectedRows(outputs: ReadonlyArray<{ kind: string; rows: unknown }>, w
 export function greptimeDatabaseService(handlers: GrpcHandlers, log: Logger): grpc.UntypedServiceImplementation {
   return {
     Handle: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      const { signal, done } = callSignal(call);
+      const { signal, dispose: done } = callSignal(call, 'gRPC');
       new RequestRunner(handlers, call.metadata, signal, call.getPeer())
         .run(call.request)
         .then(
@@ -194,7 +178,7 @@ export function greptimeDatabaseService(handlers: GrpcHandlers, log: Logger): gr
         .finally(done);
     },
     HandleRequests: (call: grpc.ServerReadableStream<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      const { signal, done } = callSignal(call);
+      const { signal, dispose: done } = callSignal(call, 'gRPC');
       const runner = new RequestRunner(handlers, call.metadata, signal, call.getPeer());
       // A cancelled call's stream may never end: stop reading it.
       signal.addEventListener('abort', () => call.destroy(), { once: true });

@@ -41,6 +41,7 @@ import { toGrpcError } from './grpc-error.js';
 import { databaseOf, timezoneOf, userOf } from './request-context.js';
 import { arrowBatches, arrowSchemaOf } from './output-arrow.js';
 import { PROTO_LOADER_OPTIONS } from './protos.js';
+import { callSignal } from './call-signal.js';
 
 export const FLIGHT_PROTO_FILE = 'arrow/flight/protocol/Flight.proto';
 export const FLIGHT_SERVICE_NAME = 'arrow.flight.protocol.FlightService';
@@ -161,33 +162,6 @@ export function addFlightService(server: grpc.Server, opts: FlightServiceOptions
   server.addService(flightServiceDefinition(), flightServiceImplementation(opts));
 }
 
-/** How close to its deadline a cancelled call counts as expired (ms). */
-const DEADLINE_SLACK_MS = 100;
-
-/** Aborted when the call is cancelled by its client or passes its deadline. */
-function callSignal(call: SurfaceCall): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const deadline = call.getDeadline();
-  const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  const expired = () => controller.abort(new TsdbError(StatusCode.DeadlineExceeded, 'Query execution was cancelled: the call passed its deadline'));
-  // A call cancelled at its deadline is the deadline's doing: grpc-js cancels it then, and so does
-  // the client's own timer — a little before the server's deadline, which counts from the moment
-  // the call arrived, hence the slack.
-  const onCancel = () => {
-    if (Number.isFinite(at) && Date.now() >= at - DEADLINE_SLACK_MS) expired();
-    else controller.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the Flight client cancelled the call'));
-  };
-  call.on('cancelled', onCancel);
-  const timer = Number.isFinite(at) ? setTimeout(expired, Math.max(0, at - Date.now())) : undefined;
-  return {
-    signal: controller.signal,
-    dispose() {
-      call.off('cancelled', onCancel);
-      if (timer !== undefined) clearTimeout(timer);
-    },
-  };
-}
-
 function flightData(m: IpcMessage, appMetadata: Uint8Array = EMPTY): FlightDataMessage {
   return { flight_descriptor: null, data_header: m.header, app_metadata: appMetadata, data_body: m.body };
 }
@@ -227,7 +201,7 @@ class FlightService {
   }
 
   async doGet(call: grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>): Promise<void> {
-    const { signal, dispose } = callSignal(call);
+    const { signal, dispose } = callSignal(call, 'Flight');
     try {
       checkDecoded(call.request, 'Flight Ticket');
       const request = decodeGreptimeRequest(call.request.ticket ?? EMPTY);
@@ -286,7 +260,7 @@ class FlightService {
 
   async doPut(call: grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>): Promise<void> {
     const ingest = this.opts.ingest!;
-    const { signal, dispose } = callSignal(call);
+    const { signal, dispose } = callSignal(call, 'Flight');
     let ctx: CallContext;
     try {
       ctx = await this.callContext(null, call.metadata);
