@@ -27,6 +27,8 @@ import { toGrpcError } from './grpc-error.js';
 import { credentialsOf, databaseOf, hintsOf, ingestOptionsOf, timezoneOf, userOf, type RequestHeader } from './request-context.js';
 import { tablesOfColumns, tablesOfRows, type WireColumn, type WireRows } from './row-decoder.js';
 import { callSignal } from './call-signal.js';
+import { undecodable } from './lenient-decoding.js';
+export { withLenientDecoding } from './lenient-decoding.js';
 
 /** What the gRPC services need from the component. */
 export interface GrpcHandlers {
@@ -34,35 +36,6 @@ export interface GrpcHandlers {
   readonly ingest: IngestHandler;
   /** Present when a user provider is configured: every request must authenticate. */
   readonly auth?: AuthHandler;
-}
-
-/** Marks a message that did not decode (see `withLenientDecoding`). */
-const UNDECODABLE = Symbol('undecodable');
-
-interface Undecodable {
-  readonly [UNDECODABLE]: string;
-}
-
-/**
- * The service definition with request decoding that never throws: grpc-js answers a message its
- * deserializer rejects with INTERNAL, which would call the client's mistake a server fault. An
- * undecodable message becomes a marker the handler refuses with INVALID_ARGUMENT (1004).
- */
-export function withLenientDecoding(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
-  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
-  for (const [name, m] of Object.entries(def)) {
-    out[name] = {
-      ...m,
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return m.requestDeserialize(bytes);
-        } catch (err) {
-          return { [UNDECODABLE]: (err as Error).message } satisfies Undecodable;
-        }
-      },
-    };
-  }
-  return out as grpc.ServiceDefinition;
 }
 
 /** `greptime.v1.GreptimeRequest` as decoded. */
@@ -110,9 +83,8 @@ export class RequestRunner {
 
   /** Runs one request; returns its affected rows. */
   async run(message: unknown): Promise<number> {
-    if (typeof message === 'object' && message !== null && UNDECODABLE in message) {
-      throw new TsdbError(StatusCode.InvalidArguments, `Invalid GreptimeRequest: the message is not valid protobuf (${(message as Undecodable)[UNDECODABLE]})`);
-    }
+    const reason = undecodable(message);
+    if (reason !== undefined) throw new TsdbError(StatusCode.InvalidArguments, `Invalid GreptimeRequest: the message is not valid protobuf (${reason})`);
     const req = message as GreptimeRequest;
     const user = await this.user(req.header);
     const database = databaseOf(req.header, this.metadata);

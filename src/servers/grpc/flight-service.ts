@@ -42,6 +42,7 @@ import { databaseOf, timezoneOf, userOf } from './request-context.js';
 import { arrowBatches, arrowSchemaOf } from './output-arrow.js';
 import { PROTO_LOADER_OPTIONS } from './protos.js';
 import { callSignal } from './call-signal.js';
+import { undecodable, withLenientDecoding } from './lenient-decoding.js';
 
 export const FLIGHT_PROTO_FILE = 'arrow/flight/protocol/Flight.proto';
 export const FLIGHT_SERVICE_NAME = 'arrow.flight.protocol.FlightService';
@@ -68,36 +69,20 @@ export function flightPackageDefinition(): protoLoader.PackageDefinition {
   return flightDefinition;
 }
 
-/** Marks a request message that did not decode. */
-const UNDECODABLE = Symbol('undecodable');
-
 /**
  * The service definition of `arrow.flight.protocol.FlightService`, for `server.addService`. Its
  * request decoding never throws (grpc-js would answer INTERNAL for what is the client's mistake): an
  * undecodable Ticket or FlightData reaches the handler as a marker it refuses with INVALID_ARGUMENT.
  */
 export function flightServiceDefinition(): grpc.ServiceDefinition {
-  const def = flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition;
-  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
-  for (const [name, m] of Object.entries(def)) {
-    out[name] = {
-      ...m,
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return m.requestDeserialize(bytes);
-        } catch (err) {
-          return { [UNDECODABLE]: errorMessage(err) };
-        }
-      },
-    };
-  }
-  return out as grpc.ServiceDefinition;
+  return withLenientDecoding(flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition);
 }
 
 /** Refuses a request message that did not decode. */
 function checkDecoded(message: unknown, what: string): void {
-  if (typeof message === 'object' && message !== null && UNDECODABLE in message) {
-    throw new TsdbError(StatusCode.InvalidArguments, `Failed to decode ${what}: ${String((message as { [UNDECODABLE]: string })[UNDECODABLE])}`);
+  const reason = undecodable(message);
+  if (reason !== undefined) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Failed to decode ${what}: ${reason}`);
   }
 }
 
