@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { ColumnType } from '../engine/region/metadata.js';
+import type { ColumnType } from '../types/region-metadata.js';
 import type { SqlType } from '../sql/ast.js';
 
 const SIMPLE: Record<string, ColumnType> = {

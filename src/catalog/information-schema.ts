@@ -5,8 +5,8 @@
  * statistics through an `InformationSchemaSource`.
  */
 import { buildInfo } from '../common/build-info.js';
-import type { ColumnType } from '../engine/region/metadata.js';
-import { regionId } from '../engine/region/region-id.js';
+import type { ColumnType } from '../types/region-metadata.js';
+import { regionId } from '../types/region-id.js';
 import type { Cell, OutputColumn } from '../query/output.js';
 import { SHOW_TYPES } from './column-types.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { COLUMN_TYPES } from '../engine/region/metadata.js';
+import { COLUMN_TYPES } from '../types/region-metadata.js';
 import { pgTypeOf } from '../servers/postgres/types.js';
 import type { InformationSchemaSource } from './information-schema.js';
 import { indexOid, namespaceOid, PG_CATALOG_TABLES, PG_TYPES, pgCatalogTable, pgColumnType, relationOid, splitQualified, tableOid, typeOid } from './pg-catalog.js';

@@ -18,7 +18,7 @@
  */
 import type { Cell, OutputColumn } from '../query/output.js';
 import { informationSchemaTableDefs, type InformationSchemaSource } from './information-schema.js';
-import type { ColumnType } from '../engine/region/metadata.js';
+import type { ColumnType } from '../types/region-metadata.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 
 export const PG_CATALOG = 'pg_catalog';

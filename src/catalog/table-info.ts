@@ -2,8 +2,8 @@
  * What the catalog records of databases and tables (JSON in the key-value store, GreptimeDB's
  * `__schema_name/…` and `__table_info/{id}` values), and how a table's regions derive from it.
  */
-import type { ColumnType, DefaultValue, RegionMetadata, RegionOptions, SemanticType } from '../engine/region/metadata.js';
-import { regionDirName, regionId, type RegionId } from '../engine/region/region-id.js';
+import type { ColumnType, DefaultValue, RegionMetadata, RegionOptions, SemanticType } from '../types/region-metadata.js';
+import { regionDirName, regionId, type RegionId } from '../types/region-id.js';
 
 export const DEFAULT_CATALOG = 'tsdb';
 export const DEFAULT_DATABASE = 'public';

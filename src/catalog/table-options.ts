@@ -6,7 +6,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { parseSize } from '../common/size/size.js';
 import { parseDuration } from '../common/time/duration.js';
-import type { MergeMode, RegionOptions } from '../engine/region/metadata.js';
+import type { MergeMode, RegionOptions } from '../types/region-metadata.js';
 
 /** Keys a table accepts as written. */
 const TABLE_KEYS = new Set([

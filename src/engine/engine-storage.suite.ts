@@ -16,8 +16,8 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { StorageProviders } from '../storage/storage-provider.js';
 import { OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
-import type { RegionMetadata } from './region/metadata.js';
-import { regionId, type RegionId } from './region/region-id.js';
+import type { RegionMetadata } from '../types/region-metadata.js';
+import { regionId, type RegionId } from '../types/region-id.js';
 import { RegionEngine } from './region-engine.js';
 
 export interface StorageBackend {

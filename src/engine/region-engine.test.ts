@@ -12,8 +12,8 @@ import { silentLogger } from '../common/logging.js';
 import { FileCache } from '../storage/file-cache.js';
 import { CachedStorageProvider, StorageProviders } from '../storage/storage-provider.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
-import type { RegionMetadata } from './region/metadata.js';
-import { regionId } from './region/region-id.js';
+import type { RegionMetadata } from '../types/region-metadata.js';
+import { regionId } from '../types/region-id.js';
 import { RegionEngine, type RegionEngineOptions } from './region-engine.js';
 
 const ID = regionId(1024, 0);

@@ -20,8 +20,8 @@ import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memta
 import type { RegionScan, ScanRequest } from './read/region-scan.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
 import { VectorCache } from './read/vector-cache.js';
-import type { RegionMetadata } from './region/metadata.js';
-import { formatRegionId, type RegionId } from './region/region-id.js';
+import type { RegionMetadata } from '../types/region-metadata.js';
+import { formatRegionId, type RegionId } from '../types/region-id.js';
 import { Region, type RegionContext, type WriteResult } from './region/region.js';
 import { Wal } from './wal/wal.js';
 import { RegionWorkers } from './worker/region-workers.js';

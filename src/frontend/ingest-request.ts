@@ -5,7 +5,7 @@
  * against the table's, and writes the rows (DESIGN.md "Write path").
  */
 import type { Vector } from '../engine/batch/write-batch.js';
-import type { ColumnType } from '../engine/region/metadata.js';
+import type { ColumnType } from '../types/region-metadata.js';
 
 /** What a column is in the table a protocol creates: a tag (primary key), a field, the time index. */
 export type IngestSemantic = 'tag' | 'field' | 'timestamp';

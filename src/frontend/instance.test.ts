@@ -4,7 +4,7 @@ import { testEngineOptions } from '../../test/support/engine.js';
 import { tempDir } from '../../test/support/temp.js';
 import { CatalogManager } from '../catalog/catalog-manager.js';
 import { tableRegionIds } from '../catalog/table-info.js';
-import type { RegionId } from '../engine/region/region-id.js';
+import type { RegionId } from '../types/region-id.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import { FrontendInstance } from './instance.js';

@@ -4,8 +4,8 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { WriteBatch } from '../engine/batch/write-batch.js';
-import type { RegionMetadata } from '../engine/region/metadata.js';
-import { formatRegionId, type RegionId } from '../engine/region/region-id.js';
+import type { RegionMetadata } from '../types/region-metadata.js';
+import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionEngine } from '../engine/region-engine.js';
 import type { ScanRequest } from '../engine/read/region-scan.js';
 

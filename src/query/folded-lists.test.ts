@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { TimeUnit } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { foldLiteralLists, LIST_MARKER_PREFIX } from '../sql/literal-lists.js';

@@ -14,7 +14,7 @@
  *   3 s instead of 18 s for 1,000,000 elements); strings are converted here, element by element, in
  *   slices that leave the event loop free in between.
  */
-import type { TimeUnit } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 import { LIST_MARKER_PATTERN, LIST_MARKER_PREFIX, mapElements, stringValue, type LiteralList } from '../sql/literal-lists.js';
 import { normalizeTimestampText } from './session-time.js';
 import { isNode, type FoldedListOf, type FoldedListUse, type Json } from './sql-tree.js';

@@ -31,7 +31,7 @@ import { checkSandbox } from './sandbox.js';
 import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
-import type { TimeUnit } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 
 /** A table as an SQL relation, valid until released. */
 export interface Relation {

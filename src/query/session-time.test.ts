@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { TimeUnit } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 import { quoteLiteral } from '../engine/sst/sst-format.js';
 import { installFunctions } from './session-functions.js';
 import { isUtc, rewriteSessionBuckets, rewriteSessionTime, timestampTest, utcText } from './session-time.js';

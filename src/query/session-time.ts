@@ -19,7 +19,8 @@
  * - `date_trunc`, two-argument `date_bin` / `time_bucket` and `date_format` of a timestamp work on
  *   the session's wall clock (`rewriteSessionBuckets`): a day starts at local midnight.
  */
-import { canonicalTimeZone, civilFromDays, parseOffset, parseTimestamp, utcParts, zoneOffsetMinutes, type TimeUnit } from '../common/time/timestamp.js';
+import { canonicalTimeZone, civilFromDays, parseOffset, parseTimestamp, utcParts, zoneOffsetMinutes } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 import { castNode, castTypeOf, columnNamesOf, functionNameOf, functionNode, isNode, stringNode, stringOf, type FoldedListOf, type Json, type Node } from './sql-tree.js';
 
 /** What the rewrites need to know of a query's session and tables. */

@@ -2,7 +2,7 @@
  * DuckDB's parse trees as `json_serialize_sql` writes them (`sql-json.ts` reads and writes them):
  * the JSON shape, and factories for the nodes tsdb's rewrites put into them.
  */
-import type { TimeUnit } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Node = { [k: string]: Json };

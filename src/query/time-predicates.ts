@@ -11,7 +11,8 @@
  *   constant expressions the caller evaluated, `foldableBounds`) goes to the table's scan, so that
  *   SST files outside it are never opened.
  */
-import { convertTime, parseTimestamp, type TimeUnit } from '../common/time/timestamp.js';
+import { convertTime, parseTimestamp } from '../common/time/timestamp.js';
+import type { TimeUnit } from '../types/time-unit.js';
 import { integerOf } from './sql-json.js';
 import { castNode, castTypeOf, columnNamesOf, functionNode, isNode, stringOf, type FoldedListOf, type Json, type Node } from './sql-tree.js';
 import { whereOfTable, type BaseTableNode } from './table-refs.js';

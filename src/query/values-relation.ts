@@ -2,7 +2,7 @@
  * Rows computed in JavaScript (information_schema, pg_catalog) as an SQL relation with typed columns, so that
  * queries join and filter them like any table.
  */
-import type { ColumnType } from '../engine/region/metadata.js';
+import type { ColumnType } from '../types/region-metadata.js';
 import { quoteIdent, quoteLiteral, SQL_TYPES } from '../engine/sst/sst-format.js';
 import type { Cell, OutputColumn } from './output.js';
 

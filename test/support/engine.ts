@@ -2,8 +2,8 @@
 import { join } from 'node:path';
 import { silentLogger } from '../../src/common/logging.js';
 import { MIB } from '../../src/common/size/size.js';
-import type { RegionMetadata, RegionOptions } from '../../src/engine/region/metadata.js';
-import type { RegionId } from '../../src/engine/region/region-id.js';
+import type { RegionMetadata, RegionOptions } from '../../src/types/region-metadata.js';
+import type { RegionId } from '../../src/types/region-id.js';
 import type { RegionEngineOptions } from '../../src/engine/region-engine.js';
 import { OpendalObjectStore } from '../../src/storage/opendal-object-store.js';
 import { FileCache } from '../../src/storage/file-cache.js';

@@ -1,7 +1,7 @@
 /** Helpers for WAL tests: two regions, numbered batches, replay of everything. */
 import type { TestContext } from 'node:test';
 import { silentLogger } from '../../src/common/logging.js';
-import { regionId, type RegionId } from '../../src/engine/region/region-id.js';
+import { regionId, type RegionId } from '../../src/types/region-id.js';
 import type { WalEntry, WalRecord } from '../../src/engine/wal/record.js';
 import { Wal, type WalOptions } from '../../src/engine/wal/wal.js';
 

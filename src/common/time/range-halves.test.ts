@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { firstOutOfRange, fromHalves, inRangeHalves, RANGE_HALVES } from './range-halves.js';
-import { TIMESTAMP_RANGE, type TimeUnit } from './timestamp.js';
+import { TIMESTAMP_RANGE } from './timestamp.js';
+import type { TimeUnit } from '../../types/time-unit.js';
 
 const UNITS: TimeUnit[] = ['s', 'ms', 'us', 'ns'];
 

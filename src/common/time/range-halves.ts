@@ -3,7 +3,8 @@
  * build them and as a BigInt64Array's buffer holds them: exact comparisons of numbers, without a
  * BigInt per value (reading a BigInt64Array element allocates one).
  */
-import { TIMESTAMP_RANGE, type TimeUnit } from './timestamp.js';
+import { TIMESTAMP_RANGE } from './timestamp.js';
+import type { TimeUnit } from '../../types/time-unit.js';
 
 /** A range as halves: each bound is `hi · 2^32 + lo`, `hi` signed, `lo` in [0, 2^32). */
 export interface HalvesRange {

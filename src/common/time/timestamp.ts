@@ -6,8 +6,7 @@
 
 import { StatusCode } from '../error/status-code.js';
 import { TsdbError } from '../error/tsdb-error.js';
-
-export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
+import type { TimeUnit } from '../../types/time-unit.js';
 
 /** Nanoseconds in one tick of each unit. */
 export const NS_PER_UNIT: Record<TimeUnit, bigint> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };

@@ -7,8 +7,8 @@
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { defaultLiteral, timeLiteral } from '../read/region-scan.js';
-import type { RegionMetadata, TimestampType } from '../region/metadata.js';
-import { widenRange } from '../region/time-unit.js';
+import type { RegionMetadata, TimestampType } from '../../types/region-metadata.js';
+import { widenRange } from '../../types/time-unit.js';
 import type { FileMeta } from '../sst/file-meta.js';
 import { METADATA_KEY, OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, ROW_GROUP_ROWS, SEQUENCE_COLUMN, SQL_TYPES, sstColumns } from '../sst/sst-format.js';
 

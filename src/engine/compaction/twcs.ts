@@ -4,8 +4,8 @@
  * merged into one file. Pure planning: which files to merge, and whether the merge may drop
  * tombstones. Files whose rows are all past the TTL are dropped whole.
  */
-import type { TimestampType } from '../region/metadata.js';
-import { toMillis } from '../region/time-unit.js';
+import type { TimestampType } from '../../types/region-metadata.js';
+import { toMillis } from '../../types/time-unit.js';
 import type { FileMeta } from '../sst/file-meta.js';
 
 const HOUR = 3_600_000;

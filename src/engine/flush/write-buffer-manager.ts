@@ -5,7 +5,7 @@
  * reach the whole buffer (largest regions first); reject writes while all memtables are at or above
  * the reject size, until flushes free memory.
  */
-import type { RegionId } from '../region/region-id.js';
+import type { RegionId } from '../../types/region-id.js';
 
 export interface WriteBufferOptions {
   /** `global_write_buffer_size` in bytes. */

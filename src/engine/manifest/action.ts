@@ -6,7 +6,7 @@
  * Times are inside the actions (`timestamp_ms`) rather than read from the clock while applying:
  * replaying a delta years later must give the same state as applying it did.
  */
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import type { FileMeta } from '../sst/file-meta.js';
 
 /** The region's schema and options, new or changed (create, alter). The first action of a region. */

@@ -12,7 +12,7 @@
  * Checkpoints are written in the background, one at a time, from an immutable snapshot of the
  * state: updates go on meanwhile, and a failed checkpoint is only logged (the next update retries).
  */
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { changeAction, type RegionAction } from './action.js';
 import { deleteReplaced, writeCheckpoint } from './checkpoint.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { ObjectStore } from '../../storage/object-store.js';
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import type { FileMeta } from '../sst/file-meta.js';
 import { changeAction, editAction, purgeAction, removeAction, truncateAction, type RegionAction } from './action.js';
 import { decodePointer, encodeDelta, encodePointer } from './codec.js';

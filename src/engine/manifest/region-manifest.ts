@@ -4,7 +4,7 @@
  * before anything is written, so an action that cannot apply never reaches the store.
  */
 import type { EditAction, RegionAction, TruncateAction } from './action.js';
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import type { FileMeta } from '../sst/file-meta.js';
 
 /** A file no longer in the region, kept so that the engine deletes it once no scan uses it. */

@@ -2,7 +2,7 @@
  * A region's next memtable, of the kind its table's `memtable.type` option names, else
  * `[region_engine.mito.memtable] type`.
  */
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import type { Memtable, MemtableOptions } from './memtable.js';
 import { PartitionTreeMemtable } from './partition-tree-memtable.js';
 import { TimeSeriesMemtable } from './time-series-memtable.js';

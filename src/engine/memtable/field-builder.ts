@@ -2,7 +2,7 @@
  * The values of one field column within one memtable series, appended row by row and gathered
  * back into a Vector in any order (sorting, deduplication).
  */
-import type { DefaultValue } from '../region/metadata.js';
+import type { DefaultValue } from '../../types/region-metadata.js';
 import type { Vector, VectorType } from '../batch/write-batch.js';
 import { growableF64, growableI64, growableU64, growableU8, type Growable } from './growable.js';
 

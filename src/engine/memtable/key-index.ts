@@ -5,7 +5,7 @@
  */
 import { dictionaryOf, NULL_CODE } from '../batch/string-dictionary.js';
 import type { Vector, WriteBatch } from '../batch/write-batch.js';
-import type { ColumnMetadata } from '../region/metadata.js';
+import type { ColumnMetadata } from '../../types/region-metadata.js';
 import type { PkValue } from './memtable.js';
 import { pkValue } from './series-key.js';
 

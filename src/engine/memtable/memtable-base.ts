@@ -3,7 +3,7 @@
  * bounds, and the statistics made of them.
  */
 import type { WriteBatch } from '../batch/write-batch.js';
-import type { ColumnMetadata, RegionMetadata } from '../region/metadata.js';
+import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import type { Memtable, MemtableStats, ReadMode, SeriesRun } from './memtable.js';
 import { timeBounds, wordsOf } from './series-key.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OP_DELETE, OP_PUT, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import { createMemtable } from './create-memtable.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type Memtable, type MemtableOptions, type ReadMode, type SeriesRun } from './memtable.js';
 import { PartitionTreeMemtable } from './partition-tree-memtable.js';

@@ -4,7 +4,7 @@
  * default) and `partition_tree`.
  */
 import type { WriteBatch, Vector } from '../batch/write-batch.js';
-import type { ColumnMetadata, MergeMode, RegionMetadata } from '../region/metadata.js';
+import type { ColumnMetadata, MergeMode, RegionMetadata } from '../../types/region-metadata.js';
 
 /** A primary key value: strings, numbers, 64-bit integers, booleans, or NULL. */
 export type PkValue = string | number | bigint | boolean | null;

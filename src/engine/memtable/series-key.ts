@@ -3,7 +3,7 @@
  * compared as 32-bit words (no BigInt per row).
  */
 import type { Vector } from '../batch/write-batch.js';
-import type { ColumnMetadata } from '../region/metadata.js';
+import type { ColumnMetadata } from '../../types/region-metadata.js';
 import type { PkValue } from './memtable.js';
 
 /** Row `row`'s value of a primary key column (its default when the batch lacks the column). */

@@ -4,7 +4,7 @@
  * deduplication by the merge mode happen when rows are read out (flush, scan), per series.
  */
 import { OP_DELETE, vectorTypeOf, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
-import type { ColumnMetadata, RegionMetadata } from '../region/metadata.js';
+import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
 import { growableF64, growableI64, growableU8, type Growable } from './growable.js';
 import type { PkValue, ReadMode, SeriesRun } from './memtable.js';

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { DuckDBTableFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import type { PkValue, SeriesRun } from '../memtable/memtable.js';
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import { CHUNK_ROWS, ChunkFiller, type Piece } from '../sst/chunk-filler.js';
 
 export const MEMTABLE_SCAN_FUNCTION = 'tsdb_memtable_scan';

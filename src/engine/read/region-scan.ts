@@ -17,7 +17,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/memtable.js';
-import type { ColumnMetadata, RegionMetadata, TimestampType } from '../region/metadata.js';
+import type { ColumnMetadata, RegionMetadata, TimestampType } from '../../types/region-metadata.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns, type KeyFilterValue, type RunFilter } from './memtable-scan-function.js';
 import { OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, SEQUENCE_COLUMN, SQL_TYPES } from '../sst/sst-format.js';
 

@@ -25,9 +25,9 @@ import type { Memtable, MemtableOptions, ReadMode } from '../memtable/memtable.j
 import type { FileMeta } from '../sst/file-meta.js';
 import { writeSst } from '../sst/sst-writer.js';
 import type { Wal } from '../wal/wal.js';
-import type { RegionMetadata, TimestampType } from './metadata.js';
-import { fromMillis, widenRange } from './time-unit.js';
-import { formatRegionId, type RegionId } from './region-id.js';
+import type { RegionMetadata, TimestampType } from '../../types/region-metadata.js';
+import { fromMillis, widenRange } from '../../types/time-unit.js';
+import { formatRegionId, type RegionId } from '../../types/region-id.js';
 import { validateBatch } from './validate-batch.js';
 
 /** WAL record type of a write batch (put or delete). */

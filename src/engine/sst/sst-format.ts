@@ -24,7 +24,7 @@ import {
   VARCHAR,
   type DuckDBType,
 } from '@duckdb/node-api';
-import type { ColumnMetadata, ColumnType, RegionMetadata } from '../region/metadata.js';
+import type { ColumnMetadata, ColumnType, RegionMetadata } from '../../types/region-metadata.js';
 
 export const SEQUENCE_COLUMN = '__sequence';
 export const OP_TYPE_COLUMN = '__op_type';

@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { tempDir } from '../../../test/support/temp.js';
 import { OP_DELETE, OP_PUT, type Vector } from '../batch/write-batch.js';
 import { TimeSeriesMemtable } from '../memtable/time-series-memtable.js';
-import type { RegionMetadata } from '../region/metadata.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
 import { METADATA_KEY, quoteLiteral } from './sst-format.js';
 import { registerMemtableScan } from '../read/memtable-scan-function.js';
 import { writeSst } from './sst-writer.js';

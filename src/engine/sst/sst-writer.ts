@@ -7,8 +7,8 @@
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SeriesRun } from '../memtable/memtable.js';
-import type { RegionMetadata } from '../region/metadata.js';
-import { widenRange } from '../region/time-unit.js';
+import type { RegionMetadata } from '../../types/region-metadata.js';
+import { widenRange } from '../../types/time-unit.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns } from '../read/memtable-scan-function.js';
 import { ChunkFiller } from './chunk-filler.js';
 import type { FileMeta } from './file-meta.js';

@@ -2,7 +2,7 @@
  * WAL record codec (docs/format/wal.md): pure functions over bytes, no I/O.
  */
 import { crc32c } from '@node-rs/crc32';
-import type { RegionId } from '../region/region-id.js';
+import type { RegionId } from '../../types/region-id.js';
 
 export const RECORD_HEADER_SIZE = 29;
 /** Larger lengths can only be damage. */

@@ -7,7 +7,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, unli
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { tempDir } from '../../../test/support/temp.js';
-import type { RegionId } from '../region/region-id.js';
+import type { RegionId } from '../../types/region-id.js';
 import { RECORD_HEADER_SIZE } from './record.js';
 import { SEGMENT_HEADER_SIZE } from './segment.js';
 import { A, B, batch, openWal, replayAll } from '../../../test/support/wal.js';

@@ -8,7 +8,7 @@ import { processHealth } from '../../common/health/health-board.js';
 import { tempDir } from '../../../test/support/temp.js';
 import { fillDisk, mountTmpfs } from '../../../test/support/tmpfs.js';
 import { A, B, batch, openWal, replayAll } from '../../../test/support/wal.js';
-import type { RegionId } from '../region/region-id.js';
+import type { RegionId } from '../../types/region-id.js';
 import type { WalRecord } from './record.js';
 import { WalCorruptionError } from './wal.js';
 

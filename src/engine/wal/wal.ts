@@ -9,7 +9,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { processHealth, type HealthBoard } from '../../common/health/health-board.js';
 import type { Logger } from '../../common/logging.js';
-import { formatRegionId, type RegionId } from '../region/region-id.js';
+import { formatRegionId, type RegionId } from '../../types/region-id.js';
 import { encodeRecordParts, type WalEntry, type WalRecord } from './record.js';
 import {
   encodeSegmentHeader,

@@ -7,7 +7,7 @@
  * delays only the regions it serves.
  */
 import type { WriteBatch } from '../batch/write-batch.js';
-import { regionNumberOf, tableIdOf, type RegionId } from '../region/region-id.js';
+import { regionNumberOf, tableIdOf, type RegionId } from '../../types/region-id.js';
 import type { Region, WriteResult } from '../region/region.js';
 
 /** Writes a worker takes from its queue at once. */

@@ -10,7 +10,7 @@ import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { regionMetadataOf, tableRegionIds, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import type { ColumnType } from '../../engine/region/metadata.js';
+import type { ColumnType } from '../../types/region-metadata.js';
 import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
 import type { RegionAccess } from '../region-access.js';
 import type { Session } from '../session.js';

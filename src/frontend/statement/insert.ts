@@ -11,10 +11,10 @@ import { fullTableName, INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } 
 import type { Cell, Output } from '../../query/output.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { checkTimestampRange, convertTime, parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
-import { timeUnitOf } from '../../engine/region/time-unit.js';
+import { checkTimestampRange, convertTime, parseTimestamp } from '../../common/time/timestamp.js';
+import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
-import type { ColumnType } from '../../engine/region/metadata.js';
+import type { ColumnType } from '../../types/region-metadata.js';
 import { quoteIdent, SQL_TYPES } from '../../engine/sst/sst-format.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
 import type { TableRouter } from '../table-router.js';

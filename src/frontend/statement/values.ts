@@ -4,11 +4,11 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import type { ColumnType, DefaultValue } from '../../engine/region/metadata.js';
+import type { ColumnType, DefaultValue } from '../../types/region-metadata.js';
 import type { ValueExpr } from '../../sql/ast.js';
 import type { ColumnDefault } from '../../catalog/table-info.js';
 import { checkTimestampRange, inTimestampRange, parseTimestamp } from '../../common/time/timestamp.js';
-import { timeUnitOf } from '../../engine/region/time-unit.js';
+import { timeUnitOf } from '../../types/time-unit.js';
 
 const INT_RANGE: Partial<Record<ColumnType, [bigint, bigint]>> = {
   Int8: [-128n, 127n],

@@ -11,7 +11,7 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import type { ColumnType } from '../../engine/region/metadata.js';
+import type { ColumnType } from '../../types/region-metadata.js';
 import { COLUMN_DATA_TYPES, COLUMN_DATA_TYPE_NAMES } from './row-decoder.js';
 
 export function quoteIdent(name: string): string {

@@ -13,7 +13,7 @@
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { vectorTypeOf, type Vector } from '../../engine/batch/write-batch.js';
-import type { ColumnType } from '../../engine/region/metadata.js';
+import type { ColumnType } from '../../types/region-metadata.js';
 import type { IngestColumn, IngestSemantic, IngestTable } from '../../frontend/ingest-request.js';
 
 /** `greptime.v1.ColumnDataType` names by number. */

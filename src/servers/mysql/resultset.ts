@@ -13,7 +13,8 @@
  * Cells are as `query/result-conversion.ts` makes them: timestamps and times integers in their
  * unit, dates days since the epoch, decimals strings, binaries byte arrays.
  */
-import { parseTimestamp, type TimeUnit } from '../../common/time/timestamp.js';
+import { parseTimestamp } from '../../common/time/timestamp.js';
+import type { TimeUnit } from '../../types/time-unit.js';
 import type { Cell, Output, OutputColumn } from '../../query/output.js';
 import { CHARSET_BINARY, CHARSET_UTF8MB4_GENERAL_CI, CLIENT_DEPRECATE_EOF, SERVER_STATUS_AUTOCOMMIT } from './handshake.js';
 import { encodeEndOfRows, encodeEof, encodeOk, encodePrepareOk, MysqlType, writeBinaryDateTime, writeBinaryTime } from './messages.js';

@@ -3,7 +3,8 @@
  * session time zone, with the fraction in 3-digit groups (`.fff`, `.ffffff`, `.fffffffff`), none
  * when it is zero.
  */
-import { NS_PER_UNIT, zoneOffsetMinutes, type TimeUnit } from '../../common/time/timestamp.js';
+import { NS_PER_UNIT, zoneOffsetMinutes } from '../../common/time/timestamp.js';
+import type { TimeUnit } from '../../types/time-unit.js';
 
 /** The unit of a tsdb timestamp or time type name (`TimestampMillisecond`, `TimeSecond`, …). */
 export function timeUnitOf(dataType: string): TimeUnit | undefined {

@@ -1,6 +1,8 @@
-/** The time index column's unit: how many of its ticks make a millisecond, and conversions. */
-import type { TimeUnit } from '../../common/time/timestamp.js';
-import type { ColumnType, TimestampType } from './metadata.js';
+/** Time units, and the time index column's: how many of its ticks make a millisecond, and conversions. */
+import type { ColumnType, TimestampType } from './region-metadata.js';
+
+/** A timestamp's unit: seconds, milliseconds, microseconds, nanoseconds. */
+export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
 
 /** Ticks of the unit per millisecond (a second is 1/1000 of a tick per millisecond). */
 export const TICKS_PER_MS: Record<TimestampType, number> = {
