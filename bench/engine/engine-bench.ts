@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { silentLogger } from '../../src/common/logging.js';
 import { GIB, MIB } from '../../src/common/size/size.js';
-import { OP_PUT, type Vector, type WriteBatch } from '../../src/engine/batch/write-batch.js';
+import { OP_PUT, type Vector, type WriteBatch } from '../../src/types/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../src/types/region-metadata.js';
 import { regionId } from '../../src/types/region-id.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from '../../src/engine/memtable/memtable.js';

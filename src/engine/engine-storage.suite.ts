@@ -15,7 +15,7 @@ import { tempDir } from '../../test/support/temp.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { StorageProviders } from '../storage/storage-provider.js';
-import { OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
+import { OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { regionId, type RegionId } from '../types/region-id.js';
 import { RegionEngine } from './region-engine.js';

@@ -11,7 +11,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { tempDir } from '../../test/support/temp.js';
 import { silentLogger } from '../common/logging.js';
 import { MIB } from '../common/size/size.js';
-import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import type { ColumnMetadata, MergeMode, RegionMetadata } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';

@@ -11,7 +11,7 @@ import { MIB } from '../common/size/size.js';
 import { silentLogger } from '../common/logging.js';
 import { FileCache } from '../storage/file-cache.js';
 import { CachedStorageProvider, StorageProviders } from '../storage/storage-provider.js';
-import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from './batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
 import { RegionEngine, type RegionEngineOptions } from './region-engine.js';

@@ -11,7 +11,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
 import type { Millis } from '../common/time/duration.js';
 import type { StorageProviders } from '../storage/storage-provider.js';
-import type { WriteBatch } from './batch/write-batch.js';
+import type { WriteBatch } from '../types/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
 import { sandboxDuckDb } from './duckdb-sandbox.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';

@@ -4,7 +4,7 @@
  * resolves each table, creates it or adds the columns it lacks (schema on write), checks the types
  * against the table's, and writes the rows (DESIGN.md "Write path").
  */
-import type { Vector } from '../engine/batch/write-batch.js';
+import type { Vector } from '../types/write-batch.js';
 import type { ColumnType } from '../types/region-metadata.js';
 
 /** What a column is in the table a protocol creates: a tag (primary key), a field, the time index. */

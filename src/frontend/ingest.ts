@@ -21,7 +21,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { firstOutOfRange } from '../common/time/range-halves.js';
 import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE } from '../common/time/timestamp.js';
-import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionAccess } from './region-access.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ColumnSchema, TableInfo } from '../catalog/table-info.js';
-import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { checkLogical, logicalRelation, physicalBatch, physicalTableInfo, withTags } from './metric-engine.js';
 
 const col = (column_id: number, name: string, semantic_type: ColumnSchema['semantic_type'], data_type: ColumnSchema['data_type']): ColumnSchema => ({ column_id, name, semantic_type, data_type, nullable: semantic_type !== 'timestamp' });

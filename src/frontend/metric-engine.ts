@@ -15,7 +15,7 @@
 import { fullTableName, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { OP_DELETE, type Vector, type WriteBatch } from '../engine/batch/write-batch.js';
+import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { quoteIdent } from '../engine/sst/sst-format.js';
 
 export const METRIC_ENGINE = 'metric';

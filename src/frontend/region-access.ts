@@ -3,7 +3,7 @@
  * in-process by the region engine in standalone, over gRPC by datanodes in a cluster (later).
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { WriteBatch } from '../engine/batch/write-batch.js';
+import type { WriteBatch } from '../types/write-batch.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionEngine } from '../engine/region-engine.js';

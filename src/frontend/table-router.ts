@@ -8,7 +8,7 @@ import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { DEFAULT_CATALOG, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { WriteBatch } from '../engine/batch/write-batch.js';
+import type { WriteBatch } from '../types/write-batch.js';
 import type { Relation } from '../query/query-executor.js';
 import type { TimeRange } from '../query/time-predicates.js';
 import type { KeyValue, KeyValues } from '../query/key-predicates.js';

@@ -6,7 +6,7 @@
  * argv: <dir> <first batch number> <rows per batch> <memtable type> [<OpenDAL s3 config as JSON>]
  */
 import { writeSync } from 'node:fs';
-import { OP_PUT, type Vector } from '../../src/engine/batch/write-batch.js';
+import { OP_PUT, type Vector } from '../../src/types/write-batch.js';
 import { RegionEngine } from '../../src/engine/region-engine.js';
 import { crashEngineOptions, crashStorage, CRASH_DIR, CRASH_REGION, crashMetadata } from './engine-crash-setup.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
-import { OP_DELETE, OP_PUT, type WriteBatch } from './write-batch.js';
+import { OP_DELETE, OP_PUT, type WriteBatch } from '../../types/write-batch.js';
 
 const BATCH: WriteBatch = {
   op: OP_PUT,

@@ -15,7 +15,7 @@
  * dictionary codes as views, without copying them again.
  */
 import { dictionaryOf, vectorFromDictionary } from './string-dictionary.js';
-import type { OpType, Vector, VectorType, WriteBatch } from './write-batch.js';
+import type { OpType, Vector, VectorType, WriteBatch } from '../../types/write-batch.js';
 
 const VERSION = 2;
 const TYPE_CODES: Record<VectorType, number> = { float64: 1, int64: 2, uint64: 3, bool: 4, string: 5, binary: 6 };

@@ -3,7 +3,7 @@
  * them so, and the memtables find series by the codes (one lookup per distinct value instead of
  * one per row). Computed at most once per vector and remembered with it.
  */
-import type { Vector } from './write-batch.js';
+import type { Vector } from '../../types/write-batch.js';
 
 export type StringVector = Extract<Vector, { type: 'string' }>;
 

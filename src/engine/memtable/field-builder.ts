@@ -3,7 +3,7 @@
  * back into a Vector in any order (sorting, deduplication).
  */
 import type { DefaultValue } from '../../types/region-metadata.js';
-import type { Vector, VectorType } from '../batch/write-batch.js';
+import type { Vector, VectorType } from '../../types/write-batch.js';
 import { growableF64, growableI64, growableU64, growableU8, type Growable } from './growable.js';
 
 export interface FieldBuilder {

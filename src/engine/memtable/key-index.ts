@@ -4,7 +4,7 @@
  * in an open-addressing hash table — no key string is built per row.
  */
 import { dictionaryOf, NULL_CODE } from '../batch/string-dictionary.js';
-import type { Vector, WriteBatch } from '../batch/write-batch.js';
+import type { Vector, WriteBatch } from '../../types/write-batch.js';
 import type { ColumnMetadata } from '../../types/region-metadata.js';
 import type { PkValue } from './memtable.js';
 import { pkValue } from './series-key.js';

@@ -2,7 +2,7 @@
  * What both memtable kinds keep alike: the frozen flag, row and series counts, time and sequence
  * bounds, and the statistics made of them.
  */
-import type { WriteBatch } from '../batch/write-batch.js';
+import type { WriteBatch } from '../../types/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import type { Memtable, MemtableStats, ReadMode, SeriesRun } from './memtable.js';
 import { timeBounds, wordsOf } from './series-key.js';

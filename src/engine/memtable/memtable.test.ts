@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OP_DELETE, OP_PUT, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type OpType, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
 import { createMemtable } from './create-memtable.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type Memtable, type MemtableOptions, type ReadMode, type SeriesRun } from './memtable.js';

@@ -3,7 +3,7 @@
  * sorted run per series. Two kinds (`[region_engine.mito.memtable] type`): `time_series` (the
  * default) and `partition_tree`.
  */
-import type { WriteBatch, Vector } from '../batch/write-batch.js';
+import type { WriteBatch, Vector } from '../../types/write-batch.js';
 import type { ColumnMetadata, MergeMode, RegionMetadata } from '../../types/region-metadata.js';
 
 /** A primary key value: strings, numbers, 64-bit integers, booleans, or NULL. */

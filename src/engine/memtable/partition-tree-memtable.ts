@@ -8,7 +8,7 @@
  * each series like the `time_series` memtable. The next memtable of a region starts from the same
  * key dictionary while it is at most `fork_dictionary_bytes`, so known series cost no new entry.
  */
-import { isNull, OP_DELETE, vectorTypeOf, type Vector, type WriteBatch } from '../batch/write-batch.js';
+import { isNull, OP_DELETE, vectorTypeOf, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
 import { growableF64, growableI32, growableI64, growableU8, type Growable } from './growable.js';

@@ -2,7 +2,7 @@
  * Reading one series out of a memtable: its rows put in time order (newest sequence first among
  * equal times) and chosen by the read mode — the part both memtable kinds share.
  */
-import { OP_DELETE } from '../batch/write-batch.js';
+import { OP_DELETE } from '../../types/write-batch.js';
 import type { ReadMode } from './memtable.js';
 import { compareWords } from './series-key.js';
 

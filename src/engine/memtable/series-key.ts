@@ -2,7 +2,7 @@
  * Primary keys of memtable series: values taken from a batch and their order; time index values
  * compared as 32-bit words (no BigInt per row).
  */
-import type { Vector } from '../batch/write-batch.js';
+import type { Vector } from '../../types/write-batch.js';
 import type { ColumnMetadata } from '../../types/region-metadata.js';
 import type { PkValue } from './memtable.js';
 

@@ -3,7 +3,7 @@
  * each series a set of columnar buffers in arrival order. Sorting by (time, sequence desc) and
  * deduplication by the merge mode happen when rows are read out (flush, scan), per series.
  */
-import { OP_DELETE, vectorTypeOf, type OpType, type Vector, type WriteBatch } from '../batch/write-batch.js';
+import { OP_DELETE, vectorTypeOf, type OpType, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
 import { growableF64, growableI64, growableU8, type Growable } from './growable.js';

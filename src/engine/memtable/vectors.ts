@@ -1,7 +1,7 @@
 /**
  * Whole-vector operations the memtables read with: gathering rows by position, joining vectors.
  */
-import type { Vector, VectorType } from '../batch/write-batch.js';
+import type { Vector, VectorType } from '../../types/write-batch.js';
 
 type Numeric = Float64Array | BigInt64Array | BigUint64Array | Uint8Array;
 const CTORS = { float64: Float64Array, int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array } as const;

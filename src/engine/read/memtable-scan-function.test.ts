@@ -30,7 +30,7 @@ test('filterRuns: key values keep matching series only; NULL keys never match; i
 test('tsdb_memtable_scan: the filter is applied run by run across chunks (keys, time bounds, none)', async (t) => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');
-  const { OP_PUT } = await import('../batch/write-batch.js');
+  const { OP_PUT } = await import('../../types/write-batch.js');
   const { publishRuns, registerMemtableScan } = await import('./memtable-scan-function.js');
   const md = {
     region_id: '4398046511104',
@@ -82,7 +82,7 @@ test('tsdb_memtable_scan: the filter is applied run by run across chunks (keys, 
 test('tsdb_memtable_scan: short pieces copy times below zero and beyond 32 bits, and sequences beyond 32 bits, exactly', async (t) => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');
-  const { OP_PUT } = await import('../batch/write-batch.js');
+  const { OP_PUT } = await import('../../types/write-batch.js');
   const { publishRuns, registerMemtableScan } = await import('./memtable-scan-function.js');
   const mt = new TimeSeriesMemtable({
     region_id: '4398046511104',
@@ -152,7 +152,7 @@ test('candidateRanges: a filter on the first key column finds exactly the runs o
 test('tsdb_memtable_scan: string tags of every length (inlined or not, multi-byte, NULL) come out as written, across chunks', async (t) => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');
-  const { OP_PUT } = await import('../batch/write-batch.js');
+  const { OP_PUT } = await import('../../types/write-batch.js');
   const { publishRuns, registerMemtableScan } = await import('./memtable-scan-function.js');
   const mt = new TimeSeriesMemtable({
     region_id: '4398046511104',

@@ -12,7 +12,7 @@ import { formatSize } from '../../common/size/size.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { LocalFile, StorageProvider } from '../../storage/storage-provider.js';
 import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
-import type { Vector, WriteBatch } from '../batch/write-batch.js';
+import type { Vector, WriteBatch } from '../../types/write-batch.js';
 import type { WriteBufferManager } from '../flush/write-buffer-manager.js';
 import { changeAction, editAction, purgeAction, removeAction, truncateAction } from '../manifest/action.js';
 import { RegionScan, type ScanRequest } from '../read/region-scan.js';

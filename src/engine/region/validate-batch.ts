@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { OP_DELETE, OP_PUT, vectorTypeOf, type WriteBatch } from '../batch/write-batch.js';
+import { OP_DELETE, OP_PUT, vectorTypeOf, type WriteBatch } from '../../types/write-batch.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
 
 function invalid(message: string): TsdbError {

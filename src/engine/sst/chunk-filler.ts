@@ -9,7 +9,7 @@
  */
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBDataChunk } from '@duckdb/node-api';
-import type { Vector } from '../batch/write-batch.js';
+import type { Vector } from '../../types/write-batch.js';
 import type { SeriesRun } from '../memtable/memtable.js';
 import type { ColumnType, RegionMetadata } from '../../types/region-metadata.js';
 import { sstColumns, type SstColumn } from './sst-format.js';

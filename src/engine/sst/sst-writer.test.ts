@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tempDir } from '../../../test/support/temp.js';
-import { OP_DELETE, OP_PUT, type Vector } from '../batch/write-batch.js';
+import { OP_DELETE, OP_PUT, type Vector } from '../../types/write-batch.js';
 import { TimeSeriesMemtable } from '../memtable/time-series-memtable.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
 import { METADATA_KEY, quoteLiteral } from './sst-format.js';

@@ -6,7 +6,7 @@
  * region are thus applied in arrival order; a worker blocked on a region (a DDL holds its writes)
  * delays only the regions it serves.
  */
-import type { WriteBatch } from '../batch/write-batch.js';
+import type { WriteBatch } from '../../types/write-batch.js';
 import { regionNumberOf, tableIdOf, type RegionId } from '../../types/region-id.js';
 import type { Region, WriteResult } from '../region/region.js';
 

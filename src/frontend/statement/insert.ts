@@ -13,7 +13,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { checkTimestampRange, convertTime, parseTimestamp } from '../../common/time/timestamp.js';
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
-import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../engine/batch/write-batch.js';
+import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import { quoteIdent, SQL_TYPES } from '../../engine/sst/sst-format.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';

@@ -8,7 +8,7 @@
 import { DataType, DateUnit, type Data, type Field, type RecordBatch, type Schema, TimeUnit } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import type { Vector } from '../../engine/batch/write-batch.js';
+import type { Vector } from '../../types/write-batch.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
 import type { TableSummary } from '../../frontend/table-summary.js';

@@ -12,7 +12,7 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { vectorTypeOf, type Vector } from '../../engine/batch/write-batch.js';
+import { vectorTypeOf, type Vector } from '../../types/write-batch.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import type { IngestColumn, IngestSemantic, IngestTable } from '../../frontend/ingest-request.js';
 

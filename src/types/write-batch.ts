@@ -2,7 +2,7 @@
  * A batch of rows for one region, by column (column id → vector): what a put or a delete carries
  * from the frontend through the WAL into the memtable.
  */
-import type { ColumnType } from '../../types/region-metadata.js';
+import type { ColumnType } from './region-metadata.js';
 
 export const OP_DELETE = 0;
 export const OP_PUT = 1;
