@@ -8,7 +8,7 @@ import type { RegionId } from '../types/region-id.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import { FrontendInstance } from './instance.js';
-import type { ScanRequest } from '../engine/read/region-scan.js';
+import type { ScanRequest } from '../types/scan-request.js';
 import { LocalRegionAccess } from './region-access.js';
 import { newSession } from './session.js';
 

@@ -7,7 +7,7 @@ import type { WriteBatch } from '../types/write-batch.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionEngine } from '../engine/region-engine.js';
-import type { ScanRequest } from '../engine/read/region-scan.js';
+import type { ScanRequest } from '../types/scan-request.js';
 
 /** A scan as SQL text, valid until released. */
 export interface ScanRelation {

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { DuckDBTableFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import type { PkValue, SeriesRun } from '../memtable/memtable.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
+import type { KeyFilterValue } from '../../types/scan-request.js';
 import { CHUNK_ROWS, ChunkFiller, type Piece } from '../sst/chunk-filler.js';
 
 export const MEMTABLE_SCAN_FUNCTION = 'tsdb_memtable_scan';
@@ -29,9 +30,6 @@ export interface RunFilter {
   readonly end?: bigint;
   readonly keys?: ReadonlyArray<{ readonly keyIndex: number; readonly values: readonly KeyFilterValue[] }>;
 }
-
-/** A value a primary key column may equal: a string (string tags) or an integer (integer tags). */
-export type KeyFilterValue = string | bigint;
 
 interface Published {
   readonly filler: ChunkFiller;

@@ -8,17 +8,19 @@
  * deduplication costs only where sources can collide. Append-mode regions are never merged.
  * Tombstones are dropped from the result; rows past the TTL are filtered out.
  *
- * The scan's filter (time range, primary-key values: `ScanRequest`) is applied inside each source,
- * below the merge: to SST files as a WHERE on the Parquet scan (row groups pruned by their
- * statistics), to memtables by the table function (`RunFilter`). Both only narrow by key and time,
- * which the merge groups by, so a key's rows are kept or dropped together; never by fields.
+ * The scan's filter (time range, primary-key values: `ScanRequest`, `src/types/scan-request.ts`) is
+ * applied inside each source, below the merge: to SST files as a WHERE on the Parquet scan (row
+ * groups pruned by their statistics), to memtables by the table function (`RunFilter`). Both only
+ * narrow by key and time, which the merge groups by, so a key's rows are kept or dropped together;
+ * never by fields.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/memtable.js';
 import type { ColumnMetadata, RegionMetadata, TimestampType } from '../../types/region-metadata.js';
-import { MEMTABLE_SCAN_FUNCTION, publishRuns, type KeyFilterValue, type RunFilter } from './memtable-scan-function.js';
+import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-scan-function.js';
+import type { KeyFilterValue } from '../../types/scan-request.js';
 import { OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, SEQUENCE_COLUMN, SQL_TYPES } from '../sst/sst-format.js';
 
 /** One memtable's rows, read out when the scan was made. */
@@ -38,18 +40,6 @@ export interface FileSnapshot {
   readonly timeRange: readonly [number, number];
   /** Region columns the file holds; undefined = all current ones. */
   readonly columnIds?: readonly number[];
-}
-
-/** What a scan reads: an inclusive time range (time index unit), and values of primary key columns. */
-export interface ScanRequest {
-  readonly start?: bigint;
-  readonly end?: bigint;
-  /**
-   * Primary key column id → the values it may hold (from the query's `tag = …` / `tag IN (…)`):
-   * rows with other values (NULL included) may be left out. Strings for string tags, integers for
-   * integer tags; other columns are ignored.
-   */
-  readonly keys?: ReadonlyMap<number, readonly KeyFilterValue[]>;
 }
 
 export interface ScanSnapshot {
