@@ -16,7 +16,7 @@ import { fullTableName, type ColumnSchema, type TableInfo } from '../catalog/tab
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
-import { quoteIdent } from '../engine/sst/sst-format.js';
+import { quoteIdent } from '../common/sql-quote.js';
 
 export const METRIC_ENGINE = 'metric';
 export const PHYSICAL_TABLE_OPTION = 'physical_metric_table';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { bridgePgQueryText, rewritePgTree, type PgSession } from './pg-dialect.js';
 import { tableRefs } from './table-refs.js';
 

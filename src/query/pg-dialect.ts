@@ -30,7 +30,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { FIRST_NORMAL_OID, isPgCatalogTable, namespaceOid, PG_CATALOG, PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_TYPES, SUPERUSER_OID, typeOid, UTF8_ENCODING } from '../catalog/pg-catalog.js';
 import { tokenize, type Token } from '../sql/lexer.js';
 import type { QueryDialect } from './query-executor.js';

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { records, type Output } from './output.js';
 import { convertResult, readResult } from './result-conversion.js';
 import { bridgeQueryText } from '../sql/query-text.js';

@@ -15,7 +15,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { parseDuration } from '../common/time/duration.js';
 import { canonicalTimeZone, parseOffset, parseTimestamp, zoneOffsetMinutes } from '../common/time/timestamp.js';
-import { quoteIdent, quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import { isUtc } from './session-time.js';
 import { tokenize, type Token } from '../sql/lexer.js';
 import { limitErrorSql } from './resource-limits.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { formatSize } from '../common/size/size.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 
 export interface ResultLimits {
   /** Rows one result may have; 0 = no limit. Also the most slots a RANGE query may fill. */

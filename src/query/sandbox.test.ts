@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { ENGINE_SETTINGS } from '../sql/engine-settings.js';
 import { ALLOWED_TABLE_FUNCTIONS, checkSandbox } from './sandbox.js';
 

@@ -8,7 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { buildInfo } from '../common/build-info.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { TimeUnit } from '../types/time-unit.js';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { installFunctions } from './session-functions.js';
 import { isUtc, rewriteSessionBuckets, rewriteSessionTime, timestampTest, utcText } from './session-time.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { isLosslessNumber } from 'lossless-json';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { integerOf, parseSqlJson, stringifySqlJson } from './sql-json.js';
 import { rewriteTimeLiterals } from './time-predicates.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { quoteLiteral } from '../engine/sst/sst-format.js';
+import { quoteLiteral } from '../common/sql-quote.js';
 import { tableRefs } from './table-refs.js';
 import { epochSql, foldableBounds, rewriteTimeLiterals, timeRangeOf } from './time-predicates.js';
 

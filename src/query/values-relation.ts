@@ -3,7 +3,8 @@
  * queries join and filter them like any table.
  */
 import type { ColumnType } from '../types/region-metadata.js';
-import { quoteIdent, quoteLiteral, SQL_TYPES } from '../engine/sst/sst-format.js';
+import { SQL_TYPES } from '../types/sql-types.js';
+import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import type { Cell, OutputColumn } from './output.js';
 
 

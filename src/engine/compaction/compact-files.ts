@@ -10,7 +10,9 @@ import { defaultLiteral, timeLiteral } from '../read/region-scan.js';
 import type { RegionMetadata, TimestampType } from '../../types/region-metadata.js';
 import { widenRange } from '../../types/time-unit.js';
 import type { FileMeta } from '../sst/file-meta.js';
-import { METADATA_KEY, OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, ROW_GROUP_ROWS, SEQUENCE_COLUMN, SQL_TYPES, sstColumns } from '../sst/sst-format.js';
+import { METADATA_KEY, OP_TYPE_COLUMN, physicalName, ROW_GROUP_ROWS, SEQUENCE_COLUMN, sstColumns } from '../sst/sst-format.js';
+import { SQL_TYPES } from '../../types/sql-types.js';
+import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 
 export interface CompactInput {
   readonly path: string;

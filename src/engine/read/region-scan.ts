@@ -21,7 +21,9 @@ import type { SeriesRun } from '../memtable/memtable.js';
 import type { ColumnMetadata, RegionMetadata, TimestampType } from '../../types/region-metadata.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-scan-function.js';
 import type { KeyFilterValue } from '../../types/scan-request.js';
-import { OP_TYPE_COLUMN, physicalName, quoteIdent, quoteLiteral, SEQUENCE_COLUMN, SQL_TYPES } from '../sst/sst-format.js';
+import { OP_TYPE_COLUMN, physicalName, SEQUENCE_COLUMN } from '../sst/sst-format.js';
+import { SQL_TYPES } from '../../types/sql-types.js';
+import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 
 /** One memtable's rows, read out when the scan was made. */
 export interface MemtableSnapshot {

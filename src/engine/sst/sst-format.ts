@@ -25,6 +25,7 @@ import {
   type DuckDBType,
 } from '@duckdb/node-api';
 import type { ColumnMetadata, ColumnType, RegionMetadata } from '../../types/region-metadata.js';
+import { SQL_TYPES } from '../../types/sql-types.js';
 
 export const SEQUENCE_COLUMN = '__sequence';
 export const OP_TYPE_COLUMN = '__op_type';
@@ -66,28 +67,6 @@ export const DUCKDB_TYPES: Record<ColumnType, DuckDBType> = {
   TimestampNanosecond: TIMESTAMP_NS,
 };
 
-/** SQL spelling of each column type, for DDL of temporary tables. */
-export const SQL_TYPES: Record<ColumnType, string> = {
-  Boolean: 'BOOLEAN',
-  Int8: 'TINYINT',
-  Int16: 'SMALLINT',
-  Int32: 'INTEGER',
-  Int64: 'BIGINT',
-  UInt8: 'UTINYINT',
-  UInt16: 'USMALLINT',
-  UInt32: 'UINTEGER',
-  UInt64: 'UBIGINT',
-  Float32: 'FLOAT',
-  Float64: 'DOUBLE',
-  String: 'VARCHAR',
-  Binary: 'BLOB',
-  Date: 'DATE',
-  TimestampSecond: 'TIMESTAMP_S',
-  TimestampMillisecond: 'TIMESTAMP_MS',
-  TimestampMicrosecond: 'TIMESTAMP',
-  TimestampNanosecond: 'TIMESTAMP_NS',
-};
-
 export interface SstColumn {
   readonly name: string;
   readonly sqlType: string;
@@ -109,14 +88,4 @@ export function sstColumns(metadata: RegionMetadata): SstColumn[] {
     { name: SEQUENCE_COLUMN, sqlType: 'UBIGINT', duckdbType: UBIGINT },
     { name: OP_TYPE_COLUMN, sqlType: 'UTINYINT', duckdbType: UTINYINT },
   ];
-}
-
-/** A SQL identifier in double quotes. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** A SQL string literal. */
-export function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

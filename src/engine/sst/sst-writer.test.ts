@@ -6,7 +6,8 @@ import { tempDir } from '../../../test/support/temp.js';
 import { OP_DELETE, OP_PUT, type Vector } from '../../types/write-batch.js';
 import { TimeSeriesMemtable } from '../memtable/time-series-memtable.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
-import { METADATA_KEY, quoteLiteral } from './sst-format.js';
+import { METADATA_KEY } from './sst-format.js';
+import { quoteLiteral } from '../../common/sql-quote.js';
 import { registerMemtableScan } from '../read/memtable-scan-function.js';
 import { writeSst } from './sst-writer.js';
 

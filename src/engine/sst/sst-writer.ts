@@ -12,7 +12,8 @@ import { widenRange } from '../../types/time-unit.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns } from '../read/memtable-scan-function.js';
 import { ChunkFiller } from './chunk-filler.js';
 import type { FileMeta } from './file-meta.js';
-import { METADATA_KEY, quoteIdent, quoteLiteral, ROW_GROUP_ROWS } from './sst-format.js';
+import { METADATA_KEY, ROW_GROUP_ROWS } from './sst-format.js';
+import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 
 export interface SstWriteRequest {
   readonly metadata: RegionMetadata;

@@ -15,7 +15,8 @@ import { checkTimestampRange, convertTime, parseTimestamp } from '../../common/t
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import type { ColumnType } from '../../types/region-metadata.js';
-import { quoteIdent, SQL_TYPES } from '../../engine/sst/sst-format.js';
+import { SQL_TYPES } from '../../types/sql-types.js';
+import { quoteIdent } from '../../common/sql-quote.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
 import type { TableRouter } from '../table-router.js';
 import type { Session } from '../session.js';

@@ -9,7 +9,7 @@ import { INFORMATION_SCHEMA_TABLES, sqlTypeName } from '../../catalog/informatio
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { quoteIdent, quoteLiteral } from '../../engine/sst/sst-format.js';
+import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import { records, type Cell, type Output, type OutputColumn } from '../../query/output.js';
 import type { ShowFilter, Statement } from '../../sql/ast.js';
 import type { Session } from '../session.js';

@@ -11,16 +11,9 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
+import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import { COLUMN_DATA_TYPES, COLUMN_DATA_TYPE_NAMES } from './row-decoder.js';
-
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-export function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
-}
 
 /** SQL spelling of each stored type (reference api.md §4.3). */
 const SQL_TYPE: Record<ColumnType, string> = {

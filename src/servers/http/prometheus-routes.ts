@@ -11,7 +11,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
-import { quoteIdent, quoteLiteral } from '../../engine/sst/sst-format.js';
+import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import type { Cell } from '../../query/output.js';
 import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
 import { decodeReadRequest, encodeReadResponse, negotiateResponseType, type ReadMatcher, type ReadQuery, type ReadSeries } from '../prometheus/remote-read.js';

@@ -1,0 +1,24 @@
+/** How column types are spelled in the SQL that tsdb runs in DuckDB. */
+import type { ColumnType } from './region-metadata.js';
+
+/** DuckDB's SQL spelling of each column type (casts, DDL of temporary tables). */
+export const SQL_TYPES: Record<ColumnType, string> = {
+  Boolean: 'BOOLEAN',
+  Int8: 'TINYINT',
+  Int16: 'SMALLINT',
+  Int32: 'INTEGER',
+  Int64: 'BIGINT',
+  UInt8: 'UTINYINT',
+  UInt16: 'USMALLINT',
+  UInt32: 'UINTEGER',
+  UInt64: 'UBIGINT',
+  Float32: 'FLOAT',
+  Float64: 'DOUBLE',
+  String: 'VARCHAR',
+  Binary: 'BLOB',
+  Date: 'DATE',
+  TimestampSecond: 'TIMESTAMP_S',
+  TimestampMillisecond: 'TIMESTAMP_MS',
+  TimestampMicrosecond: 'TIMESTAMP',
+  TimestampNanosecond: 'TIMESTAMP_NS',
+};
