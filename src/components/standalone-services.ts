@@ -59,6 +59,7 @@ export class StandaloneServices implements ComponentServices {
       spillDir,
       ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
       readableDirs: this.engine.readableDirs(),
+      registerFunctions: (conn) => LocalRegionAccess.registerScanFunctions(conn),
       sstMetaCache: c.region_engine.mito.sst_meta_cache_size > 0,
       pageCache: c.region_engine.mito.page_cache_size > 0,
     });

@@ -13,7 +13,7 @@ import type { Millis } from '../common/time/duration.js';
 import type { StorageProviders } from '../storage/storage-provider.js';
 import type { WriteBatch } from '../types/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
-import { sandboxDuckDb } from './duckdb-sandbox.js';
+import { sandboxDuckDb } from '../common/duckdb-sandbox.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
 import type { FileMeta } from './sst/file-meta.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
@@ -105,7 +105,7 @@ export class RegionEngine {
     private readonly opts: RegionEngineOptions,
     private readonly wal: Wal,
     readonly writeBuffer: WriteBufferManager,
-    /** The DuckDB that writes and reads SST files for flushes and compactions (in memory; sandboxed: `duckdb-sandbox.ts`). */
+    /** The DuckDB that writes and reads SST files for flushes and compactions (in memory; sandboxed: `common/duckdb-sandbox.ts`). */
     readonly duckdb: DuckDBInstance,
   ) {
     this.jobs = new BackgroundJobs(opts.maxBackgroundJobs);

@@ -7,6 +7,7 @@ import type { WriteBatch } from '../types/write-batch.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionEngine } from '../engine/region-engine.js';
+import { registerMemtableScan } from '../engine/read/memtable-scan-function.js';
 import type { ScanRequest } from '../types/scan-request.js';
 
 /** A scan as SQL text, valid until released. */
@@ -40,6 +41,14 @@ export interface RegionAccess {
 
 /** Regions of the engine in this process (standalone). */
 export class LocalRegionAccess implements RegionAccess {
+  /**
+   * Registers in a DuckDB (the query one, `query/query-duckdb.ts`) the functions the relations of
+   * `scanRelation` name: the engine's memtable scan function.
+   */
+  static registerScanFunctions(conn: DuckDBConnection): void {
+    registerMemtableScan(conn);
+  }
+
   /**
    * `queries`: the DuckDB queries run in (`query/query-duckdb.ts`: its own memory budget and spill
    * directory); without it, the engine's (tests).

@@ -2,13 +2,13 @@
  * The DuckDB queries run in, apart from the engine's (which flushes and compacts): its own memory
  * budget (`[query] memory_pool_size`) and spill directory, so that a query at its budget fails or
  * spills while flushes and compactions keep theirs. Queries' SQL names Parquet SST paths and the
- * memtable scan function, so this instance has the function registered and the engine's sandbox
- * (it reads only the engine's directories).
+ * memtable scan function, so this instance has the function registered (by whoever hands out the
+ * region relations: `registerFunctions`) and the engine's sandbox (it reads only the engine's
+ * directories).
  */
 import { mkdir, rm } from 'node:fs/promises';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { sandboxDuckDb } from '../engine/duckdb-sandbox.js';
-import { registerMemtableScan } from '../engine/read/memtable-scan-function.js';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { sandboxDuckDb } from '../common/duckdb-sandbox.js';
 
 export interface QueryDuckDbOptions {
   /** DuckDB threads (≥ 1). */
@@ -21,6 +21,11 @@ export interface QueryDuckDbOptions {
   readonly maxSpillSize?: number;
   /** The directories queries may read (the engine's: `RegionEngine.readableDirs`). */
   readonly readableDirs: readonly string[];
+  /**
+   * Registers the functions the region relations name (in standalone, the engine's memtable scan
+   * function: `LocalRegionAccess.registerScanFunctions`), before the configuration is locked.
+   */
+  readonly registerFunctions: (conn: DuckDBConnection) => void;
   /** Parquet footer and file block caches (the engine's `sst_meta_cache_size` / `page_cache_size` > 0). */
   readonly sstMetaCache?: boolean;
   readonly pageCache?: boolean;
@@ -41,7 +46,7 @@ export async function openQueryDuckDb(opts: QueryDuckDbOptions): Promise<DuckDBI
   try {
     const conn = await db.connect();
     try {
-      registerMemtableScan(conn);
+      opts.registerFunctions(conn);
       await conn.run(`SET GLOBAL parquet_metadata_cache = ${opts.sstMetaCache ?? true}`);
       await conn.run(`SET GLOBAL enable_external_file_cache = ${opts.pageCache ?? true}`);
       await sandboxDuckDb(conn, opts.readableDirs);

@@ -1,6 +1,6 @@
 /**
  * The SQL front end's half of the sandbox (DESIGN.md D12; DuckDB's own switches are the other half,
- * `engine/region-engine.ts` `sandbox`): a query's parse tree may name only the table functions that
+ * `common/duckdb-sandbox.ts`): a query's parse tree may name only the table functions that
  * compute rows (`range`, `unnest`, …) and no scalar function that reads the engine's settings or
  * state. Every table function that reads files or URLs (`read_text`, `read_parquet`, `glob`, …),
  * runs SQL given as text (`query`, `json_execute_serialized_sql`), or shows or changes the engine

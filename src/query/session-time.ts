@@ -1,7 +1,7 @@
 /**
  * One session time zone rule for queries (reference api.md §7; docs/time-zones.md). DuckDB holds
  * every tsdb timestamp as a naive TIMESTAMP[_S|_MS|_NS] meaning a UTC instant, and its own time zone
- * is fixed at UTC (its configuration is locked, `engine/region-engine.ts` `sandbox`); the session's
+ * is fixed at UTC (its configuration is locked, `common/duckdb-sandbox.ts`); the session's
  * zone is applied here, in the parse tree, before DuckDB binds the query:
  *
  * - a timestamp string without an offset, where it is read as a timestamp (cast to one, compared

@@ -1,6 +1,7 @@
 /**
  * The sandbox every DuckDB instance of tsdb runs in (DESIGN.md D12): the engine's (flushes,
- * compactions) and the one queries run in (`query/query-duckdb.ts`).
+ * compactions) and the one queries run in (`query/query-duckdb.ts`). Here, below both, so that
+ * each opens its DuckDB the same way without importing the other.
  */
 import { sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
