@@ -1,6 +1,8 @@
 /**
  * Layers (DESIGN.md, STYLE.md): imports point down. A layer may import itself or any layer below
- * it, never one above. Tests are outside the layers.
+ * it, never one above. Tests are outside the layers. Two rules more: above the engine only the
+ * region access reaches into engine/ (the seam, DESIGN.md D13), and types/, the vocabulary both
+ * sides of that seam share, imports nothing but itself.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -33,6 +35,17 @@ const RANK: Record<string, number> = {
   types: 9,
 };
 
+/** Layers above the engine that reach regions only through the region access (DESIGN.md D13). */
+const ABOVE_ENGINE = ['frontend', 'query', 'sql', 'promql', 'catalog', 'servers'];
+
+/**
+ * Files of those layers that still import engine/, each with why. Part A of issue 15 (the region
+ * server interface, with the in-process region server behind it) removes this exception.
+ */
+const ENGINE_IMPORT_EXCEPTIONS: Record<string, string> = {
+  'frontend/region-access.ts': 'LocalRegionAccess: the regions of the RegionEngine in this process',
+};
+
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
@@ -40,6 +53,11 @@ function sources(dir: string): string[] {
     // Tests and shared suites (`x.suite.ts`, run only by tests) are outside the layers.
     return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.suite.ts') ? [p] : [];
   });
+}
+
+/** The module specifiers a source imports or re-exports: `… from 'x'`, `import 'x'`, `import('x')`. */
+function specifiers(text: string): string[] {
+  return [...text.matchAll(/(?:\b(?:import|export)\b[^'"]*?\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm)].map((m) => m[2]!);
 }
 
 /** The longest RANK key made of the leading folders of `file`; else its first path segment under src/. */
@@ -73,19 +91,67 @@ test('every sub-folder with its own rank exists, under a ranked folder', () => {
   }
 });
 
+test('the import scan sees static, side-effect and dynamic imports and re-exports', () => {
+  const text = [
+    "import { a } from './a.js';",
+    'import type {',
+    '  B,',
+    "} from '../b.js';",
+    "import './c.js';",
+    "const d = await import('./d.js');",
+    "export { e } from './e.js';",
+    "export * from 'f';",
+    '// nothing imported from this comment line',
+  ].join('\n');
+  assert.deepEqual(specifiers(text), ['./a.js', '../b.js', './c.js', './d.js', './e.js', 'f']);
+});
+
 test('imports point down the layers', () => {
   const violations: string[] = [];
   for (const file of sources(SRC)) {
     const from = layerOf(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g)) {
-      const target = resolve(dirname(file), m[1]!);
+    for (const spec of specifiers(readFileSync(file, 'utf8')).filter((s) => s.startsWith('.'))) {
+      const target = resolve(dirname(file), spec);
       if (!target.startsWith(SRC)) {
-        violations.push(`${relative(SRC, file)} imports ${m[1]} outside src/`);
+        violations.push(`${relative(SRC, file)} imports ${spec} outside src/`);
         continue;
       }
       const to = layerOf(target);
-      if (RANK[to]! < RANK[from]!) violations.push(`${relative(SRC, file)} (${from}) imports ${m[1]} (${to}, a layer above)`);
+      if (RANK[to]! < RANK[from]!) violations.push(`${relative(SRC, file)} (${from}) imports ${spec} (${to}, a layer above)`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+/** The files of src/ that `file` imports, as paths relative to src/. */
+function importedFiles(file: string): string[] {
+  return specifiers(readFileSync(file, 'utf8'))
+    .filter((s) => s.startsWith('.'))
+    .map((s) => relative(SRC, resolve(dirname(file), s)));
+}
+
+test('above the engine, only the region access imports engine/', () => {
+  const violations: string[] = [];
+  const excepted = new Set<string>();
+  for (const file of sources(SRC)) {
+    const path = relative(SRC, file);
+    if (!ABOVE_ENGINE.includes(path.split('/')[0]!)) continue;
+    const engine = importedFiles(file).filter((t) => t.startsWith('engine/'));
+    if (engine.length === 0) continue;
+    if (ENGINE_IMPORT_EXCEPTIONS[path] !== undefined) excepted.add(path);
+    else violations.push(...engine.map((t) => `${path} imports ${t}`));
+  }
+  assert.deepEqual(violations, []);
+  // An exception that no longer imports engine/ (or no longer exists) is dropped from the list.
+  assert.deepEqual([...excepted].sort(), Object.keys(ENGINE_IMPORT_EXCEPTIONS).sort());
+});
+
+test('types/ imports only types/', () => {
+  const violations: string[] = [];
+  for (const file of sources(join(SRC, 'types'))) {
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+      const inside = spec.startsWith('.') && resolve(dirname(file), spec).startsWith(join(SRC, 'types') + '/');
+      if (!inside) violations.push(`${relative(SRC, file)} imports ${spec}`);
     }
   }
   assert.deepEqual(violations, []);
