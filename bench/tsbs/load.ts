@@ -24,13 +24,14 @@ export interface LatencyResult {
   readonly maxMs: number;
 }
 
-export async function bulkLoad(
+/** `serialize` builds the body of rows [from, to): text (line protocol, SQL) or bytes (protobuf). */
+export async function bulkLoad<B extends string | Uint8Array = string>(
   label: string,
   ds: Dataset,
   batchRows: number,
   concurrency: number,
-  serialize: (from: number, to: number) => string,
-  send: (body: string) => Promise<void>,
+  serialize: (from: number, to: number) => B,
+  send: (body: B) => Promise<void>,
 ): Promise<LoadResult> {
   const batchCount = Math.ceil(ds.rows / batchRows);
   const windowBatches = Math.max(concurrency * 8, 32);
@@ -40,7 +41,7 @@ export async function bulkLoad(
   let lastReport = performance.now();
   const reportEvery = 5000;
   for (let w = 0; w < batchCount; w += windowBatches) {
-    const bodies: { body: string; rows: number }[] = [];
+    const bodies: { body: B; rows: number }[] = [];
     for (let b = w; b < Math.min(batchCount, w + windowBatches); b++) {
       const from = b * batchRows;
       const to = Math.min(ds.rows, from + batchRows);

@@ -143,9 +143,16 @@ export interface TsdbStartOptions {
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** File taking the server's standard output and error (default `<dataDir>/server.log`; appended to). */
   readonly logFile?: string;
+  /** Node options before `bin/tsdb`, e.g. `--cpu-prof --cpu-prof-dir=<dir>`. */
+  readonly nodeArgs?: readonly string[];
 }
 
-export async function startTsdb(repoRoot: string, dataDir: string, options: TsdbStartOptions = {}): Promise<Server> {
+/** A started tsdb; `grpcAddr` is its gRPC listener (`--rpc-addr`, `grpc.addr`) as `127.0.0.1:<port>`. */
+export interface TsdbServer extends Server {
+  readonly grpcAddr: string;
+}
+
+export async function startTsdb(repoRoot: string, dataDir: string, options: TsdbStartOptions = {}): Promise<TsdbServer> {
   mkdirSync(dataDir, { recursive: true });
   const [http, rpc, mysql, pg] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const logFile = options.logFile ?? join(dataDir, 'server.log');
@@ -154,14 +161,14 @@ export async function startTsdb(repoRoot: string, dataDir: string, options: Tsdb
   const head = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   const version = head.status === 0 ? `${name} (work tree at ${head.stdout.trim()})` : name;
   const child = launch(process.execPath, [
-    bin, 'standalone', 'start',
+    ...(options.nodeArgs ?? []), bin, 'standalone', 'start',
     '--http-addr', `127.0.0.1:${http}`, '--rpc-addr', `127.0.0.1:${rpc}`, '--mysql-addr', `127.0.0.1:${mysql}`, '--postgres-addr', `127.0.0.1:${pg}`,
     '--http-timeout', '600s', '--data-home', join(dataDir, 'home'), '--log-dir', join(dataDir, 'logs'), '--log-level', options.logLevel ?? 'warn',
     ...(options.args ?? []),
   ], logFile, options.env);
   const baseUrl = `http://127.0.0.1:${http}`;
   await waitReady(`${baseUrl}/health`, child, logFile, (s) => s === 200);
-  return { system: 'tsdb', pid: child.pid ?? 0, baseUrl, dataDirs: { data: join(dataDir, 'home', 'data'), wal: join(dataDir, 'home', 'wal'), metadata: join(dataDir, 'home', 'metadata') }, logFile, version, stop: stopper(child) };
+  return { system: 'tsdb', pid: child.pid ?? 0, baseUrl, grpcAddr: `127.0.0.1:${rpc}`, dataDirs: { data: join(dataDir, 'home', 'data'), wal: join(dataDir, 'home', 'wal'), metadata: join(dataDir, 'home', 'metadata') }, logFile, version, stop: stopper(child) };
 }
 
 export async function startInfluxdb(dataDir: string): Promise<Server> {

@@ -1,0 +1,447 @@
+/**
+ * gRPC ingest against line protocol (issue 15), in one run, on the TSBS cpu-only data of bench/tsbs:
+ * each method gets a fresh tsdb (127.0.0.1, free ports, own temp dir), one after the other, and
+ * loads the same rows in the same batches with the same concurrency:
+ *
+ * - `lp`: InfluxDB line protocol, `POST /v1/influxdb/write?db=public&precision=ms` (bench/tsbs's
+ *   lineProtocolBatch bodies, as it loads InfluxDB);
+ * - `handle`: `greptime.v1.GreptimeDatabase/Handle`, one unary call per batch, a `row_inserts` of
+ *   table `cpu` (tags STRING TAG, `tsdb_timestamp` TIMESTAMP_MILLISECOND TIMESTAMP, fields FLOAT64
+ *   FIELD: the table line protocol creates);
+ * - `stream`: `GreptimeDatabase/HandleRequests`, --concurrency client streams, the batches dealt
+ *   round-robin to them, one `row_inserts` message per batch.
+ *
+ * Bodies (line protocol text, encoded protobuf) are built a window at a time outside the timed
+ * part, as bench/tsbs/load.ts does; their build time is reported as the client's encode cost.
+ * Measured per method: rows/s, server CPU seconds per million rows (/proc/<pid>/stat over the load,
+ * then until the server is idle), this process's CPU, and the ratio to line protocol. Checked:
+ * the stored count, per-host count / time range / sum of every field (equal across methods and to
+ * the generated data within 1e-9 relative) and the table's columns (DESC TABLE, equal across methods).
+ * With --cpu-prof DIR each server runs under `node --cpu-prof` and the load window's top functions
+ * are listed (the profiled run's figures include the sampling overhead).
+ *
+ *   npm run build && node dist/bench/grpc/main.js [--hosts 100 --hours 24] [--methods lp,handle,stream] [--json f] [--cpu-prof dir]
+ */
+import * as grpc from '@grpc/grpc-js';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { fmt, loadAverages, machine } from '../common/machine.js';
+import { monotonicUs, profileMarkdown, summarizeProfiles, type ProfileSummary, type ProfileWindow } from '../ingest/cpu-profile.js';
+import { compareRows, tsdbRows, tsdbSql, type Row } from '../tsbs/clients.js';
+import { FIELDS, generate, lineProtocolBatch, rowHost, rowTime, TAGS, type Dataset } from '../tsbs/data.js';
+import { bulkLoad, type LoadResult } from '../tsbs/load.js';
+import { cpuSeconds, installExitCleanup, log, rssBytes, startTsdb, waitIdle, type TsdbServer } from '../tsbs/servers.js';
+import { greptimePackageDefinition } from '../../src/servers/grpc/protos.js';
+
+const METHODS = ['lp', 'handle', 'stream'] as const;
+type Method = (typeof METHODS)[number];
+const METHOD_NAMES: Readonly<Record<Method, string>> = {
+  lp: 'line protocol (HTTP)',
+  handle: 'gRPC Handle (row_inserts)',
+  stream: 'gRPC HandleRequests (row_inserts)',
+};
+
+const { values: opts } = parseArgs({
+  options: {
+    hosts: { type: 'string', default: '100' },
+    hours: { type: 'string', default: '24' },
+    seed: { type: 'string', default: '123' },
+    batch: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '4' },
+    methods: { type: 'string', default: METHODS.join(',') },
+    'cpu-prof': { type: 'string' },
+    json: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+function positiveInt(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name}: a positive integer, not ${v}`);
+  return n;
+}
+
+const HOSTS = positiveInt('hosts', opts.hosts);
+const HOURS = Number(opts.hours);
+if (!(HOURS > 0)) throw new Error(`--hours: a positive number, not ${opts.hours}`);
+const SEED = Number(opts.seed);
+const BATCH = positiveInt('batch', opts.batch);
+const CONCURRENCY = positiveInt('concurrency', opts.concurrency);
+const SELECTED = opts.methods.split(',').map((s) => s.trim()) as Method[];
+for (const m of SELECTED) if (!METHODS.includes(m)) throw new Error(`--methods: ${METHODS.join(', ')}, not ${m}`);
+const CPU_PROF = opts['cpu-prof'] === undefined ? undefined : resolve(opts['cpu-prof']);
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+if (!existsSync(join(REPO, 'bin', 'tsdb'))) throw new Error(`bin/tsdb not found under ${REPO}`);
+
+/** The time index line protocol creates (src/servers/influxdb/line-protocol.ts TIMESTAMP_COLUMN). */
+const TIME_INDEX = 'tsdb_timestamp';
+const TABLE = 'cpu';
+const DB = 'public';
+
+// ---- gRPC client: requests encoded ahead, sent as bytes ----
+
+/** ColumnDataType and SemanticType numbers (proto/greptime/v1/common.proto). */
+const STRING = 12;
+const FLOAT64 = 10;
+const TIMESTAMP_MILLISECOND = 16;
+const TAG = 0;
+const FIELD = 1;
+const TIMESTAMP = 2;
+
+const SCHEMA = [
+  ...TAGS.map((t) => ({ column_name: t, datatype: STRING, semantic_type: TAG })),
+  { column_name: TIME_INDEX, datatype: TIMESTAMP_MILLISECOND, semantic_type: TIMESTAMP },
+  ...FIELDS.map((f) => ({ column_name: f, datatype: FLOAT64, semantic_type: FIELD })),
+];
+
+const databaseDef = greptimePackageDefinition()['greptime.v1.GreptimeDatabase'] as grpc.ServiceDefinition;
+const handleDef = databaseDef['Handle'] as grpc.MethodDefinition<unknown, unknown>;
+const streamDef = databaseDef['HandleRequests'] as grpc.MethodDefinition<unknown, unknown>;
+const asBytes = (b: Buffer): Buffer => b;
+
+/** A `GreptimeRequest` with the `row_inserts` of rows [from, to), encoded (proto-loader's protobufjs). */
+function rowInsertRequest(ds: Dataset, from: number, to: number): Buffer {
+  const rows = new Array<{ values: object[] }>(to - from);
+  for (let r = from; r < to; r++) {
+    const tags = ds.tagValues[rowHost(ds, r)] ?? [];
+    const values: object[] = tags.map((t) => ({ string_value: t }));
+    values.push({ timestamp_millisecond_value: String(rowTime(ds, r)) });
+    const base = r * FIELDS.length;
+    for (let f = 0; f < FIELDS.length; f++) values.push({ f64_value: ds.values[base + f] ?? 0 });
+    rows[r - from] = { values };
+  }
+  return handleDef.requestSerialize({ row_inserts: { inserts: [{ table_name: TABLE, rows: { schema: SCHEMA, rows } }] } });
+}
+
+type Client = grpc.Client & Record<string, Function>;
+
+/** A GreptimeDatabase client whose requests are already-encoded bytes. */
+function rawDatabaseClient(addr: string): Client {
+  const Ctor = grpc.makeGenericClientConstructor({
+    Handle: { ...handleDef, requestSerialize: asBytes },
+    HandleRequests: { ...streamDef, requestSerialize: asBytes },
+  }, 'GreptimeDatabase');
+  return new Ctor(addr, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 }) as unknown as Client;
+}
+
+interface GreptimeResponse {
+  readonly affected_rows?: { readonly value?: number } | null;
+}
+
+function affected(res: unknown): number {
+  return Number((res as GreptimeResponse).affected_rows?.value ?? Number.NaN);
+}
+
+function unary(client: Client, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    client['Handle']!(body, new grpc.Metadata(), (err: grpc.ServiceError | null, res: unknown) => (err ? reject(new Error(`Handle: ${err.code} ${err.details}`)) : resolve(affected(res))));
+  });
+}
+
+/** One HandleRequests call carrying `bodies` in order, with flow control; resolves to its affected rows. */
+function stream(client: Client, bodies: readonly Buffer[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const call = client['HandleRequests']!(new grpc.Metadata(), (err: grpc.ServiceError | null, res: unknown) => (err ? reject(new Error(`HandleRequests: ${err.code} ${err.details}`)) : resolve(affected(res)))) as grpc.ClientWritableStream<Buffer>;
+    let i = 0;
+    const pump = (): void => {
+      while (i < bodies.length) {
+        if (!call.write(bodies[i++]!)) {
+          call.once('drain', pump);
+          return;
+        }
+      }
+      call.end();
+    };
+    pump();
+  });
+}
+
+/**
+ * bench/tsbs/load.ts's windows for HandleRequests: each window of batches (encoded outside the
+ * timed part) is dealt round-robin to `concurrency` streams sent at once; a window's time ends
+ * when every stream has answered.
+ */
+async function streamLoad(label: string, ds: Dataset, client: Client, encode: (from: number, to: number) => Buffer): Promise<LoadResult & { affected: number }> {
+  const batchCount = Math.ceil(ds.rows / BATCH);
+  const windowBatches = Math.max(CONCURRENCY * 8, 32);
+  let sendMs = 0;
+  let rows = 0;
+  let bodyBytes = 0;
+  let affectedRows = 0;
+  for (let w = 0; w < batchCount; w += windowBatches) {
+    const shares: Buffer[][] = Array.from({ length: CONCURRENCY }, () => []);
+    let windowRows = 0;
+    for (let b = w; b < Math.min(batchCount, w + windowBatches); b++) {
+      const from = b * BATCH;
+      const to = Math.min(ds.rows, from + BATCH);
+      const body = encode(from, to);
+      bodyBytes += body.length;
+      windowRows += to - from;
+      shares[(b - w) % CONCURRENCY]!.push(body);
+    }
+    const t0 = performance.now();
+    const counts = await Promise.all(shares.filter((s) => s.length > 0).map((s) => stream(client, s)));
+    sendMs += performance.now() - t0;
+    for (const c of counts) affectedRows += c;
+    rows += windowRows;
+  }
+  const seconds = sendMs / 1000;
+  log(`${label}: loaded ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s = ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s (${(bodyBytes / 2 ** 20).toFixed(0)} MiB of messages)`);
+  return { rows, batches: batchCount, seconds, rowsPerSecond: rows / seconds, bodyBytes, affected: affectedRows };
+}
+
+// ---- line protocol ----
+
+async function lpWrite(baseUrl: string, body: string): Promise<void> {
+  const res = await fetch(`${baseUrl}/v1/influxdb/write?db=${DB}&precision=ms`, { method: 'POST', body });
+  const text = await res.text();
+  if (res.status !== 204) throw new Error(`line protocol write: HTTP ${res.status}: ${text.slice(0, 500)}`);
+}
+
+// ---- checks ----
+
+const CHECKSUM_SQL =
+  `SELECT hostname, count(*) AS n, min(${TIME_INDEX}) AS first_ms, max(${TIME_INDEX}) AS last_ms, ` +
+  `${FIELDS.map((f) => `sum(${f}) AS ${f}`).join(', ')} FROM ${TABLE} GROUP BY hostname ORDER BY hostname`;
+
+/** The per-host figures of CHECKSUM_SQL computed from the generated data. */
+function expectedChecksums(ds: Dataset): Row[] {
+  const out: Row[] = [];
+  for (let h = 0; h < ds.hosts; h++) {
+    const row: Row = { hostname: ds.tagValues[h]?.[0] ?? '', n: ds.steps, first_ms: ds.startMs, last_ms: ds.endMs - 10_000 };
+    const sums = new Float64Array(FIELDS.length);
+    for (let s = 0; s < ds.steps; s++) {
+      const base = (s * ds.hosts + h) * FIELDS.length;
+      for (let f = 0; f < FIELDS.length; f++) sums[f]! += ds.values[base + f] ?? 0;
+    }
+    FIELDS.forEach((f, i) => (row[f] = sums[i] ?? 0));
+    out.push(row);
+  }
+  return out;
+}
+
+const PER_MS: Readonly<Record<string, number>> = { TimestampSecond: 1e-3, TimestampMillisecond: 1, TimestampMicrosecond: 1e3, TimestampNanosecond: 1e6 };
+
+/**
+ * The records of a `/v1/sql` answer by column name, timestamps as epoch ms (the time index is
+ * nanoseconds in line protocol's table, milliseconds in the gRPC one), numbers as numbers.
+ */
+function records(body: string): Row[] {
+  const parsed = JSON.parse(body) as { output?: Array<{ records?: { schema: { column_schemas: Array<{ name: string; data_type: string }> }; rows: Row[keyof Row][][] } }> };
+  const rec = parsed.output?.[0]?.records;
+  if (rec === undefined) return [];
+  const cols = rec.schema.column_schemas;
+  return rec.rows.map((cells) => {
+    const row: Row = {};
+    cols.forEach((c, i) => {
+      const v = cells[i] ?? null;
+      const per = PER_MS[c.data_type];
+      row[c.name] = per !== undefined && v !== null ? Number(v) / per : /Int|Float/.test(c.data_type) && typeof v === 'string' ? Number(v) : v;
+    });
+    return row;
+  });
+}
+
+/** DESC TABLE rows with the time index's type named by kind only (its unit is compared apart). */
+function columnsOf(body: string): { columns: Row[]; timeIndexType: string } {
+  const rows = records(body);
+  let timeIndexType = '?';
+  const columns = rows.map((r) => {
+    if (r['Column'] !== TIME_INDEX) return r;
+    timeIndexType = String(r['Type']);
+    return { ...r, Type: 'Timestamp(…)' };
+  });
+  return { columns, timeIndexType };
+}
+
+// ---- runs ----
+
+interface MethodResult {
+  readonly method: Method;
+  version?: string;
+  load?: LoadResult;
+  /** Affected rows the server answered (gRPC). */
+  affected?: number;
+  /** Time building the bodies (outside the timed part). */
+  encodeSeconds?: number;
+  serverCpuLoadS?: number;
+  serverCpuIdleS?: number;
+  idleWaitMs?: number;
+  clientCpuLoadS?: number;
+  rssBytes?: number;
+  count?: number;
+  checksum?: Row[];
+  columns?: Row[];
+  timeIndexType?: string;
+  loadAvgAfter?: string;
+  loadWindow?: ProfileWindow;
+  profileDir?: string;
+  profile?: ProfileSummary;
+  errors: string[];
+}
+
+function errMsg(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function clientCpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+async function runMethod(method: Method, ds: Dataset, workDir: string): Promise<MethodResult> {
+  const r: MethodResult = { method, errors: [] };
+  const dir = join(workDir, method);
+  if (CPU_PROF !== undefined) {
+    r.profileDir = join(CPU_PROF, method);
+    rmSync(r.profileDir, { recursive: true, force: true });
+    mkdirSync(r.profileDir, { recursive: true });
+  }
+  const srv: TsdbServer = await startTsdb(REPO, dir, r.profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${r.profileDir}`] });
+  r.version = srv.version;
+  log(`${method}: ${srv.version}, pid ${srv.pid}, http ${srv.baseUrl}, grpc ${srv.grpcAddr}`);
+  const client = method === 'lp' ? null : rawDatabaseClient(srv.grpcAddr);
+  try {
+    let encodeMs = 0;
+    const timed = <B>(f: (from: number, to: number) => B) => (from: number, to: number): B => {
+      const t0 = performance.now();
+      const out = f(from, to);
+      encodeMs += performance.now() - t0;
+      return out;
+    };
+    const cpu0 = cpuSeconds(srv.pid);
+    const client0 = clientCpuSeconds();
+    const fromUs = monotonicUs();
+    const label = METHOD_NAMES[method];
+    if (method === 'lp') {
+      r.load = await bulkLoad(label, ds, BATCH, CONCURRENCY, timed((a, b) => lineProtocolBatch(ds, a, b)), (body) => lpWrite(srv.baseUrl, body));
+    } else if (method === 'handle') {
+      let n = 0;
+      r.load = await bulkLoad(label, ds, BATCH, CONCURRENCY, timed((a, b) => rowInsertRequest(ds, a, b)), async (body) => {
+        n += await unary(client!, body);
+      });
+      r.affected = n;
+    } else {
+      const s = await streamLoad(label, ds, client!, timed((a, b) => rowInsertRequest(ds, a, b)));
+      r.load = s;
+      r.affected = s.affected;
+    }
+    r.loadWindow = { fromUs, toUs: monotonicUs() };
+    r.serverCpuLoadS = cpuSeconds(srv.pid) - cpu0;
+    // The client's CPU over the load includes encoding (outside the timed part): take it out.
+    r.encodeSeconds = encodeMs / 1000;
+    r.clientCpuLoadS = clientCpuSeconds() - client0 - r.encodeSeconds;
+    r.loadAvgAfter = loadAverages();
+    if (r.affected !== undefined && r.affected !== ds.rows) r.errors.push(`${method}: the server answered ${r.affected} affected rows, expected ${ds.rows}`);
+    r.idleWaitMs = await waitIdle(srv.pid);
+    r.serverCpuIdleS = cpuSeconds(srv.pid) - cpu0;
+    r.rssBytes = rssBytes(srv.pid);
+    r.count = Number(tsdbRows((await tsdbSql(srv.baseUrl, DB, `SELECT count(*) AS n FROM ${TABLE}`)).body)[0]?.['n'] ?? Number.NaN);
+    if (r.count !== ds.rows) r.errors.push(`${method}: count ${r.count}, expected ${ds.rows}`);
+    r.checksum = records((await tsdbSql(srv.baseUrl, DB, CHECKSUM_SQL)).body);
+    const desc = columnsOf((await tsdbSql(srv.baseUrl, DB, `DESC TABLE ${TABLE}`)).body);
+    r.columns = desc.columns;
+    r.timeIndexType = desc.timeIndexType;
+    log(`${method}: count ${r.count}; server CPU ${r.serverCpuLoadS.toFixed(1)} s over the load, ${r.serverCpuIdleS.toFixed(1)} s until idle`);
+  } catch (e) {
+    r.errors.push(`${method}: ${errMsg(e)}`);
+    log(`${method}: ERROR ${errMsg(e)}`);
+  } finally {
+    client?.close();
+    await srv.stop();
+  }
+  if (r.profileDir !== undefined) {
+    try {
+      r.profile = summarizeProfiles(r.profileDir, REPO, r.loadWindow);
+    } catch (e) {
+      log(`${method}: could not read the CPU profile in ${r.profileDir}: ${errMsg(e)}`);
+    }
+  }
+  return r;
+}
+
+// ---- report ----
+
+function perMillion(x: number | undefined, rows: number | undefined): number | undefined {
+  return x === undefined || rows === undefined || rows === 0 ? undefined : (x * 1e6) / rows;
+}
+
+function checks(results: readonly MethodResult[], ds: Dataset): string[] {
+  const out: string[] = [];
+  const expected = expectedChecksums(ds);
+  const base = results[0];
+  for (const r of results) {
+    if (r.checksum === undefined) continue;
+    const c = compareRows(r.checksum, expected, 3, [r.method, 'generated']);
+    out.push(`- ${METHOD_NAMES[r.method]}: count ${r.count?.toLocaleString('en-US')} (expected ${ds.rows.toLocaleString('en-US')}); per-host count, first/last time and sum of each of the ${FIELDS.length} fields against the generated data: ${c.ok ? 'equal (1e-9 relative)' : `DIFFERENT: ${c.mismatches.join('; ')}`}`);
+    if (!c.ok) r.errors.push(`${r.method}: checksum differs from the generated data`);
+    if (base !== undefined && r !== base && base.checksum !== undefined) {
+      const exact = JSON.stringify(r.checksum) === JSON.stringify(base.checksum);
+      const near = compareRows(r.checksum, base.checksum, 3, [r.method, base.method]);
+      out.push(`  - against ${METHOD_NAMES[base.method]}: ${exact ? 'identical' : near.ok ? 'equal within 1e-9 relative (sums differ in the last bits)' : `DIFFERENT: ${near.mismatches.join('; ')}`}; ` +
+        `columns (DESC TABLE, the time index's unit aside): ${JSON.stringify(r.columns) === JSON.stringify(base.columns) ? 'identical' : `DIFFERENT: ${JSON.stringify(r.columns)} vs ${JSON.stringify(base.columns)}`}; ` +
+        `time index ${r.timeIndexType} (${base.method}: ${base.timeIndexType})`);
+      if (!near.ok) r.errors.push(`${r.method}: checksum differs from ${base.method}`);
+      if (JSON.stringify(r.columns) !== JSON.stringify(base.columns)) r.errors.push(`${r.method}: columns differ from ${base.method}`);
+    }
+  }
+  return out;
+}
+
+function report(ds: Dataset, results: readonly MethodResult[], loadAtStart: string): string {
+  const out: string[] = [];
+  out.push('## gRPC row inserts against line protocol');
+  out.push('');
+  out.push(`Machine: ${machine(loadAtStart)}.`);
+  out.push(`tsdb: ${results[0]?.version ?? '?'}.`);
+  out.push(`Data: TSBS cpu-only, ${ds.hosts} hosts × ${HOURS} h = ${ds.rows.toLocaleString('en-US')} rows (10 tags, 10 float fields), seed ${SEED}; batches of ${BATCH} rows, ${CONCURRENCY} in flight; one fresh server per method, one after the other.`);
+  out.push('');
+  const lp = results.find((r) => r.method === 'lp');
+  out.push('| method | rows/s | × line protocol | load s | server CPU s / M rows (load) | (until idle) | client CPU s / M rows (send) | client encode s / M rows | MiB sent | load avg after |');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of results) {
+    const rows = r.load?.rows;
+    const ratio = lp?.load !== undefined && r.load !== undefined ? r.load.rowsPerSecond / lp.load.rowsPerSecond : undefined;
+    out.push(`| ${METHOD_NAMES[r.method]} | ${r.load === undefined ? '–' : Math.round(r.load.rowsPerSecond).toLocaleString('en-US')} | ${fmt(ratio, 2)} | ${fmt(r.load?.seconds, 1)} | ` +
+      `${fmt(perMillion(r.serverCpuLoadS, rows), 2)} | ${fmt(perMillion(r.serverCpuIdleS, rows), 2)} | ${fmt(perMillion(r.clientCpuLoadS, rows), 2)} | ${fmt(perMillion(r.encodeSeconds, rows), 2)} | ` +
+      `${r.load === undefined ? '–' : (r.load.bodyBytes / 2 ** 20).toFixed(0)} | ${r.loadAvgAfter ?? '–'} |`);
+  }
+  out.push('');
+  out.push('Correctness:');
+  out.push(...checks(results, ds));
+  for (const r of results) {
+    if (r.profile !== undefined) {
+      out.push('');
+      out.push(profileMarkdown(`tsdb during ${METHOD_NAMES[r.method]} (${r.profileDir ?? ''})`, r.profile, 25));
+    }
+  }
+  const errors = results.flatMap((r) => r.errors);
+  if (errors.length > 0) out.push('', 'Errors:', ...errors.map((e) => `- ${e}`));
+  return out.join('\n');
+}
+
+// ---- main ----
+
+installExitCleanup();
+const loadAtStart = loadAverages();
+log(`generating ${HOSTS} hosts × ${HOURS} h (seed ${SEED})`);
+const ds = generate(HOSTS, HOURS, SEED);
+const workDir = mkdtempSync(join(tmpdir(), 'bench-grpc-'));
+log(`work dir ${workDir}`);
+const results: MethodResult[] = [];
+try {
+  for (const m of SELECTED) results.push(await runMethod(m, ds, workDir));
+} finally {
+  if (!opts.keep) rmSync(workDir, { recursive: true, force: true });
+  else log(`kept ${workDir}`);
+}
+const text = report(ds, results, loadAtStart);
+process.stdout.write(`${text}\n`);
+if (opts.json !== undefined) {
+  writeFileSync(opts.json, JSON.stringify({ machine: machine(loadAtStart), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, batch: BATCH, concurrency: CONCURRENCY, results }, null, 2));
+  log(`wrote ${opts.json}`);
+}
+if (results.some((r) => r.errors.length > 0)) process.exitCode = 1;
