@@ -321,7 +321,8 @@ async function runMethod(method: Method, ds: Dataset, workDir: string): Promise<
     } else if (method === 'handle') {
       let n = 0;
       r.load = await bulkLoad(label, ds, BATCH, CONCURRENCY, timed((a, b) => rowInsertRequest(ds, a, b)), async (body) => {
-        n += await unary(client!, body);
+        const k = await unary(client!, body);
+        n += k;
       });
       r.affected = n;
     } else {
