@@ -35,13 +35,18 @@ import { FIELDS, generate, lineProtocolBatch, rowHost, rowTime, TAGS, type Datas
 import { bulkLoad, type LoadResult } from '../tsbs/load.js';
 import { cpuSeconds, installExitCleanup, log, rssBytes, startTsdb, waitIdle, type TsdbServer } from '../tsbs/servers.js';
 import { greptimePackageDefinition } from '../../src/servers/grpc/protos.js';
+import { IpcMessageEncoder } from '../../src/servers/grpc/arrow-ipc.js';
+import { DESCRIPTOR_PATH, flightServiceDefinition, type FlightDataMessage, type PutResultMessage } from '../../src/servers/grpc/flight-service.js';
+import { decodeDoGet, FlightClient, sqlTicket } from '../../test/support/flight-client.js';
+import { makeVector, Table, TimestampMillisecond, Utf8, vectorFromArray, type RecordBatch, type Vector } from 'apache-arrow';
 
-const METHODS = ['lp', 'handle', 'stream'] as const;
+const METHODS = ['lp', 'handle', 'stream', 'put'] as const;
 type Method = (typeof METHODS)[number];
 const METHOD_NAMES: Readonly<Record<Method, string>> = {
   lp: 'line protocol (HTTP)',
   handle: 'gRPC Handle (row_inserts)',
   stream: 'gRPC HandleRequests (row_inserts)',
+  put: 'Flight DoPut (Arrow)',
 };
 
 const { values: opts } = parseArgs({
@@ -52,6 +57,9 @@ const { values: opts } = parseArgs({
     batch: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '4' },
     methods: { type: 'string', default: METHODS.join(',') },
+    'get-rows': { type: 'string', default: '1000000' },
+    'get-runs': { type: 'string', default: '3' },
+    'no-get': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -72,6 +80,8 @@ const BATCH = positiveInt('batch', opts.batch);
 const CONCURRENCY = positiveInt('concurrency', opts.concurrency);
 const SELECTED = opts.methods.split(',').map((s) => s.trim()) as Method[];
 for (const m of SELECTED) if (!METHODS.includes(m)) throw new Error(`--methods: ${METHODS.join(', ')}, not ${m}`);
+const GET_ROWS = positiveInt('get-rows', opts['get-rows']);
+const GET_RUNS = positiveInt('get-runs', opts['get-runs']);
 const CPU_PROF = opts['cpu-prof'] === undefined ? undefined : resolve(opts['cpu-prof']);
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 if (!existsSync(join(REPO, 'bin', 'tsdb'))) throw new Error(`bin/tsdb not found under ${REPO}`);
@@ -141,30 +151,18 @@ function unary(client: Client, body: Buffer): Promise<number> {
   });
 }
 
-/** One HandleRequests call carrying `bodies` in order, with flow control; resolves to its affected rows. */
-function stream(client: Client, bodies: readonly Buffer[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const call = client['HandleRequests']!(new grpc.Metadata(), (err: grpc.ServiceError | null, res: unknown) => (err ? reject(new Error(`HandleRequests: ${err.code} ${err.details}`)) : resolve(affected(res)))) as grpc.ClientWritableStream<Buffer>;
-    let i = 0;
-    const pump = (): void => {
-      while (i < bodies.length) {
-        if (!call.write(bodies[i++]!)) {
-          call.once('drain', pump);
-          return;
-        }
-      }
-      call.end();
-    };
-    pump();
-  });
-}
-
 /**
- * bench/tsbs/load.ts's windows for HandleRequests: each window of batches (encoded outside the
- * timed part) is dealt round-robin to `concurrency` streams sent at once; a window's time ends
- * when every stream has answered.
+ * bench/tsbs/load.ts's windows for streams (HandleRequests, DoPut): each window's batches are dealt
+ * round-robin to `concurrency` shares, each share encoded (outside the timed part) into the
+ * messages of one call, and the calls made at once; a window's time ends when every call has
+ * answered. `send` makes one call and resolves to the rows the server says it wrote.
  */
-async function streamLoad(label: string, ds: Dataset, client: Client, encode: (from: number, to: number) => Buffer): Promise<LoadResult & { affected: number }> {
+async function streamLoad(
+  label: string,
+  ds: Dataset,
+  encode: (ranges: ReadonlyArray<readonly [number, number]>) => Buffer[],
+  send: (bodies: readonly Buffer[]) => Promise<number>,
+): Promise<LoadResult & { affected: number }> {
   const batchCount = Math.ceil(ds.rows / BATCH);
   const windowBatches = Math.max(CONCURRENCY * 8, 32);
   let sendMs = 0;
@@ -172,25 +170,117 @@ async function streamLoad(label: string, ds: Dataset, client: Client, encode: (f
   let bodyBytes = 0;
   let affectedRows = 0;
   for (let w = 0; w < batchCount; w += windowBatches) {
-    const shares: Buffer[][] = Array.from({ length: CONCURRENCY }, () => []);
-    let windowRows = 0;
+    const shares: Array<Array<readonly [number, number]>> = Array.from({ length: CONCURRENCY }, () => []);
     for (let b = w; b < Math.min(batchCount, w + windowBatches); b++) {
       const from = b * BATCH;
       const to = Math.min(ds.rows, from + BATCH);
-      const body = encode(from, to);
-      bodyBytes += body.length;
-      windowRows += to - from;
-      shares[(b - w) % CONCURRENCY]!.push(body);
+      rows += to - from;
+      shares[(b - w) % CONCURRENCY]!.push([from, to]);
     }
+    const calls = shares.filter((s) => s.length > 0).map((s) => encode(s));
+    for (const c of calls) for (const b of c) bodyBytes += b.length;
     const t0 = performance.now();
-    const counts = await Promise.all(shares.filter((s) => s.length > 0).map((s) => stream(client, s)));
+    const counts = await Promise.all(calls.map((c) => send(c)));
     sendMs += performance.now() - t0;
     for (const c of counts) affectedRows += c;
-    rows += windowRows;
   }
   const seconds = sendMs / 1000;
   log(`${label}: loaded ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s = ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s (${(bodyBytes / 2 ** 20).toFixed(0)} MiB of messages)`);
   return { rows, batches: batchCount, seconds, rowsPerSecond: rows / seconds, bodyBytes, affected: affectedRows };
+}
+
+/** Writes `bodies` into a client stream with flow control, then ends it. */
+function writeAll(call: grpc.ClientWritableStream<Buffer> | grpc.ClientDuplexStream<Buffer, unknown>, bodies: readonly Buffer[]): void {
+  let i = 0;
+  const pump = (): void => {
+    while (i < bodies.length) {
+      if (!call.write(bodies[i++]!)) {
+        call.once('drain', pump);
+        return;
+      }
+    }
+    call.end();
+  };
+  pump();
+}
+
+/** One HandleRequests call carrying `bodies` in order; resolves to its affected rows. */
+function stream(client: Client, bodies: readonly Buffer[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const call = client['HandleRequests']!(new grpc.Metadata(), (err: grpc.ServiceError | null, res: unknown) => (err ? reject(new Error(`HandleRequests: ${err.code} ${err.details}`)) : resolve(affected(res)))) as grpc.ClientWritableStream<Buffer>;
+    writeAll(call, bodies);
+  });
+}
+
+// ---- Arrow Flight ----
+
+const putDef = flightServiceDefinition()['DoPut'] as grpc.MethodDefinition<FlightDataMessage, PutResultMessage>;
+
+/** A Flight client whose DoPut messages are already-encoded FlightData bytes. */
+function rawFlightClient(addr: string): Client {
+  const Ctor = grpc.makeGenericClientConstructor({ DoPut: { ...putDef, requestSerialize: asBytes } } as unknown as grpc.ServiceDefinition, 'FlightService');
+  return new Ctor(addr, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 }) as unknown as Client;
+}
+
+/** The table DoPut writes into (DoPut creates none): the columns, in the order, line protocol and the gRPC rows make. */
+const CREATE_TABLE =
+  `CREATE TABLE ${TABLE} (${TAGS.map((t) => `${t} STRING`).join(', ')}, ${FIELDS.map((f) => `${f} DOUBLE`).join(', ')}, ` +
+  `${TIME_INDEX} TIMESTAMP(3) NOT NULL, TIME INDEX (${TIME_INDEX}), PRIMARY KEY (${TAGS.join(', ')}))`;
+
+/** Rows [from, to) as one Arrow record batch: tags Utf8, the time index Timestamp(ms), fields Float64. */
+function arrowBatch(ds: Dataset, from: number, to: number): RecordBatch {
+  const n = to - from;
+  const cols: Record<string, Vector> = {};
+  TAGS.forEach((t, k) => {
+    const xs = new Array<string>(n);
+    for (let i = 0; i < n; i++) xs[i] = ds.tagValues[rowHost(ds, from + i)]?.[k] ?? '';
+    cols[t] = vectorFromArray(xs, new Utf8());
+  });
+  const ts = new Array<number>(n);
+  for (let i = 0; i < n; i++) ts[i] = rowTime(ds, from + i);
+  cols[TIME_INDEX] = vectorFromArray(ts, new TimestampMillisecond());
+  FIELDS.forEach((f, j) => {
+    const xs = new Float64Array(n);
+    for (let i = 0; i < n; i++) xs[i] = ds.values[(from + i) * FIELDS.length + j] ?? 0;
+    cols[f] = makeVector(xs);
+  });
+  const batch = new Table(cols).batches[0];
+  if (batch === undefined) throw new Error('no record batch');
+  return batch;
+}
+
+/** The FlightData of one DoPut of `ranges`: the descriptor and schema, then a batch per range with `{"request_id":n}`. */
+function putBodies(ds: Dataset, ranges: ReadonlyArray<readonly [number, number]>): Buffer[] {
+  const encoder = new IpcMessageEncoder();
+  const out: Buffer[] = [];
+  const none = Buffer.alloc(0);
+  let id = 0;
+  for (const [from, to] of ranges) {
+    const batch = arrowBatch(ds, from, to);
+    if (id === 0) {
+      for (const m of encoder.start(batch.schema)) {
+        out.push(putDef.requestSerialize({ flight_descriptor: { type: DESCRIPTOR_PATH, cmd: none, path: [TABLE] }, data_header: m.header, app_metadata: none, data_body: m.body }));
+      }
+    }
+    const ms = encoder.write(batch);
+    id++;
+    ms.forEach((m, k) => out.push(putDef.requestSerialize({ flight_descriptor: null, data_header: m.header, app_metadata: k === ms.length - 1 ? Buffer.from(JSON.stringify({ request_id: id })) : none, data_body: m.body })));
+  }
+  return out;
+}
+
+/** One DoPut call; resolves, when the server ends it, to the sum of the acknowledged affected rows. */
+function doPut(client: Client, bodies: readonly Buffer[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const call = client['DoPut']!(new grpc.Metadata()) as grpc.ClientDuplexStream<Buffer, PutResultMessage>;
+    let rows = 0;
+    call.on('data', (r: PutResultMessage) => {
+      rows += Number((JSON.parse(Buffer.from(r.app_metadata).toString('utf8')) as { affected_rows?: number }).affected_rows ?? 0);
+    });
+    call.on('error', (err: grpc.ServiceError) => reject(new Error(`DoPut: ${err.code} ${err.details}`)));
+    call.on('end', () => resolve(rows));
+    writeAll(call, bodies);
+  });
 }
 
 // ---- line protocol ----
@@ -303,15 +393,16 @@ async function runMethod(method: Method, ds: Dataset, workDir: string): Promise<
   const srv: TsdbServer = await startTsdb(REPO, dir, r.profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${r.profileDir}`] });
   r.version = srv.version;
   log(`${method}: ${srv.version}, pid ${srv.pid}, http ${srv.baseUrl}, grpc ${srv.grpcAddr}`);
-  const client = method === 'lp' ? null : rawDatabaseClient(srv.grpcAddr);
+  const client = method === 'lp' ? null : method === 'put' ? rawFlightClient(srv.grpcAddr) : rawDatabaseClient(srv.grpcAddr);
   try {
     let encodeMs = 0;
-    const timed = <B>(f: (from: number, to: number) => B) => (from: number, to: number): B => {
+    const timed = <A extends unknown[], B>(f: (...args: A) => B) => (...args: A): B => {
       const t0 = performance.now();
-      const out = f(from, to);
+      const out = f(...args);
       encodeMs += performance.now() - t0;
       return out;
     };
+    if (method === 'put') await tsdbSql(srv.baseUrl, DB, CREATE_TABLE);
     const cpu0 = cpuSeconds(srv.pid);
     const client0 = clientCpuSeconds();
     const fromUs = monotonicUs();
@@ -325,8 +416,12 @@ async function runMethod(method: Method, ds: Dataset, workDir: string): Promise<
         n += k;
       });
       r.affected = n;
+    } else if (method === 'stream') {
+      const s = await streamLoad(label, ds, timed((ranges) => ranges.map(([a, b]) => rowInsertRequest(ds, a, b))), (bodies) => stream(client!, bodies));
+      r.load = s;
+      r.affected = s.affected;
     } else {
-      const s = await streamLoad(label, ds, client!, timed((a, b) => rowInsertRequest(ds, a, b)));
+      const s = await streamLoad(label, ds, timed((ranges) => putBodies(ds, ranges)), (bodies) => doPut(client!, bodies));
       r.load = s;
       r.affected = s.affected;
     }
@@ -370,6 +465,10 @@ function perMillion(x: number | undefined, rows: number | undefined): number | u
   return x === undefined || rows === undefined || rows === 0 ? undefined : (x * 1e6) / rows;
 }
 
+function describeColumns(cols: readonly Row[] | undefined): string {
+  return (cols ?? []).map((c) => `${String(c['Column'])} ${String(c['Type'])} ${String(c['Semantic Type'])}${c['Null'] === 'NO' ? ' NOT NULL' : ''}`).join(', ');
+}
+
 function checks(results: readonly MethodResult[], ds: Dataset): string[] {
   const out: string[] = [];
   const expected = expectedChecksums(ds);
@@ -383,7 +482,7 @@ function checks(results: readonly MethodResult[], ds: Dataset): string[] {
       const exact = JSON.stringify(r.checksum) === JSON.stringify(base.checksum);
       const near = compareRows(r.checksum, base.checksum, 3, [r.method, base.method]);
       out.push(`  - against ${METHOD_NAMES[base.method]}: ${exact ? 'identical' : near.ok ? 'equal within 1e-9 relative (sums differ in the last bits)' : `DIFFERENT: ${near.mismatches.join('; ')}`}; ` +
-        `columns (DESC TABLE, the time index's unit aside): ${JSON.stringify(r.columns) === JSON.stringify(base.columns) ? 'identical' : `DIFFERENT: ${JSON.stringify(r.columns)} vs ${JSON.stringify(base.columns)}`}; ` +
+        `columns (DESC TABLE, the time index's unit aside): ${JSON.stringify(r.columns) === JSON.stringify(base.columns) ? 'identical' : `DIFFERENT: ${describeColumns(r.columns)} against ${describeColumns(base.columns)}`}; ` +
         `time index ${r.timeIndexType} (${base.method}: ${base.timeIndexType})`);
       if (!near.ok) r.errors.push(`${r.method}: checksum differs from ${base.method}`);
       if (JSON.stringify(r.columns) !== JSON.stringify(base.columns)) r.errors.push(`${r.method}: columns differ from ${base.method}`);
