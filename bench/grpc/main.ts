@@ -459,6 +459,216 @@ async function runMethod(method: Method, ds: Dataset, workDir: string): Promise<
   return r;
 }
 
+// ---- DoGet against /v1/sql ----
+
+interface GetRun {
+  /** Until the last message (Flight) or the whole body (HTTP) arrived. */
+  readonly receiveMs: number;
+  /** Then: Arrow IPC decoded into a Table (Flight), JSON.parse (HTTP). */
+  readonly decodeMs: number;
+  readonly serverCpuS: number;
+  readonly bytes: number;
+  readonly rows: number;
+}
+
+interface GetResult {
+  hosts: number;
+  rows: number;
+  sql: string;
+  loadRowsPerSecond?: number;
+  flight: GetRun[];
+  http: GetRun[];
+  flightChecksum?: Row[];
+  httpChecksum?: Row[];
+  expected?: Row[];
+  columnsFlight?: string;
+  columnsHttp?: string;
+  loadAvgAfter?: string;
+  errors: string[];
+}
+
+/** Per host: count, first/last time (ms), sum of each field, over rows given by accessors. */
+function checksumOf(n: number, host: (i: number) => string, timeMs: (i: number) => number, field: (f: number, i: number) => number): Row[] {
+  const by = new Map<string, { n: number; first: number; last: number; sums: Float64Array }>();
+  for (let i = 0; i < n; i++) {
+    const h = host(i);
+    let e = by.get(h);
+    if (e === undefined) by.set(h, (e = { n: 0, first: Infinity, last: -Infinity, sums: new Float64Array(FIELDS.length) }));
+    const t = timeMs(i);
+    e.n++;
+    if (t < e.first) e.first = t;
+    if (t > e.last) e.last = t;
+    for (let f = 0; f < FIELDS.length; f++) e.sums[f]! += field(f, i);
+  }
+  return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([h, e]) => {
+    const row: Row = { hostname: h, n: e.n, first_ms: e.first, last_ms: e.last };
+    FIELDS.forEach((f, k) => (row[f] = e.sums[k] ?? 0));
+    return row;
+  });
+}
+
+async function flightGet(flight: FlightClient, sql: string, pid: number): Promise<{ run: GetRun; table: Table | undefined }> {
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  const messages: FlightDataMessage[] = [];
+  for await (const m of flight.doGetStream(sqlTicket(sql)) as AsyncIterable<FlightDataMessage>) messages.push(m);
+  const t1 = performance.now();
+  const serverCpuS = cpuSeconds(pid) - cpu0;
+  const table = decodeDoGet(messages).table;
+  const t2 = performance.now();
+  let bytes = 0;
+  for (const m of messages) bytes += m.data_header.byteLength + m.data_body.byteLength + m.app_metadata.byteLength;
+  return { run: { receiveMs: t1 - t0, decodeMs: t2 - t1, serverCpuS, bytes, rows: table?.numRows ?? 0 }, table };
+}
+
+interface SqlJson {
+  readonly code: number;
+  readonly error?: string;
+  readonly output?: ReadonlyArray<{ records?: { schema: { column_schemas: ReadonlyArray<{ name: string; data_type: string }> }; rows: ReadonlyArray<ReadonlyArray<string | number | null>> } }>;
+}
+
+async function httpGet(baseUrl: string, sql: string, pid: number): Promise<{ run: GetRun; parsed: SqlJson }> {
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  const res = await fetch(`${baseUrl}/v1/sql?db=${DB}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ sql }).toString() });
+  const body = await res.text();
+  const t1 = performance.now();
+  const serverCpuS = cpuSeconds(pid) - cpu0;
+  if (!res.ok) throw new Error(`/v1/sql: HTTP ${res.status}: ${body.slice(0, 300)}`);
+  const parsed = JSON.parse(body) as SqlJson;
+  const t2 = performance.now();
+  if (parsed.code !== 0) throw new Error(`/v1/sql: code ${parsed.code}: ${parsed.error ?? ''}`);
+  return { run: { receiveMs: t1 - t0, decodeMs: t2 - t1, serverCpuS, bytes: Buffer.byteLength(body), rows: parsed.output?.[0]?.records?.rows.length ?? 0 }, parsed };
+}
+
+function flightChecksum(table: Table): Row[] {
+  const host = table.getChild('hostname');
+  const ts = table.getChild(TIME_INDEX);
+  const fields = FIELDS.map((f) => table.getChild(f)?.toArray() as Float64Array | undefined);
+  if (host === null || ts === null || fields.some((f) => f === undefined)) throw new Error(`DoGet: missing columns in ${table.schema.fields.map((f) => f.name).join(', ')}`);
+  const unit = PER_MS[`Timestamp${['Second', 'Millisecond', 'Microsecond', 'Nanosecond'][(ts.type as { unit: number }).unit] ?? ''}`] ?? 1;
+  const hosts = host.toArray() as ArrayLike<string>;
+  const times = ts.toArray() as ArrayLike<number | bigint>;
+  return checksumOf(table.numRows, (i) => hosts[i]!, (i) => Number(times[i]) / unit, (f, i) => fields[f]![i]!);
+}
+
+function httpChecksum(parsed: SqlJson): Row[] {
+  const rec = parsed.output?.[0]?.records;
+  if (rec === undefined) return [];
+  const idx = (name: string): number => rec.schema.column_schemas.findIndex((c) => c.name === name);
+  const h = idx('hostname');
+  const t = idx(TIME_INDEX);
+  const unit = PER_MS[rec.schema.column_schemas[t]?.data_type ?? ''] ?? 1;
+  const fs = FIELDS.map(idx);
+  return checksumOf(rec.rows.length, (i) => String(rec.rows[i]![h]), (i) => Number(rec.rows[i]![t]) / unit, (f, i) => Number(rec.rows[i]![fs[f]!]));
+}
+
+/**
+ * A fresh server loaded (line protocol) with exactly GET_ROWS rows, then `SELECT * FROM cpu LIMIT
+ * GET_ROWS` read GET_RUNS + 1 times each way (the first of each a warm-up), alternating which goes
+ * first; per-host checksums of the last answers compared with the generated data and each other.
+ */
+async function runGet(workDir: string): Promise<GetResult> {
+  if (GET_ROWS % HOSTS !== 0) throw new Error(`--get-rows ${GET_ROWS} is not a multiple of --hosts ${HOSTS}`);
+  const steps = GET_ROWS / HOSTS;
+  const gds = generate(HOSTS, (steps * 10) / 3600, SEED);
+  if (gds.rows !== GET_ROWS) throw new Error(`generated ${gds.rows} rows, wanted ${GET_ROWS}`);
+  const sql = `SELECT * FROM ${TABLE} LIMIT ${GET_ROWS}`;
+  const g: GetResult = { hosts: HOSTS, rows: GET_ROWS, sql, flight: [], http: [], errors: [] };
+  const srv = await startTsdb(REPO, join(workDir, 'get'));
+  log(`get: ${srv.version}, pid ${srv.pid}; loading ${GET_ROWS.toLocaleString('en-US')} rows (${HOSTS} hosts × ${steps} steps) by line protocol`);
+  const flight = new FlightClient(srv.grpcAddr);
+  try {
+    const load = await bulkLoad('get: line protocol', gds, BATCH, CONCURRENCY, (a, b) => lineProtocolBatch(gds, a, b), (body) => lpWrite(srv.baseUrl, body));
+    g.loadRowsPerSecond = load.rowsPerSecond;
+    await tsdbSql(srv.baseUrl, DB, `ADMIN FLUSH_TABLE('${TABLE}')`);
+    await waitIdle(srv.pid);
+    let lastTable: Table | undefined;
+    let lastJson: SqlJson | undefined;
+    for (let i = 0; i <= GET_RUNS; i++) {
+      for (const way of i % 2 === 0 ? ['flight', 'http'] : ['http', 'flight']) {
+        if (way === 'flight') {
+          const { run, table } = await flightGet(flight, sql, srv.pid);
+          if (i > 0) g.flight.push(run);
+          lastTable = table;
+          log(`get: Flight DoGet ${run.rows} rows, ${run.receiveMs.toFixed(0)} ms + ${run.decodeMs.toFixed(0)} ms decode${i === 0 ? ' (warm-up)' : ''}`);
+        } else {
+          const { run, parsed } = await httpGet(srv.baseUrl, sql, srv.pid);
+          if (i > 0) g.http.push(run);
+          lastJson = parsed;
+          log(`get: /v1/sql ${run.rows} rows, ${run.receiveMs.toFixed(0)} ms + ${run.decodeMs.toFixed(0)} ms JSON.parse${i === 0 ? ' (warm-up)' : ''}`);
+        }
+      }
+    }
+    g.loadAvgAfter = loadAverages();
+    g.expected = expectedChecksums(gds);
+    if (lastTable !== undefined) {
+      g.flightChecksum = flightChecksum(lastTable);
+      g.columnsFlight = lastTable.schema.fields.map((f) => `${f.name} ${String(f.type)}`).join(', ');
+    } else g.errors.push('DoGet answered no rows');
+    if (lastJson !== undefined) {
+      g.httpChecksum = httpChecksum(lastJson);
+      g.columnsHttp = (lastJson.output?.[0]?.records?.schema.column_schemas ?? []).map((c) => `${c.name} ${c.data_type}`).join(', ');
+    }
+  } catch (e) {
+    g.errors.push(`get: ${errMsg(e)}`);
+    log(`get: ERROR ${errMsg(e)}`);
+  } finally {
+    flight.close();
+    await srv.stop();
+  }
+  return g;
+}
+
+function medianOf(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function getReport(g: GetResult): string[] {
+  const out: string[] = [];
+  out.push('');
+  out.push(`## Flight DoGet against POST /v1/sql (JSON)`);
+  out.push('');
+  out.push(`\`${g.sql}\` on a fresh server holding exactly ${g.rows.toLocaleString('en-US')} rows (${g.hosts} hosts, loaded by line protocol at ${Math.round(g.loadRowsPerSecond ?? 0).toLocaleString('en-US')} rows/s, then flushed): ${GET_RUNS} timed runs each way after one warm-up each, alternating which goes first; medians. Load average after: ${g.loadAvgAfter ?? '–'}.`);
+  out.push('');
+  out.push('| way | rows | ms to receive | rows/s (receive) | + client decode ms | rows/s (decoded) | server CPU s / M rows | MiB | runs (receive ms) |');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  const line = (name: string, runs: readonly GetRun[]): { rps: number; rpsDecoded: number } => {
+    const recv = medianOf(runs.map((r) => r.receiveMs));
+    const dec = medianOf(runs.map((r) => r.receiveMs + r.decodeMs));
+    const rows = runs[0]?.rows ?? 0;
+    const rps = (rows / recv) * 1000;
+    const rpsDecoded = (rows / dec) * 1000;
+    out.push(`| ${name} | ${rows.toLocaleString('en-US')} | ${recv.toFixed(0)} | ${Math.round(rps).toLocaleString('en-US')} | ${medianOf(runs.map((r) => r.decodeMs)).toFixed(0)} | ${Math.round(rpsDecoded).toLocaleString('en-US')} | ` +
+      `${fmt(perMillion(medianOf(runs.map((r) => r.serverCpuS)), rows), 2)} | ${((runs[0]?.bytes ?? 0) / 2 ** 20).toFixed(0)} | ${runs.map((r) => r.receiveMs.toFixed(0)).join(', ')} |`);
+    return { rps, rpsDecoded };
+  };
+  const f = line('Flight DoGet (Arrow IPC)', g.flight);
+  const h = line('POST /v1/sql (JSON)', g.http);
+  out.push('');
+  out.push(`Flight / JSON: **${fmt(f.rps / h.rps, 2)}×** rows/s to receive, ${fmt(f.rpsDecoded / h.rpsDecoded, 2)}× with the client's decoding (Arrow Table against JSON.parse).`);
+  out.push('');
+  if (g.expected !== undefined) {
+    for (const [name, cs] of [['Flight DoGet', g.flightChecksum], ['/v1/sql', g.httpChecksum]] as const) {
+      if (cs === undefined) continue;
+      const c = compareRows(cs, g.expected, 3, [name, 'generated']);
+      out.push(`- ${name}: ${cs.reduce((a, r) => a + Number(r['n']), 0).toLocaleString('en-US')} rows; per-host count, first/last time and field sums against the generated data: ${c.ok ? 'equal (1e-9 relative)' : `DIFFERENT: ${c.mismatches.join('; ')}`}`);
+      if (!c.ok) g.errors.push(`get: ${name} checksum differs from the generated data`);
+    }
+    if (g.flightChecksum !== undefined && g.httpChecksum !== undefined) {
+      const same = JSON.stringify(g.flightChecksum) === JSON.stringify(g.httpChecksum);
+      const c = compareRows(g.flightChecksum, g.httpChecksum, 3, ['flight', 'http']);
+      out.push(`- Flight against /v1/sql: ${same ? 'identical' : c.ok ? 'equal within 1e-9 relative' : `DIFFERENT: ${c.mismatches.join('; ')}`}`);
+      if (!c.ok) g.errors.push('get: Flight and /v1/sql answers differ');
+    }
+  }
+  out.push(`- columns: Flight ${g.columnsFlight ?? '–'}; /v1/sql ${g.columnsHttp ?? '–'}`);
+  if (g.errors.length > 0) out.push('', 'Errors:', ...g.errors.map((e) => `- ${e}`));
+  return out;
+}
+
 // ---- report ----
 
 function perMillion(x: number | undefined, rows: number | undefined): number | undefined {
@@ -532,16 +742,18 @@ const ds = generate(HOSTS, HOURS, SEED);
 const workDir = mkdtempSync(join(tmpdir(), 'bench-grpc-'));
 log(`work dir ${workDir}`);
 const results: MethodResult[] = [];
+let get: GetResult | undefined;
 try {
   for (const m of SELECTED) results.push(await runMethod(m, ds, workDir));
+  if (!opts['no-get']) get = await runGet(workDir);
 } finally {
   if (!opts.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);
 }
-const text = report(ds, results, loadAtStart);
+const text = [report(ds, results, loadAtStart), ...(get === undefined ? [] : getReport(get))].join('\n');
 process.stdout.write(`${text}\n`);
 if (opts.json !== undefined) {
-  writeFileSync(opts.json, JSON.stringify({ machine: machine(loadAtStart), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, batch: BATCH, concurrency: CONCURRENCY, results }, null, 2));
+  writeFileSync(opts.json, JSON.stringify({ machine: machine(loadAtStart), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, batch: BATCH, concurrency: CONCURRENCY, results, get }, null, 2));
   log(`wrote ${opts.json}`);
 }
-if (results.some((r) => r.errors.length > 0)) process.exitCode = 1;
+if (results.some((r) => r.errors.length > 0) || (get?.errors.length ?? 0) > 0) process.exitCode = 1;
