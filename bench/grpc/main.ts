@@ -60,6 +60,7 @@ const { values: opts } = parseArgs({
     'get-rows': { type: 'string', default: '1000000' },
     'get-runs': { type: 'string', default: '3' },
     'no-get': { type: 'boolean', default: false },
+    'get-max-result-bytes': { type: 'string', default: '1GiB' },
     'cpu-prof': { type: 'string' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -484,6 +485,10 @@ interface GetResult {
   columnsFlight?: string;
   columnsHttp?: string;
   loadAvgAfter?: string;
+  profileDir?: string;
+  /** The server's profile over the last timed run of each way. */
+  profileFlight?: ProfileSummary;
+  profileHttp?: ProfileSummary;
   errors: string[];
 }
 
@@ -575,7 +580,18 @@ async function runGet(workDir: string): Promise<GetResult> {
   if (gds.rows !== GET_ROWS) throw new Error(`generated ${gds.rows} rows, wanted ${GET_ROWS}`);
   const sql = `SELECT * FROM ${TABLE} LIMIT ${GET_ROWS}`;
   const g: GetResult = { hosts: HOSTS, rows: GET_ROWS, sql, flight: [], http: [], errors: [] };
-  const srv = await startTsdb(REPO, join(workDir, 'get'));
+  // 1,000,000 TSBS rows are ~260 MB by tsdb's estimate, past query.max_result_bytes' default 256MiB.
+  if (CPU_PROF !== undefined) {
+    g.profileDir = join(CPU_PROF, 'get');
+    rmSync(g.profileDir, { recursive: true, force: true });
+    mkdirSync(g.profileDir, { recursive: true });
+  }
+  const srv = await startTsdb(REPO, join(workDir, 'get'), {
+    env: { TSDB_STANDALONE__QUERY__MAX_RESULT_BYTES: opts['get-max-result-bytes'] },
+    ...(g.profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${g.profileDir}`] }),
+  });
+  let windowFlight: ProfileWindow | undefined;
+  let windowHttp: ProfileWindow | undefined;
   log(`get: ${srv.version}, pid ${srv.pid}; loading ${GET_ROWS.toLocaleString('en-US')} rows (${HOSTS} hosts × ${steps} steps) by line protocol`);
   const flight = new FlightClient(srv.grpcAddr);
   try {
@@ -587,13 +603,16 @@ async function runGet(workDir: string): Promise<GetResult> {
     let lastJson: SqlJson | undefined;
     for (let i = 0; i <= GET_RUNS; i++) {
       for (const way of i % 2 === 0 ? ['flight', 'http'] : ['http', 'flight']) {
+        const fromUs = monotonicUs();
         if (way === 'flight') {
           const { run, table } = await flightGet(flight, sql, srv.pid);
+          windowFlight = { fromUs, toUs: monotonicUs() };
           if (i > 0) g.flight.push(run);
           lastTable = table;
           log(`get: Flight DoGet ${run.rows} rows, ${run.receiveMs.toFixed(0)} ms + ${run.decodeMs.toFixed(0)} ms decode${i === 0 ? ' (warm-up)' : ''}`);
         } else {
           const { run, parsed } = await httpGet(srv.baseUrl, sql, srv.pid);
+          windowHttp = { fromUs, toUs: monotonicUs() };
           if (i > 0) g.http.push(run);
           lastJson = parsed;
           log(`get: /v1/sql ${run.rows} rows, ${run.receiveMs.toFixed(0)} ms + ${run.decodeMs.toFixed(0)} ms JSON.parse${i === 0 ? ' (warm-up)' : ''}`);
@@ -617,6 +636,14 @@ async function runGet(workDir: string): Promise<GetResult> {
     flight.close();
     await srv.stop();
   }
+  if (g.profileDir !== undefined) {
+    try {
+      if (windowFlight !== undefined) g.profileFlight = summarizeProfiles(g.profileDir, REPO, windowFlight);
+      if (windowHttp !== undefined) g.profileHttp = summarizeProfiles(g.profileDir, REPO, windowHttp);
+    } catch (e) {
+      log(`get: could not read the CPU profile in ${g.profileDir}: ${errMsg(e)}`);
+    }
+  }
   return g;
 }
 
@@ -631,7 +658,7 @@ function getReport(g: GetResult): string[] {
   out.push('');
   out.push(`## Flight DoGet against POST /v1/sql (JSON)`);
   out.push('');
-  out.push(`\`${g.sql}\` on a fresh server holding exactly ${g.rows.toLocaleString('en-US')} rows (${g.hosts} hosts, loaded by line protocol at ${Math.round(g.loadRowsPerSecond ?? 0).toLocaleString('en-US')} rows/s, then flushed): ${GET_RUNS} timed runs each way after one warm-up each, alternating which goes first; medians. Load average after: ${g.loadAvgAfter ?? '–'}.`);
+  out.push(`\`${g.sql}\` on a fresh server holding exactly ${g.rows.toLocaleString('en-US')} rows (${g.hosts} hosts, loaded by line protocol at ${Math.round(g.loadRowsPerSecond ?? 0).toLocaleString('en-US')} rows/s, then flushed; \`query.max_result_bytes\` = ${opts['get-max-result-bytes']}): ${GET_RUNS} timed runs each way after one warm-up each, alternating which goes first; medians. Load average after: ${g.loadAvgAfter ?? '–'}.`);
   out.push('');
   out.push('| way | rows | ms to receive | rows/s (receive) | + client decode ms | rows/s (decoded) | server CPU s / M rows | MiB | runs (receive ms) |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
@@ -665,6 +692,9 @@ function getReport(g: GetResult): string[] {
     }
   }
   out.push(`- columns: Flight ${g.columnsFlight ?? '–'}; /v1/sql ${g.columnsHttp ?? '–'}`);
+  for (const [name, p] of [['Flight DoGet', g.profileFlight], ['/v1/sql', g.profileHttp]] as const) {
+    if (p !== undefined) out.push('', profileMarkdown(`tsdb during the last ${name} run (${g.profileDir ?? ''})`, p, 25));
+  }
   if (g.errors.length > 0) out.push('', 'Errors:', ...g.errors.map((e) => `- ${e}`));
   return out;
 }
