@@ -1,26 +1,33 @@
 /**
- * gRPC ingest against line protocol (issue 15), in one run, on the TSBS cpu-only data of bench/tsbs:
- * each method gets a fresh tsdb (127.0.0.1, free ports, own temp dir), one after the other, and
- * loads the same rows in the same batches with the same concurrency:
+ * gRPC and Arrow Flight against line protocol and /v1/sql (issue 15), in one run, on the TSBS
+ * cpu-only data of bench/tsbs.
  *
+ * Ingest: each method gets a fresh tsdb (127.0.0.1, free ports, own temp dir), one after the other,
+ * and loads the same rows in the same batches with the same concurrency:
  * - `lp`: InfluxDB line protocol, `POST /v1/influxdb/write?db=public&precision=ms` (bench/tsbs's
  *   lineProtocolBatch bodies, as it loads InfluxDB);
  * - `handle`: `greptime.v1.GreptimeDatabase/Handle`, one unary call per batch, a `row_inserts` of
  *   table `cpu` (tags STRING TAG, `tsdb_timestamp` TIMESTAMP_MILLISECOND TIMESTAMP, fields FLOAT64
  *   FIELD: the table line protocol creates);
  * - `stream`: `GreptimeDatabase/HandleRequests`, --concurrency client streams, the batches dealt
- *   round-robin to them, one `row_inserts` message per batch.
+ *   round-robin to them, one `row_inserts` message per batch;
+ * - `put`: Arrow Flight `DoPut` into a table created first, --concurrency calls as for `stream`,
+ *   one record batch per batch.
+ * Bodies (line protocol text, encoded protobuf, FlightData) are built a window at a time outside
+ * the timed part, as bench/tsbs/load.ts does; their build CPU is reported as the client's encode
+ * cost. Measured per method: rows/s, server CPU seconds per million rows (/proc/<pid>/stat over
+ * the load, then until the server is idle), this process's CPU, the ratio to line protocol.
+ * Checked: the stored count, per-host count / time range / sum of every field (equal across methods
+ * and to the generated data within 1e-9 relative) and the table's columns (DESC TABLE).
  *
- * Bodies (line protocol text, encoded protobuf) are built a window at a time outside the timed
- * part, as bench/tsbs/load.ts does; their build time is reported as the client's encode cost.
- * Measured per method: rows/s, server CPU seconds per million rows (/proc/<pid>/stat over the load,
- * then until the server is idle), this process's CPU, and the ratio to line protocol. Checked:
- * the stored count, per-host count / time range / sum of every field (equal across methods and to
- * the generated data within 1e-9 relative) and the table's columns (DESC TABLE, equal across methods).
- * With --cpu-prof DIR each server runs under `node --cpu-prof` and the load window's top functions
- * are listed (the profiled run's figures include the sampling overhead).
+ * Read: a fresh server holding exactly --get-rows rows answers `SELECT * FROM cpu LIMIT <rows>`
+ * over Flight `DoGet` and `POST /v1/sql` (JSON), alternately, --get-runs times each after a
+ * warm-up; receive and client decode times, server CPU, bytes, and both answers' checksums.
  *
- *   npm run build && node dist/bench/grpc/main.js [--hosts 100 --hours 24] [--methods lp,handle,stream] [--json f] [--cpu-prof dir]
+ * With --cpu-prof DIR each server runs under `node --cpu-prof` and the load window's (the last read
+ * run's) top functions are listed (the profiled run's figures include the sampling overhead).
+ *
+ *   npm run build && node dist/bench/grpc/main.js [--hosts 100 --hours 24] [--methods lp,handle,stream,put] [--json f] [--cpu-prof dir]
  */
 import * as grpc from '@grpc/grpc-js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
