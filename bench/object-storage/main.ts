@@ -27,6 +27,7 @@ import { bulkLoad, median, type LoadResult } from '../tsbs/load.js';
 import { tsbsQueries, type QueryDef } from '../tsbs/queries.js';
 import { cpuSeconds, dirBytes, installExitCleanup, log, rssBytes, startTsdb, waitIdle, type Server } from '../tsbs/servers.js';
 import { startS3rver, type S3Server } from '../../test/support/object-servers.js';
+import type { FileCacheStats } from '../../src/storage/file-cache.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -58,18 +59,8 @@ if (!existsSync(join(REPO, 'bin', 'tsdb'))) throw new Error(`bin/tsdb not found 
 
 type StorageKind = 'File' | 'S3';
 
-/** The figures of one `file cache closed` log line. */
-interface CacheFigures {
-  readonly hits: number;
-  readonly misses: number;
-  readonly downloads: number;
-  readonly downloadedBytes: number;
-  readonly evictions: number;
-  readonly evictedBytes: number;
-  readonly bytes: number;
-  readonly files: number;
-  readonly capacity: number;
-}
+/** The figures of one `file cache closed` log line (the cache's own stats). */
+type CacheFigures = Omit<FileCacheStats, 'pinned'>;
 
 interface WarmQuery {
   readonly warmupMs: number;
