@@ -158,12 +158,12 @@ function storageTypeFields() {
     sas_token: optional(string({ doc: 'Azblob: shared access signature.', example: '…', mask: SECRET })),
     scope: optional(string({ doc: 'Gcs: service scope.', example: 'https://www.googleapis.com/auth/devstorage.read_write' })),
     credential_path: optional(string({ doc: 'Gcs: path of the service account credentials.', example: '/etc/tsdb/gcs.json' })),
-    cache_path: optional(string({ doc: 'Object storage: local directory caching object files.', example: '/tmp/tsdb/object_cache' }), {
+    cache_path: optional(string({ doc: 'Object storage: local directory of the file cache (each provider in a subdirectory named after it).', example: '/tmp/tsdb/object_cache' }), {
       doc: '{storage.data_home}/object_cache for object storage',
       resolve: (c: ResolveContext) =>
         isObjectStorage(c.parent['type']) ? join(c.root['storage'].data_home, 'object_cache') : undefined,
     }),
-    cache_capacity: optional(size({ doc: 'Object storage: maximum total size of the files in cache_path.', example: '256MiB' }), {
+    cache_capacity: optional(size({ doc: 'Object storage: most bytes of files the provider keeps in its cache (least recently used go first; files in use stay).', example: '256MiB' }), {
       doc: '256MiB for object storage',
       resolve: (c: ResolveContext) => (isObjectStorage(c.parent['type']) ? 256 * MIB : undefined),
     }),
