@@ -14,7 +14,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
-import { greptimeDatabaseService, healthCheckService, withLenientDecoding } from '../servers/grpc/database-service.js';
+import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding } from '../servers/grpc/database-service.js';
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
 import { GrpcServer } from '../servers/grpc/grpc-server.js';
 import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers/grpc/protos.js';
@@ -128,7 +128,7 @@ export class ServingComponent implements Component {
       const grpc = (this.grpc = new GrpcServer({ logger: opts.logger }));
       const grpcHandlers = { sql: handlers.sql, ingest: ingestHandler, ...(handlers.auth !== undefined && { auth: handlers.auth }) };
       const pkg = greptimePackageDefinition();
-      grpc.addService(withLenientDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase')), greptimeDatabaseService(grpcHandlers, opts.logger), pkg);
+      grpc.addService(withLenientDecoding(withDirectRowDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase'))), greptimeDatabaseService(grpcHandlers, opts.logger), pkg);
       grpc.addService(greptimeServiceDefinition('greptime.v1.HealthCheck'), healthCheckService(), pkg);
       grpc.addService(flightServiceDefinition(), flightServiceImplementation({ ...grpcHandlers, logger: opts.logger }), flightPackageDefinition());
     }

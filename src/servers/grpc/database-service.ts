@@ -28,7 +28,9 @@ import { credentialsOf, databaseOf, hintsOf, ingestOptionsOf, timezoneOf, userOf
 import { tablesOfColumns, tablesOfRows, type WireColumn, type WireRows } from './row-decoder.js';
 import { callSignal } from './call-signal.js';
 import { undecodable } from './lenient-decoding.js';
+import { decodedTables } from './row-wire-decoder.js';
 export { withLenientDecoding } from './lenient-decoding.js';
+export { withDirectRowDecoding } from './row-wire-decoder.js';
 
 /** What the gRPC services need from the component. */
 export interface GrpcHandlers {
@@ -94,11 +96,11 @@ export class RequestRunner {
     this.signal.throwIfAborted();
     switch (req.request) {
       case 'row_inserts':
-        return ingest.ingest(tablesOfRows(req.row_inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
+        return ingest.ingest(decodedTables(req) ?? tablesOfRows(req.row_inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
       case 'inserts':
         return ingest.ingest(tablesOfColumns(req.inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
       case 'row_deletes':
-        return ingest.deleteRows(tablesOfRows(req.row_deletes!.deletes), ctx);
+        return ingest.deleteRows(decodedTables(req) ?? tablesOfRows(req.row_deletes!.deletes), ctx);
       case 'deletes':
         return ingest.deleteRows(tablesOfColumns(req.deletes!.deletes.map((d) => ({ table_name: d.table_name, row_count: d.row_count, columns: d.key_columns }))), ctx);
       case 'ddl':

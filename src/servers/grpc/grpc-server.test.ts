@@ -13,7 +13,7 @@ import type { UserInfo } from '../../frontend/auth/user-provider.js';
 import type { IngestOptions, IngestTable } from '../../frontend/ingest-request.js';
 import { affected, records, type Output } from '../../query/output.js';
 import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
-import { greptimeDatabaseService, healthCheckService, withLenientDecoding, type GrpcHandlers } from './database-service.js';
+import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding, type GrpcHandlers } from './database-service.js';
 import { GrpcServer } from './grpc-server.js';
 import { greptimeClients, greptimePackageDefinition, greptimeServiceDefinition } from './protos.js';
 
@@ -68,7 +68,7 @@ async function serve(t: TestContext, fakes: Fakes = {}) {
   const handlers: GrpcHandlers = { sql, ingest, ...(fakes.auth !== undefined && { auth: fakes.auth }) };
   const server = new GrpcServer({ logger: silentLogger(), shutdownTimeout: 500, ...(fakes.maxReceiveMessageSize !== undefined && { maxReceiveMessageSize: fakes.maxReceiveMessageSize }) });
   const pkg = greptimePackageDefinition();
-  server.addService(withLenientDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase')), greptimeDatabaseService(handlers, silentLogger()), pkg);
+  server.addService(withLenientDecoding(withDirectRowDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase'))), greptimeDatabaseService(handlers, silentLogger()), pkg);
   server.addService(greptimeServiceDefinition('greptime.v1.HealthCheck'), healthCheckService(), pkg);
   await server.start('127.0.0.1:0');
   const addr = `127.0.0.1:${server.boundAddress()!.port}`;

@@ -83,10 +83,10 @@ function specOf(table: string, column: string, datatype: number): TypeSpec {
   return spec;
 }
 
-type Cell = number | bigint | string | Uint8Array | null;
+export type Cell = number | bigint | string | Uint8Array | null;
 
 /** A column being collected: its cells, NULL where a row had none. */
-interface ColumnBuilder {
+export interface ColumnBuilder {
   readonly name: string;
   readonly semantic: IngestSemantic;
   readonly datatype: number;
@@ -95,7 +95,7 @@ interface ColumnBuilder {
 }
 
 /** Rows of one table collected from the parts of a message. */
-class TableBuilder {
+export class TableBuilder {
   readonly columns = new Map<string, ColumnBuilder>();
   rowCount = 0;
   constructor(readonly name: string) {}
