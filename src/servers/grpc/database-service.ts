@@ -3,6 +3,10 @@
  * `HandleRequests` a client stream of them, handled one after another as they arrive, with one
  * response holding the sum of their affected rows (GreptimeDB `servers/src/grpc/database.rs`).
  *
+ * Requests are decoded by proto-loader, except `row_inserts` and `row_deletes`, read straight from
+ * the wire into ingest tables when the server wraps the definition withDirectRowDecoding
+ * (row-wire-decoder.ts; the same tables and refusals as tablesOfRows).
+ *
  * - `row_inserts`, `inserts`: the ingest path (tables and columns created on write, as line
  *   protocol does; hints `auto_create_table`, `ttl`, `append_mode`, `merge_mode`);
  * - `row_deletes`, `deletes`: rows deleted by primary key and time index;

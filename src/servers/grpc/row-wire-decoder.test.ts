@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -16,6 +16,8 @@ import { GREPTIME_PROTO_FILES, PROTO_ROOT, greptimeServiceDefinition } from './p
 import { tablesOfRows } from './row-decoder.js';
 import { decodedTables, decodeRowRequest, withDirectRowDecoding } from './row-wire-decoder.js';
 import { undecodable, withLenientDecoding } from './lenient-decoding.js';
+import { RequestRunner, type GrpcHandlers } from './database-service.js';
+import type { IngestTable } from '../../frontend/ingest-request.js';
 
 const def = greptimeServiceDefinition('greptime.v1.GreptimeDatabase');
 const general = withLenientDecoding(def)['Handle']!.requestDeserialize;
@@ -237,4 +239,32 @@ test('row-wire-decoder: only Handle and HandleRequests are wrapped', () => {
     const same = (wrapped[name] as grpc.MethodDefinition<unknown, unknown>).requestDeserialize === def[name]!.requestDeserialize;
     assert.equal(same, name !== 'Handle' && name !== 'HandleRequests', name);
   }
+});
+
+test('row-wire-decoder: through RequestRunner, decoded tables reach ingest / deleteRows and undecodable bytes are TsdbError 1004', async () => {
+  const got: Array<[string, readonly IngestTable[]]> = [];
+  const handlers = {
+    sql: {} as GrpcHandlers['sql'],
+    ingest: {
+      ingest: async (tables: readonly IngestTable[]) => (got.push(['ingest', tables]), 1),
+      deleteRows: async (tables: readonly IngestTable[]) => (got.push(['delete', tables]), 2),
+    },
+  } as GrpcHandlers;
+  const runner = new RequestRunner(handlers, new grpc.Metadata(), new AbortController().signal, 'test');
+  const rows = { table_name: 't', rows: { schema: [{ column_name: 'ts', datatype: 16, semantic_type: 2 }], rows: [{ values: [{ timestamp_millisecond_value: '5' }] }] } };
+  const ins = Buffer.from(RequestType.encode(RequestType.fromObject({ row_inserts: { inserts: [rows] } })).finish());
+  const del = Buffer.from(RequestType.encode(RequestType.fromObject({ row_deletes: { deletes: [rows] } })).finish());
+  assert.equal(await runner.run(direct(ins)), 1);
+  assert.equal(await runner.run(direct(del)), 2);
+  assert.deepStrictEqual(got.map(([k]) => k), ['ingest', 'delete']);
+  assert.deepStrictEqual(got[0]![1], tablesOfRows([{ table_name: 't', rows: { schema: [{ column_name: 'ts', datatype: 16, semantic_type: 2 }], rows: [{ values: [{ value_data: 'timestamp_millisecond_value', timestamp_millisecond_value: '5' }] }] } }]));
+  assert.deepStrictEqual(got[1]![1], got[0]![1]);
+  let refused = 0;
+  for (let cut = 1; cut < ins.length; cut++) {
+    const msg = direct(ins.subarray(0, cut));
+    if (undecodable(msg) === undefined) continue;
+    refused++;
+    await assert.rejects(runner.run(msg), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.InvalidArguments && /not valid protobuf/.test(err.message));
+  }
+  assert.ok(refused > ins.length / 2, `${refused} of ${ins.length - 1} cuts undecodable`);
 });
