@@ -268,3 +268,28 @@ test('row-wire-decoder: through RequestRunner, decoded tables reach ingest / del
   }
   assert.ok(refused > ins.length / 2, `${refused} of ${ins.length - 1} cuts undecodable`);
 });
+
+test('row-wire-decoder: fields out of the usual order, given twice, or two Value members decode as the general path decodes them', () => {
+  const enc = (type: string, obj: object) => Buffer.from(root.lookupType(`greptime.v1.${type}`).encode(root.lookupType(`greptime.v1.${type}`).fromObject(obj)).finish());
+  const len = (field: number, body: Buffer) => Buffer.concat([Buffer.from(protobuf.Writer.create().uint32((field << 3) | 2).uint32(body.length).finish()), body]);
+  const ts = { column_name: 'ts', datatype: 16, semantic_type: 2 };
+  const a = { column_name: 'a', datatype: 4, semantic_type: 1 };
+  const row = (t: string, v: object) => ({ values: [{ timestamp_millisecond_value: t }, v] });
+  const rowsAB = enc('Rows', { schema: [ts, a], rows: [row('1', { i64_value: '-3' })] });
+  const request = (insert: Buffer, kind = 6) => len(kind, len(1, insert));
+  const cases: Array<[string, Buffer, boolean]> = [
+    ['table_name after rows', request(Buffer.concat([len(2, rowsAB), enc('RowInsertRequest', { table_name: 't' })])), true],
+    ['schema after a row', request(Buffer.concat([enc('RowInsertRequest', { table_name: 't' }), len(2, Buffer.concat([enc('Rows', { schema: [ts] }), enc('Rows', { rows: [{ values: [{ timestamp_millisecond_value: '1' }] }] }), enc('Rows', { schema: [a] })]))])), false],
+    ['rows given twice', request(Buffer.concat([enc('RowInsertRequest', { table_name: 't' }), len(2, rowsAB), len(2, enc('Rows', { schema: [ts], rows: [{ values: [{ timestamp_millisecond_value: '9' }] }] }))])), false],
+    ['two Value members', request(Buffer.concat([enc('RowInsertRequest', { table_name: 't' }), len(2, Buffer.concat([enc('Rows', { schema: [ts, a] }), len(2, Buffer.concat([len(1, enc('Value', { timestamp_millisecond_value: '1' })), len(1, Buffer.concat([enc('Value', { i64_value: '5' }), enc('Value', { i32_value: 7 })]))]))]))])), false],
+    ['row_inserts given twice', Buffer.concat([request(enc('RowInsertRequest', { table_name: 't', rows: { schema: [ts, a], rows: [] } })), request(Buffer.concat([enc('RowInsertRequest', { table_name: 'u' }), len(2, rowsAB)]))]), false],
+    ['row_inserts and row_deletes', Buffer.concat([request(Buffer.concat([enc('RowInsertRequest', { table_name: 't' }), len(2, rowsAB)])), request(enc('RowInsertRequest', { table_name: 'u' }), 7)]), false],
+  ];
+  for (const [name, bytes, read] of cases) {
+    const want = outcome(general, bytes);
+    const got = outcome(direct, bytes);
+    assert.deepStrictEqual(got.out, want.out, name);
+    assert.equal(got.direct, read, `${name}: read directly`);
+    assert.ok(!('undecodable' in want.out), name);
+  }
+});
