@@ -4,7 +4,7 @@
  * write LZ4_FRAME-compressed IPC, which tsdb itself only reads (src/servers/grpc/lz4-frame.ts).
  */
 import { compressionRegistry, CompressionType } from 'apache-arrow';
-import { decodeLz4Frame } from '../../src/servers/grpc/lz4-frame.js';
+import { decodeWithinBudget } from '../../src/servers/grpc/lz4-frame.js';
 
 /** A frame of one block holding `data` as literals only (a valid compressed block), or stored. */
 export function lz4FrameOf(data: Uint8Array, stored = false): Uint8Array {
@@ -30,7 +30,7 @@ export function lz4FrameOf(data: Uint8Array, stored = false): Uint8Array {
 }
 
 
-/** Registers the test encoder (with tsdb's decoder) so that writers can use CompressionType.LZ4_FRAME. */
+/** Registers the test encoder (with tsdb's decoder, budget included) so that writers can use CompressionType.LZ4_FRAME. */
 export function registerTestLz4Encoder(): void {
-  compressionRegistry.set(CompressionType.LZ4_FRAME, { encode: (d) => lz4FrameOf(d), decode: decodeLz4Frame });
+  compressionRegistry.set(CompressionType.LZ4_FRAME, { encode: (d) => lz4FrameOf(d), decode: decodeWithinBudget });
 }

@@ -34,7 +34,7 @@ import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../hand
 import { splitStatements } from '../postgres/intercept.js';
 import { IpcMessageEncoder, ipcStreamOf, messageOf, noneMessageHeader, type IpcMessage } from './arrow-ipc.js';
 import { ingestTableOf, planIngest, type IngestPlan } from './arrow-ingest.js';
-import { registerArrowLz4 } from './lz4-frame.js';
+import { MAX_DECODED_BYTES, registerArrowLz4, withDecodeBudget } from './lz4-frame.js';
 import { decodeGreptimeRequest, encodeFlightMetadata, type RequestHeaderMessage } from './greptime-messages.js';
 import { RequestRunner } from './database-service.js';
 import { toGrpcError } from './grpc-error.js';
@@ -341,7 +341,8 @@ function readBatches(messages: readonly IpcMessage[]): RecordBatch[] {
     throw new TsdbError(StatusCode.InvalidArguments, `Arrow buffers compressed with ${CompressionType[compression.type] ?? compression.type} are not supported: send them uncompressed or with LZ4_FRAME`);
   }
   try {
-    return RecordBatchReader.from(ipcStreamOf(messages)).readAll();
+    // LZ4-compressed buffers of one batch decode to MAX_DECODED_BYTES at most, all together.
+    return withDecodeBudget(MAX_DECODED_BYTES, () => RecordBatchReader.from(ipcStreamOf(messages)).readAll());
   } catch (err) {
     if (err instanceof TsdbError) throw err;
     throw new TsdbError(StatusCode.InvalidArguments, `Failed to decode RecordBatch: ${errorMessage(err)}`);

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { compressionRegistry, CompressionType, Float64, Int64, RecordBatchStreamWriter, Table, tableFromIPC, Utf8, vectorFromArray } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { decodeLz4Frame, registerArrowLz4 } from './lz4-frame.js';
+import { decodeLz4Frame, decodeWithinBudget, registerArrowLz4, withDecodeBudget } from './lz4-frame.js';
 import { lz4FrameOf } from '../../../test/support/lz4-encode.js';
 
 const FIXTURES = new URL('../../../../test/fixtures/lz4/', import.meta.url);
@@ -90,4 +90,34 @@ test('lz4: apache-arrow reads IPC streams with LZ4_FRAME buffers once registered
   } finally {
     compressionRegistry.set(CompressionType.LZ4_FRAME, { decode: decodeLz4Frame });
   }
+});
+
+test('lz4: a frame that would decode past the limit is refused, not allocated (a decompression bomb)', () => {
+  // One stored 64 KiB block, repeated: each adds 64 KiB of output for 64 KiB of input; the limit
+  // is checked after every block.
+  const block = new Uint8Array(64 << 10).fill(7);
+  const header = [0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82];
+  const parts: number[] = [...header];
+  for (let i = 0; i < 5; i++) {
+    const size = (block.length | 0x80000000) >>> 0;
+    parts.push(size & 0xff, (size >>> 8) & 0xff, (size >>> 16) & 0xff, size >>> 24, ...block);
+  }
+  parts.push(0, 0, 0, 0);
+  const frame = Uint8Array.from(parts);
+  assert.equal(decodeLz4Frame(frame).length, 5 * block.length);
+  assert.throws(
+    () => decodeLz4Frame(frame, 3 * block.length),
+    (err: unknown) => err instanceof TsdbError && err.code === StatusCode.InvalidArguments && /decodes to more than/.test(err.message),
+  );
+});
+
+test('lz4: inside a decode budget, the buffers of one read together stay within it', () => {
+  const frame = lz4FrameOf(new Uint8Array(100_000).fill(3));
+  // decodeWithinBudget is what registerArrowLz4 gives apache-arrow.
+  assert.equal(withDecodeBudget(250_000, () => [decodeWithinBudget(frame), decodeWithinBudget(frame)].length), 2);
+  assert.throws(
+    () => withDecodeBudget(250_000, () => [decodeWithinBudget(frame), decodeWithinBudget(frame), decodeWithinBudget(frame)]),
+    (err: unknown) => err instanceof TsdbError && /decodes to more than/.test(err.message),
+  );
+  assert.equal(decodeWithinBudget(frame).length, 100_000, 'outside a budget, only the per-buffer limit applies');
 });

@@ -93,9 +93,15 @@ function u32(src: Uint8Array, at: number): number {
   return (src[at]! | (src[at + 1]! << 8) | (src[at + 2]! << 16) | (src[at + 3]! << 24)) >>> 0;
 }
 
-/** The bytes an LZ4 frame (or several, concatenated) holds. */
-export function decodeLz4Frame(src: Uint8Array): Uint8Array {
-  const out = new Output(src.length * 4);
+/**
+ * Most bytes one compressed buffer may decode to. LZ4 expands up to ~255×, so without a bound a
+ * 512 MiB message (the gRPC limit) could ask for a hundred gigabytes: a buffer past this is refused.
+ */
+export const MAX_DECODED_BYTES = 256 * 1024 * 1024;
+
+/** The bytes an LZ4 frame (or several, concatenated) holds; at most `limit` of them. */
+export function decodeLz4Frame(src: Uint8Array, limit = MAX_DECODED_BYTES): Uint8Array {
+  const out = new Output(Math.min(src.length * 4, limit));
   let at = 0;
   if (src.length === 0) throw bad('no frame');
   while (at < src.length) {
@@ -132,11 +138,36 @@ export function decodeLz4Frame(src: Uint8Array): Uint8Array {
         decodeBlock(src, at, at + size, out, maxBlock);
       }
       at += size + (blockChecksum ? 4 : 0);
+      if (out.length > limit) throw bad(`it decodes to more than ${limit} bytes`);
     }
     if (contentChecksum) at += 4;
     if (at > src.length) throw bad('truncated');
   }
   return out.buf.subarray(0, out.length);
+}
+
+/** What the buffers decoded inside `withDecodeBudget` may still add up to (undefined outside one). */
+let budget: number | undefined;
+
+/**
+ * Runs `fn` (a synchronous read of one message's buffers) with LZ4 decoding bounded by `bytes` in
+ * all, so that many compressed columns of one batch cannot together ask for more.
+ */
+export function withDecodeBudget<T>(bytes: number, fn: () => T): T {
+  const outer = budget;
+  budget = bytes;
+  try {
+    return fn();
+  } finally {
+    budget = outer;
+  }
+}
+
+/** The decoder apache-arrow is given: within the current budget, if any. */
+export function decodeWithinBudget(src: Uint8Array): Uint8Array {
+  const out = decodeLz4Frame(src, Math.min(MAX_DECODED_BYTES, budget ?? MAX_DECODED_BYTES));
+  if (budget !== undefined) budget -= out.length;
+  return out;
 }
 
 let registered = false;
@@ -145,5 +176,5 @@ let registered = false;
 export function registerArrowLz4(): void {
   if (registered) return;
   registered = true;
-  compressionRegistry.set(CompressionType.LZ4_FRAME, { decode: decodeLz4Frame });
+  compressionRegistry.set(CompressionType.LZ4_FRAME, { decode: decodeWithinBudget });
 }
