@@ -14,6 +14,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import { COLUMN_DATA_TYPES, COLUMN_DATA_TYPE_NAMES } from './row-decoder.js';
+import { isCatalog } from './request-context.js';
 
 /** SQL spelling of each stored type (reference api.md §4.3). */
 const SQL_TYPE: Record<ColumnType, string> = {
@@ -77,9 +78,9 @@ function invalid(message: string): TsdbError {
   return new TsdbError(StatusCode.InvalidArguments, message);
 }
 
-/** The database of an expression: its schema_name, else the request's; only the tsdb catalog exists. */
+/** The database of an expression: its schema_name, else the request's; only the tsdb catalog exists (`greptime` names it too). */
 function databaseOf(catalog: string, schema: string, fallback: string): string {
-  if (catalog !== '' && catalog !== 'tsdb') throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${catalog}-${schema || fallback}`);
+  if (catalog !== '' && !isCatalog(catalog.toLowerCase())) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${catalog}-${schema || fallback}`);
   return schema !== '' ? schema : fallback;
 }
 

@@ -212,6 +212,8 @@ test('Handle ddl runs SQL with quoted names; create_table, alter (add/drop/renam
     [{ alter_table: { table_name: 'cpu', unset_table_options: { keys: ['ttl'] } } }, `ALTER TABLE "public"."cpu" UNSET 'ttl'`],
     [{ drop_table: { schema_name: 'other', table_name: 'cpu', drop_if_exists: true } }, `DROP TABLE IF EXISTS "other"."cpu"`],
     [{ truncate_table: { table_name: 'cpu' } }, `TRUNCATE TABLE "public"."cpu"`],
+    // GreptimeDB's SDKs name the catalog `greptime`: the same catalog.
+    [{ truncate_table: { catalog_name: 'greptime', schema_name: 'public', table_name: 'cpu' } }, `TRUNCATE TABLE "public"."cpu"`],
     [{ alter_database: { schema_name: 'd', set_database_options: { set_database_options: [{ key: 'ttl', value: '1d' }] } } }, `ALTER DATABASE "d" SET 'ttl' = '1d'`],
   ];
   for (const [ddl, expected] of cases) {

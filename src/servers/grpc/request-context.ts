@@ -26,7 +26,8 @@ const CATALOG = 'tsdb';
 /** GreptimeDB's name of it, which its SDKs send by default (`greptime`): accepted as the same catalog. */
 const SDK_CATALOG = 'greptime';
 
-function isCatalog(name: string): boolean {
+/** Whether `name` is the one catalog: `tsdb`, or `greptime` as GreptimeDB's SDKs name it. */
+export function isCatalog(name: string): boolean {
   return name === CATALOG || name === SDK_CATALOG;
 }
 
