@@ -7,11 +7,13 @@
  * Message says, and ends with a zero length. A FlightData holds one message: `data_header` is the
  * flatbuffer, without marker nor length; `data_body` the body. The splitter turns stream bytes into
  * such messages (pure: push chunks, it keeps the remainder); `ipcStreamOf` frames messages back into
- * stream bytes that apache-arrow's readers take.
+ * stream bytes that apache-arrow's readers take. `IpcMessageEncoder` turns a schema and record
+ * batches into messages; `IpcMessageDecoder` turns messages received one by one back into batches.
  */
-import { AsyncByteQueue, type CompressionType, Message, MessageHeader, MetadataVersion, RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
+import { AsyncByteQueue, type CompressionType, Message, MessageHeader, MetadataVersion, RecordBatchReader, RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
+import { ipcMessageLayoutProblem } from './ipc-message-verifier.js';
 
 export interface IpcMessage {
   /** The Message flatbuffer. */
@@ -80,6 +82,8 @@ export function messageOf(header: Uint8Array): Message {
   // apache-arrow reads flatbuffers without verifying them: check what garbage would get wrong.
   const root = Buffer.from(header.buffer, header.byteOffset, header.byteLength).readUInt32LE(0);
   if (root < 4 || root > header.byteLength - 4) throw invalid('undecodable message header (root offset out of range)');
+  const problem = ipcMessageLayoutProblem(header);
+  if (problem !== undefined) throw invalid(`undecodable message header (${problem})`);
   try {
     const m = Message.decode(header);
     const bodyLength = m.bodyLength;
@@ -166,5 +170,62 @@ export class IpcMessageEncoder {
     const bytes = Buffer.concat(chunks);
     this.splitter.push(bytes, (m) => out.push(m));
     return out;
+  }
+}
+
+/**
+ * Decodes a stream of IPC messages as they arrive one by one (a Flight DoGet): the Schema message
+ * first, then DictionaryBatch and RecordBatch messages. Each record batch is read with the schema
+ * and the dictionaries in effect (a replacement dictionary supersedes the earlier batches of its
+ * id; a delta adds to them). Messages of type NONE (metadata only) are skipped. What is not such a
+ * stream is InvalidArguments.
+ */
+export class IpcMessageDecoder {
+  private schemaMessage: IpcMessage | undefined;
+  private decodedSchema: Schema | undefined;
+  private readonly dictionaries: IpcMessage[] = [];
+
+  /** The schema, once its message arrived. */
+  get schema(): Schema | undefined {
+    return this.decodedSchema;
+  }
+
+  /** Takes the next message; gives the record batches it completes (none for a schema or a dictionary). */
+  push(m: IpcMessage): RecordBatch[] {
+    const message = messageOf(m.header);
+    const type = message.headerType;
+    if (type === MessageHeader.NONE) return [];
+    if (this.schemaMessage === undefined) {
+      if (type !== MessageHeader.Schema) throw invalid(`expected a Schema message first, got ${MessageHeader[type] ?? type}`);
+      this.decodedSchema = readAll([m], (reader) => reader.schema);
+      this.schemaMessage = m;
+      return [];
+    }
+    if (type === MessageHeader.DictionaryBatch) {
+      const dict = message.header() as { id: number; isDelta: boolean } | null;
+      if (dict !== null && !dict.isDelta) {
+        for (let k = this.dictionaries.length - 1; k >= 0; k--) {
+          if ((messageOf(this.dictionaries[k]!.header).header() as { id: number } | null)?.id === dict.id) this.dictionaries.splice(k, 1);
+        }
+      }
+      this.dictionaries.push(m);
+      return [];
+    }
+    if (type !== MessageHeader.RecordBatch) throw invalid(`expected a RecordBatch message, got ${MessageHeader[type] ?? type}`);
+    return readAll([this.schemaMessage, ...this.dictionaries, m], (reader) => reader.readAll());
+  }
+}
+
+type SyncReader = ReturnType<typeof syncReader>;
+const syncReader = (bytes: Uint8Array) => RecordBatchReader.from(bytes);
+
+function readAll<T>(messages: readonly IpcMessage[], read: (reader: SyncReader) => T): T {
+  try {
+    const reader = syncReader(ipcStreamOf(messages));
+    reader.open();
+    return read(reader);
+  } catch (err) {
+    if (err instanceof TsdbError) throw err;
+    throw invalid(`undecodable message (${err instanceof Error ? err.message : String(err)})`);
   }
 }
