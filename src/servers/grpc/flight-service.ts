@@ -21,6 +21,9 @@
  *
  * Errors end the call with the gRPC status of their StatusCode and the code and message in the
  * trailers (`grpc-status.ts`).
+ *
+ * `flightImplementation` makes a FlightService of other handlers (the region service's DoGet of
+ * region queries, region-service.ts), with `sendFlightData` for their streams' back-pressure.
  */
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
@@ -123,23 +126,30 @@ function unimplemented(method: string): grpc.UntypedHandleCall {
   }) as grpc.UntypedHandleCall;
 }
 
+const FLIGHT_METHODS = ['Handshake', 'ListFlights', 'GetFlightInfo', 'PollFlightInfo', 'GetSchema', 'DoGet', 'DoPut', 'DoExchange', 'DoAction', 'ListActions'] as const;
+
+export type DoGetCall = grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>;
+export type DoPutCall = grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>;
+
+/**
+ * A FlightService implementation of the handlers given; every other method answers UNIMPLEMENTED.
+ * The client-facing service (below) and the region service's (region-service.ts) are both made so.
+ */
+export function flightImplementation(handlers: { readonly DoGet?: (call: DoGetCall) => void; readonly DoPut?: (call: DoPutCall) => void }): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const m of FLIGHT_METHODS) out[m] = (handlers as Record<string, grpc.UntypedHandleCall | undefined>)[m] ?? unimplemented(m);
+  return out;
+}
+
 /** The implementation of every FlightService method. */
 export function flightServiceImplementation(opts: FlightServiceOptions): grpc.UntypedServiceImplementation {
   // GreptimeDB's ingesters compress DoPut batches with LZ4_FRAME by default.
   registerArrowLz4();
   const service = new FlightService(opts);
-  return {
-    Handshake: unimplemented('Handshake'),
-    ListFlights: unimplemented('ListFlights'),
-    GetFlightInfo: unimplemented('GetFlightInfo'),
-    PollFlightInfo: unimplemented('PollFlightInfo'),
-    GetSchema: unimplemented('GetSchema'),
-    DoGet: (call: grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>) => void service.doGet(call),
-    DoPut: opts.ingest === undefined ? unimplemented('DoPut') : (call: grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>) => void service.doPut(call),
-    DoExchange: unimplemented('DoExchange'),
-    DoAction: unimplemented('DoAction'),
-    ListActions: unimplemented('ListActions'),
-  };
+  return flightImplementation({
+    DoGet: (call) => void service.doGet(call),
+    ...(opts.ingest !== undefined && { DoPut: (call: DoPutCall) => void service.doPut(call) }),
+  });
 }
 
 /** Registers the Flight service on a gRPC server. */
@@ -147,8 +157,21 @@ export function addFlightService(server: grpc.Server, opts: FlightServiceOptions
   server.addService(flightServiceDefinition(), flightServiceImplementation(opts));
 }
 
-function flightData(m: IpcMessage, appMetadata: Uint8Array = EMPTY): FlightDataMessage {
+/** The FlightData carrying one IPC message. */
+export function flightData(m: IpcMessage, appMetadata: Uint8Array = EMPTY): FlightDataMessage {
   return { flight_descriptor: null, data_header: m.header, app_metadata: appMetadata, data_body: m.body };
+}
+
+/**
+ * Writes one message of a server stream, waiting while the client's window is full (`write`
+ * returned false) until the stream drains; rejects with the signal's reason once it aborts.
+ */
+export async function sendFlightData(call: grpc.ServerWritableStream<unknown, FlightDataMessage>, data: FlightDataMessage, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason;
+  if (call.write(data)) return;
+  await once(call, 'drain', { signal }).catch(() => {
+    throw signal.reason ?? new TsdbError(StatusCode.Cancelled, 'the Flight call ended');
+  });
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -234,13 +257,8 @@ class FlightService {
     }
   }
 
-  /** Writes one message, waiting while the client's window is full; rejects once the call is aborted. */
-  private async send(call: grpc.ServerWritableStream<unknown, FlightDataMessage>, data: FlightDataMessage, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw signal.reason;
-    if (call.write(data)) return;
-    await once(call, 'drain', { signal }).catch(() => {
-      throw signal.reason ?? new TsdbError(StatusCode.Cancelled, 'the Flight call ended');
-    });
+  private send(call: grpc.ServerWritableStream<unknown, FlightDataMessage>, data: FlightDataMessage, signal: AbortSignal): Promise<void> {
+    return sendFlightData(call, data, signal);
   }
 
   async doPut(call: grpc.ServerDuplexStream<FlightDataMessage, PutResultMessage>): Promise<void> {
