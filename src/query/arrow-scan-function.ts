@@ -178,8 +178,9 @@ function planOf(field: Field, t: DataType = field.type as DataType): ColumnPlan 
 /** Whether `data` holds what `plan` reads, with buffers long enough: the copies into DuckDB are not bounds-checked. */
 function fits(plan: ColumnPlan, data: Data): boolean {
   const n = data.length;
-  const bitsFit = (bits: Uint8Array | undefined | null) => bits === undefined || bits === null || bits.length * 8 >= data.offset + n;
-  if (!bitsFit(data.nullBitmap)) return false;
+  const bitsFit = (bits: Uint8Array | undefined | null) => bits !== undefined && bits !== null && bits.length * 8 >= data.offset + n;
+  // A column without NULLs may have no bitmap, or an empty one; its bitmap is read only when it has NULLs.
+  if (plan.kind !== 'null' && data.nullCount > 0 && !bitsFit(data.nullBitmap)) return false;
   const values = data.values as ArrayBufferView | undefined;
   switch (plan.kind) {
     case 'null':
@@ -284,7 +285,9 @@ export function publishArrow(schema: Schema, batches: readonly RecordBatch[]): A
       const plan = plans[c]!;
       const data = children[c]!;
       const own = planOf(schema.fields[c]!, data.type as DataType);
-      if (data.length !== batch.numRows || typeof own === 'string' || own.kind !== plan.kind || own.width !== plan.width || String(own.duckdbType) !== String(plan.duckdbType) || !fits(plan, data)) {
+      const sameType = typeof own !== 'string' && own.kind === plan.kind && own.width === plan.width && String(own.duckdbType) === String(plan.duckdbType);
+      // An empty batch is never read: its buffers may be empty.
+      if (data.length !== batch.numRows || !sameType || (batch.numRows > 0 && !fits(plan, data))) {
         throw new TsdbError(StatusCode.InvalidArguments, `record batch ${b}: column ${plan.name} does not hold ${String(schema.fields[c]!.type)} values of ${batch.numRows} rows`);
       }
     }
