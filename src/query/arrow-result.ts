@@ -427,6 +427,11 @@ function columnReader(name: string, type: DuckDBType): ColumnReader {
  */
 class BatchStream implements AsyncIterableIterator<RecordBatch> {
   private result: DuckDBResult | undefined;
+  /**
+   * The fetch of the next chunk, started as soon as the last one came: DuckDB produces it in its
+   * thread while this one is converted and the batch is handed on.
+   */
+  private pending: Promise<DuckDBDataChunk | null> | undefined;
   /** A chunk read but not wholly appended, its columns, and its next row. */
   private carry: { chunk: DuckDBDataChunk; columns: ChunkColumn[]; rows: number; next: number } | undefined;
   private done = false;
@@ -442,6 +447,7 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
   ) {
     this.result = result;
     this.nullBitmaps = readers.map(() => undefined);
+    this.fetchNext();
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<RecordBatch> {
@@ -455,8 +461,8 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
   }
 
   /**
-   * Ends the stream: a read in flight is interrupted, and this resolves once it has settled, so that
-   * the caller may use the connection again.
+   * Ends the stream: a fetch in flight is interrupted, and this resolves once it has settled, so
+   * that the caller may use the connection again.
    */
   async return(): Promise<IteratorResult<RecordBatch>> {
     if (!this.done) {
@@ -464,7 +470,24 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
       this.guard.stop();
     }
     await this.tail;
+    await this.settle();
     return { done: true, value: undefined };
+  }
+
+  private fetchNext(): void {
+    const result = this.result;
+    if (result === undefined || this.done) return;
+    const fetch = this.guard.call(() => result.fetchChunk());
+    // Its failure is met where it is awaited (or dropped with the stream).
+    fetch.catch(() => undefined);
+    this.pending = fetch;
+  }
+
+  /** Waits for the fetch in flight, if any, to settle, and drops it. */
+  private async settle(): Promise<void> {
+    const fetch = this.pending;
+    this.pending = undefined;
+    if (fetch !== undefined) await fetch.catch(() => undefined);
   }
 
   /** Ends the stream and drops what it holds. */
@@ -480,7 +503,7 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
     try {
       this.guard.throwIfAborted();
       const batch = await this.readBatch();
-      // An interrupted fetch can end early without an error: once aborted, what was read is not the answer.
+      // An interrupted fetch can end early: once aborted, what was read is not the answer.
       this.guard.throwIfAborted();
       if (this.done) return { done: true, value: undefined };
       if (batch === undefined) {
@@ -492,6 +515,8 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
       const aborted = this.guard.abortError();
       const closed = this.done;
       this.finish();
+      // The fetch ahead, interrupted when aborted, settles before the read fails: the connection is the caller's again then.
+      await this.settle();
       if (aborted !== undefined) throw aborted;
       // A read that was in flight when `return()` came ends quietly.
       if (closed) return { done: true, value: undefined };
@@ -510,8 +535,10 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
     while (rows < cap) {
       if (this.carry === undefined) {
         const result = this.result;
-        if (result === undefined) break;
-        const chunk = await this.guard.call(() => result.fetchChunk());
+        const fetch = this.pending;
+        if (result === undefined || fetch === undefined) break;
+        const chunk = await fetch;
+        this.pending = undefined;
         if (this.done || this.guard.aborted) return undefined;
         if (chunk === null || chunk.rowCount === 0) {
           this.result = undefined;
@@ -520,6 +547,7 @@ class BatchStream implements AsyncIterableIterator<RecordBatch> {
           if (result.returnType === duckdb.ResultType.INVALID) throw streamFailed();
           break;
         }
+        this.fetchNext();
         this.carry = { chunk, columns: readChunk(chunk, readers), rows: chunk.rowCount, next: 0 };
       }
       const carry = this.carry;
