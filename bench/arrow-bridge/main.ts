@@ -12,6 +12,7 @@
  *   count(*) … GROUP BY host` run over `tsdb_arrow_scan`, the frontend's side;
  * - `publish+agg (dict)`: the same with `host` a Dictionary<Int32, Utf8> (as an Arrow producer that
  *   dictionary-encodes tags would send it);
+ * - `…, unordered`: both published with `ordered: false` (two DuckDB threads call the scan);
  * - `table agg`: the same aggregate over the DuckDB table.
  *
  * Every timed run checks its answer: the row count and the sums of `n` and `usage` for the reads,
@@ -192,28 +193,22 @@ async function main(): Promise<void> {
       },
     ],
     ['queryArrow', async () => checkTotals('queryArrow', (await readArrow(conn)).totals, wantTotals)],
-    [
-      'publish+agg',
-      async () => {
-        const pub = publishArrow(first.schema, batches);
-        try {
-          checkGroups('publish+agg', groupsOf((await conn.runAndReadAll(AGG(pub.sql))).getRows()), wantGroups);
-        } finally {
-          pub.dispose();
-        }
-      },
-    ],
-    [
-      'publish+agg (dict)',
-      async () => {
-        const pub = publishArrow(dict.schema, dict.batches);
-        try {
-          checkGroups('publish+agg (dict)', groupsOf((await conn.runAndReadAll(AGG(pub.sql))).getRows()), wantGroups);
-        } finally {
-          pub.dispose();
-        }
-      },
-    ],
+    ...(['ordered', 'unordered'] as const).flatMap((order) =>
+      ([['', first.schema, batches], [' (dict)', dict.schema, dict.batches]] as const).map(([kind, schema, bs]): [string, () => Promise<void>] => {
+        const name = `publish+agg${kind}${order === 'unordered' ? ', unordered' : ''}`;
+        return [
+          name,
+          async () => {
+            const pub = publishArrow(schema, bs, { ordered: order === 'ordered' });
+            try {
+              checkGroups(name, groupsOf((await conn.runAndReadAll(AGG(pub.sql))).getRows()), wantGroups);
+            } finally {
+              pub.dispose();
+            }
+          },
+        ];
+      }),
+    ),
     ['table agg', async () => checkGroups('table agg', groupsOf((await conn.runAndReadAll(AGG('cpu'))).getRows()), wantGroups)],
   ];
 

@@ -164,7 +164,7 @@ class InterruptGuard {
     this.conn.interrupt();
     this.timer ??= setInterval(() => {
       if (this.inFlight > 0) this.conn.interrupt();
-    }, INTERRUPT_REPEAT_MS);
+    }, INTERRUPT_REPEAT_MS).unref();
   }
 
   /** Interrupts the call in flight, if any (until it settles), and forgets the signal. */

@@ -104,7 +104,7 @@ test('DuckDB → queryArrow → Arrow IPC → publishArrow → DuckDB equals the
   });
 });
 
-test('150,000 rows across many batches: the same rows, in order, and the same aggregates', async () => {
+test('150,000 rows across many batches: the same rows, in order, and the same aggregates (ordered or not)', async () => {
   await withConn(async (conn) => {
     const sql = everyType(150_000);
     const stream = await queryArrow(conn, sql);
@@ -118,7 +118,17 @@ test('150,000 rows across many batches: the same rows, in order, and the same ag
       const digest = (from: string) => `SELECT count(*), sum(hash(ord, COLUMNS(* EXCLUDE (ord)))) FROM (${from})`;
       assert.equal(await json(conn, digest(`SELECT row_number() OVER () AS ord, * EXCLUDE (ord) FROM ${pub.sql}`)), await json(conn, digest(`SELECT row_number() OVER () AS ord, * EXCLUDE (ord) FROM (${sql})`)));
       const agg = (from: string) => `SELECT i8, count(*), count(s), sum(i64), min(ts_ns), max(ls), sum(d18), min(h), max(d38) FROM ${from} GROUP BY i8 ORDER BY i8`;
-      assert.equal(await json(conn, agg(pub.sql)), await json(conn, agg(`(${sql})`)));
+      const direct = await json(conn, agg(`(${sql})`));
+      assert.equal(await json(conn, agg(pub.sql)), direct);
+      // Unordered: two DuckDB threads read chunks in any order; the same rows all the same.
+      const unordered = publishArrow(stream.schema, batches, { ordered: false });
+      try {
+        assert.equal(await json(conn, agg(unordered.sql)), direct);
+        const rowsDigest = (from: string) => `SELECT count(*), sum(hash(COLUMNS(*))) FROM ${from}`;
+        assert.equal(await json(conn, rowsDigest(unordered.sql)), await json(conn, rowsDigest(`(${sql})`)));
+      } finally {
+        unordered.dispose();
+      }
     } finally {
       pub.dispose();
     }
@@ -334,7 +344,7 @@ test('types DuckDB cannot be given fail at publish time, naming the column and i
   }
 });
 
-test('a batch that does not match its schema is refused at publish time', () => {
+test('a batch that does not match its schema, or a schema naming a column twice, is refused at publish time', () => {
   const fields = [new Field('x', new Int32())];
   const schema = new Schema(fields);
   const other = [new Field('x', new Utf8())];
@@ -343,6 +353,9 @@ test('a batch that does not match its schema is refused at publish time', () => 
   // A buffer shorter than the rows it claims (the copy into DuckDB is not bounds-checked).
   const short = new RecordBatch(schema, makeData({ type: new Struct(fields), length: 4, nullCount: 0, children: [makeData({ type: new Int32(), length: 4, data: Int32Array.from([1, 2]) })] }));
   assert.throws(() => publishArrow(schema, [short]), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.InvalidArguments);
+  // DuckDB refuses a relation naming a column twice, whatever the case.
+  const twice = new Schema([new Field('Host', new Utf8()), new Field('host', new Int32())]);
+  assert.throws(() => publishArrow(twice, []), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.InvalidArguments && /column host is named twice/.test(err.message));
   const twoColumns = new Schema([...fields, new Field('y', new Int8())]);
   assert.throws(() => publishArrow(twoColumns, [new RecordBatch(schema, short.data)]), /has 1 columns, its schema 2/);
 });
