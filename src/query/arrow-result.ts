@@ -8,7 +8,9 @@
  * layout is Arrow's) or a typed-array loop (booleans to bits, narrow decimals widened). Strings of
  * at most 12 bytes are read from the inlined `duckdb_string_t` entries of that copy; longer ones
  * need one native read each (`get_data_from_pointer`); no value becomes a JS string. Chunks are
- * gathered into batches of `batchRows` rows (the last one shorter).
+ * gathered into batches of `batchRows` rows (the last one shorter), and the next chunk is fetched
+ * while one is converted, so that DuckDB produces in its thread meanwhile (1M rows: ~330 → ~180 ms,
+ * bench/arrow-bridge).
  *
  * Type mapping (DuckDB → Arrow; every field nullable): BOOLEAN → Bool, TINYINT..BIGINT →
  * Int8..Int64, UTINYINT..UBIGINT → Uint8..Uint64, FLOAT/DOUBLE → Float32/64, VARCHAR → Utf8, BLOB →
