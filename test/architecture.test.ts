@@ -1,8 +1,10 @@
 /**
  * Layers (DESIGN.md, STYLE.md): imports point down. A layer may import itself or any layer below
- * it, never one above. Tests are outside the layers. Two rules more: above the engine only the
- * region access reaches into engine/ (the seam, DESIGN.md D13), and types/, the vocabulary both
- * sides of that seam share, imports nothing but itself.
+ * it, never one above. Tests are outside the layers. Three rules more (the seam, DESIGN.md D13):
+ * above the engine only the region server of this process (datanode/) reaches into engine/; only
+ * the wiring (components/) reaches into datanode/, so the frontend sees regions through the
+ * `RegionServer` interface alone; and types/, the vocabulary both sides of that seam share,
+ * imports nothing but itself (and Arrow).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -28,6 +30,8 @@ const RANK: Record<string, number> = {
   promql: 4,
   query: 4,
   catalog: 4,
+  // The region server over the engine in this process (standalone, datanode).
+  datanode: 4,
   engine: 5,
   storage: 6,
   config: 7,
@@ -35,16 +39,11 @@ const RANK: Record<string, number> = {
   types: 9,
 };
 
-/** Layers above the engine that reach regions only through the region access (DESIGN.md D13). */
-const ABOVE_ENGINE = ['frontend', 'query', 'sql', 'promql', 'catalog', 'servers'];
+/** Layers above the engine that reach regions only through the region server interface (DESIGN.md D13). */
+const ABOVE_ENGINE = ['frontend', 'query', 'sql', 'promql', 'catalog', 'servers', 'meta'];
 
-/**
- * Files of those layers that still import engine/, each with why. Part A of issue 15 (the region
- * server interface, with the in-process region server behind it) removes this exception.
- */
-const ENGINE_IMPORT_EXCEPTIONS: Record<string, string> = {
-  'frontend/region-access.ts': 'LocalRegionAccess: the regions of the RegionEngine in this process',
-};
+/** The layers that may import datanode/ (the region server of this process): the wiring alone. */
+const DATANODE_IMPORTERS = ['components', 'cli', 'datanode'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -130,20 +129,24 @@ function importedFiles(file: string): string[] {
     .map((s) => relative(SRC, resolve(dirname(file), s)));
 }
 
-test('above the engine, only the region access imports engine/', () => {
+test('above the engine, nothing imports engine/ (regions are reached through the RegionServer interface)', () => {
   const violations: string[] = [];
-  const excepted = new Set<string>();
   for (const file of sources(SRC)) {
     const path = relative(SRC, file);
     if (!ABOVE_ENGINE.includes(path.split('/')[0]!)) continue;
-    const engine = importedFiles(file).filter((t) => t.startsWith('engine/'));
-    if (engine.length === 0) continue;
-    if (ENGINE_IMPORT_EXCEPTIONS[path] !== undefined) excepted.add(path);
-    else violations.push(...engine.map((t) => `${path} imports ${t}`));
+    violations.push(...importedFiles(file).filter((t) => t.startsWith('engine/')).map((t) => `${path} imports ${t}`));
   }
   assert.deepEqual(violations, []);
-  // An exception that no longer imports engine/ (or no longer exists) is dropped from the list.
-  assert.deepEqual([...excepted].sort(), Object.keys(ENGINE_IMPORT_EXCEPTIONS).sort());
+});
+
+test('only the wiring imports datanode/ (the frontend sees no region server implementation)', () => {
+  const violations: string[] = [];
+  for (const file of sources(SRC)) {
+    const path = relative(SRC, file);
+    if (DATANODE_IMPORTERS.includes(path.split('/')[0]!)) continue;
+    violations.push(...importedFiles(file).filter((t) => t.startsWith('datanode/')).map((t) => `${path} imports ${t}`));
+  }
+  assert.deepEqual(violations, []);
 });
 
 /** Packages types/ may name: Arrow's record batches are what region queries answer (DESIGN.md D13). */

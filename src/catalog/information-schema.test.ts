@@ -96,7 +96,7 @@ const source: InformationSchemaSource = {
     assert.notEqual(db, 'information_schema');
     return Promise.resolve(db === 'public' ? [EVENTS, CPU] : db === 'metrics' ? [M] : []);
   },
-  regionStatistics: (t) => STATS[t.table_id] ?? [],
+  regionStatistics: async (t) => STATS[t.table_id] ?? [],
 };
 
 async function get(name: string): Promise<{ columns: Array<{ name: string; data_type: string }>; rows: Cell[][] }> {

@@ -28,7 +28,7 @@ export interface InformationSchemaSource {
   /** The user tables of a database (never called for `information_schema`). */
   tables(db: string): Promise<TableInfo[]>;
   /** The statistics of each region of a table. */
-  regionStatistics(t: TableInfo): RegionStatistics[];
+  regionStatistics(t: TableInfo): Promise<RegionStatistics[]>;
   /** The statements running now that the reader may see (`process_list`); none when absent. */
   processes?(): ProcessRow[];
 }
@@ -245,7 +245,7 @@ async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
         continue;
       }
       const info = t.info;
-      const stats = source.regionStatistics(info).map(regionNumbers);
+      const stats = (await source.regionStatistics(info)).map(regionNumbers);
       const dataLength = stats.reduce((n, s) => n + s.sst, 0);
       const tableRows = stats.reduce((n, s) => n + s.rows, 0);
       const indexLength = stats.reduce((n, s) => n + s.index, 0);
@@ -443,7 +443,7 @@ async function regionStatisticsRows(source: InformationSchemaSource): Promise<Ce
   for (const { tables } of await allTables(source)) {
     for (const t of tables) {
       if (t.kind !== 'user') continue;
-      for (const s of source.regionStatistics(t.info)) {
+      for (const s of await source.regionStatistics(t.info)) {
         const n = regionNumbers(s);
         const id = regionId(t.info.table_id, s.region_number);
         // written_bytes_since_open: not counted by tsdb's engine yet.

@@ -40,7 +40,7 @@ const source: InformationSchemaSource = {
     { name: 'other', options: {}, created_at: 0 },
   ],
   tables: async (db) => (db === 'public' ? [CPU] : db === 'other' ? [LOG] : []),
-  regionStatistics: () => [],
+  regionStatistics: async () => [],
 };
 
 const session = { database: 'public', user: 'alice', serverVersion: '16.3-tsdb-0.1.0', timezone: 'UTC' };

@@ -3,7 +3,7 @@
  * and stop gracefully. Returns the process exit code.
  */
 import { buildInfo } from '../common/build-info.js';
-import { createLogger, type LoggerHandle } from '../common/logging.js';
+import { createLogger, type Logger, type LoggerHandle } from '../common/logging.js';
 import { formatAddress } from '../common/net/address.js';
 import { formatDuration, type Millis } from '../common/time/duration.js';
 import type { Component } from '../components/component.js';
@@ -56,7 +56,11 @@ function waitForSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-export async function startComponent(req: StartRequest, writeErr: (text: string) => void): Promise<number> {
+/**
+ * Runs a component until SIGINT/SIGTERM. `make` builds it instead of the default wiring of its
+ * kind (tests: a standalone frontend over a datanode's regions).
+ */
+export async function startComponent(req: StartRequest, writeErr: (text: string) => void, make?: (loaded: LoadedConfig<ComponentName>, logger: Logger) => Component): Promise<number> {
   const name = req.component;
   let loaded: LoadedConfig<ComponentName>;
   try {
@@ -112,7 +116,7 @@ export async function startComponent(req: StartRequest, writeErr: (text: string)
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
 
-  const component = createComponent(loaded, handle);
+  const component = make !== undefined ? make(loaded, handle.logger) : createComponent(loaded, handle);
   const stopping = waitForSignal();
   try {
     await component.start();

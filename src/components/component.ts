@@ -17,6 +17,8 @@ import { HttpServer } from '../servers/http/http-server.js';
 import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding } from '../servers/grpc/database-service.js';
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
 import { GrpcServer } from '../servers/grpc/grpc-server.js';
+import { addRegionService } from '../servers/grpc/region-service.js';
+import type { RegionServer } from '../types/region-server.js';
 import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers/grpc/protos.js';
 import { MysqlServer } from '../servers/mysql/mysql-server.js';
 import { PostgresServer } from '../servers/postgres/postgres-server.js';
@@ -59,6 +61,17 @@ export interface ServingComponentOptions {
   readonly mysql?: { readonly addr: string; readonly tls?: TlsOptions };
   /** The gRPC server's address (with `services`). */
   readonly grpc?: { readonly addr: string };
+  /**
+   * The region service (a datanode's, DESIGN.md D13): the region server `regions` opens, served
+   * over gRPC on `addr` (`servers/grpc/region-service.ts`).
+   */
+  readonly regionService?: { readonly addr: string; readonly regions: RegionServices };
+}
+
+/** The data side of a datanode: the region server it serves, opened after its directory is locked. */
+export interface RegionServices {
+  start(): Promise<RegionServer>;
+  stop(): Promise<void>;
 }
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
@@ -84,6 +97,8 @@ export class ServingComponent implements Component {
   private readonly postgres: PostgresServer | undefined;
   private readonly mysql: MysqlServer | undefined;
   private readonly grpc: GrpcServer | undefined;
+  private regionGrpc: GrpcServer | undefined;
+  private regionsStarted = false;
   private sql: SqlHandler | undefined;
   private ingest: IngestHandler | undefined;
   private auth: AuthHandler | undefined;
@@ -155,8 +170,15 @@ export class ServingComponent implements Component {
       this.ingest = started.ingest;
       this.auth = started.auth;
     }
+    if (this.opts.regionService !== undefined) {
+      this.regionsStarted = true;
+      const regions = await this.opts.regionService.regions.start();
+      const grpc = (this.regionGrpc = new GrpcServer({ logger: this.log }));
+      addRegionService(grpc, regions, this.log);
+    }
     await this.http.start(this.opts.http.addr);
     if (this.grpc !== undefined) await this.grpc.start(this.opts.grpc!.addr);
+    if (this.regionGrpc !== undefined) await this.regionGrpc.start(this.opts.regionService!.addr);
     if (this.mysql !== undefined) await this.mysql.start(this.opts.mysql!.addr);
     if (this.postgres !== undefined) await this.postgres.start(this.opts.postgres!.addr);
     const pending = this.opts.notServedYet ?? [];
@@ -184,7 +206,11 @@ export class ServingComponent implements Component {
       if (interrupted > 0) this.log.info({ statements: interrupted }, `interrupted ${interrupted} running statement(s)`);
     }
     // Every server stops (and the data side closes) even if one of them fails to.
-    const stopped = await Promise.allSettled([this.grpc?.shutdown(), this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    const stopped = await Promise.allSettled([this.grpc?.shutdown(), this.regionGrpc?.shutdown(), this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    if (this.regionsStarted) {
+      this.regionsStarted = false;
+      await this.opts.regionService!.regions.stop();
+    }
     if (this.servicesStarted) {
       this.servicesStarted = false;
       this.sql = undefined;
@@ -197,7 +223,7 @@ export class ServingComponent implements Component {
   }
 
   servers(): readonly Server[] {
-    return [this.http, ...(this.grpc !== undefined ? [this.grpc] : []), ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
+    return [this.http, ...(this.grpc !== undefined ? [this.grpc] : []), ...(this.regionGrpc !== undefined ? [this.regionGrpc] : []), ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
   }
 
   status(): StatusInfo {

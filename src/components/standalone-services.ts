@@ -13,13 +13,16 @@ import { queryBudget, threadPoolWarning } from '../frontend/query-budget.js';
 import { openQueryDuckDb } from '../query/query-duckdb.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { FrontendInstance } from '../frontend/instance.js';
-import { LocalRegionAccess } from '../frontend/region-access.js';
+import { LocalRegionServer } from '../datanode/local-region-server.js';
+import { registerArrowScan } from '../query/arrow-scan-function.js';
 import { newSession } from '../frontend/session.js';
 import { ProcessList } from '../frontend/process-list.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
 import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
 import { openStorageProviders, type StorageProviders } from '../storage/storage-provider.js';
+import { storageProviders } from '../storage/create-object-store.js';
+import type { RegionServer } from '../types/region-server.js';
 import type { ComponentServices } from './component.js';
 
 /** The time limit of a statement: the client's own (`requested`, 0 or undefined: none) within `query.timeout` (0: none). */
@@ -29,6 +32,21 @@ export function statementTimeout(requested: number | undefined, limit: number): 
   return own > 0 ? Math.min(own, limit) : limit;
 }
 
+/** A region server the frontend reaches over the network, and how to let it go. */
+export interface RemoteRegions {
+  readonly regions: RegionServer;
+  close(): void | Promise<void>;
+}
+
+export interface StandaloneServicesOptions {
+  /**
+   * The regions somewhere else (a datanode's region service) instead of an engine in this process:
+   * the frontend's queries then read every region through region queries, as in a cluster. Tests
+   * use it to run the SQL suites through the remote region client.
+   */
+  readonly remoteRegions?: () => Promise<RemoteRegions>;
+}
+
 export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
@@ -36,21 +54,34 @@ export class StandaloneServices implements ComponentServices {
   private frontend: FrontendInstance | undefined;
   private queries: DuckDBInstance | undefined;
   private users: UserProvider | undefined;
+  private remote: RemoteRegions | undefined;
   readonly authEnabled: boolean;
 
   constructor(
     private readonly config: StandaloneOptions,
     private readonly logger: Logger,
+    private readonly opts: StandaloneServicesOptions = {},
   ) {
     this.authEnabled = config.user_provider !== undefined && config.user_provider !== '';
   }
 
   async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; auth?: AuthHandler }> {
     const c = this.config;
-    const storage = (this.storage = await openStorageProviders(c.storage, { partSize: c.region_engine.mito.sst_write_buffer_size, logger: this.logger }));
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
-    this.engine = await RegionEngine.open(engineOptions(c, storage, this.logger));
+    let regions: RegionServer;
+    let storageNames: string[];
+    let readableDirs: string[] = [];
+    if (this.opts.remoteRegions !== undefined) {
+      this.remote = await this.opts.remoteRegions();
+      regions = this.remote.regions;
+      storageNames = [...storageProviders(c.storage).keys()];
+    } else {
+      const storage = (this.storage = await openStorageProviders(c.storage, { partSize: c.region_engine.mito.sst_write_buffer_size, logger: this.logger }));
+      this.engine = await RegionEngine.open(engineOptions(c, storage, this.logger));
+      storageNames = storage.names();
+      readableDirs = this.engine.readableDirs();
+    }
     const spillDir = querySpillDir(c.storage.data_home);
     const budget = queryBudget(c, spillDir);
     this.queries = await openQueryDuckDb({
@@ -58,15 +89,19 @@ export class StandaloneServices implements ComponentServices {
       ...(budget.memoryLimit !== undefined && { memoryLimit: budget.memoryLimit }),
       spillDir,
       ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
-      readableDirs: this.engine.readableDirs(),
-      registerFunctions: (conn) => LocalRegionAccess.registerScanFunctions(conn),
+      readableDirs,
+      registerFunctions: (conn) => {
+        LocalRegionServer.registerScanFunctions(conn);
+        registerArrowScan(conn);
+      },
       sstMetaCache: c.region_engine.mito.sst_meta_cache_size > 0,
       pageCache: c.region_engine.mito.page_cache_size > 0,
     });
     this.logger.info({ memory_limit: budget.memoryLimit ?? 'DuckDB default', threads: c.query.parallelism, max_concurrent_queries: c.max_concurrent_queries, uv_threadpool_size: process.env['UV_THREADPOOL_SIZE'] ?? '4' }, 'opened the query DuckDB');
     const poolWarning = threadPoolWarning(c.max_concurrent_queries, c.region_engine.mito.max_background_jobs);
     if (poolWarning !== undefined) this.logger.warn(poolWarning);
-    const frontend = (this.frontend = new FrontendInstance(catalog, new LocalRegionAccess(this.engine, this.queries), storage.names(), budget.budget, new ProcessList(this.authEnabled)));
+    if (this.engine !== undefined) regions = new LocalRegionServer(this.engine, this.queries);
+    const frontend = (this.frontend = new FrontendInstance(catalog, regions!, this.queries, storageNames, budget.budget, new ProcessList(this.authEnabled)));
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
@@ -113,7 +148,9 @@ export class StandaloneServices implements ComponentServices {
     this.queries = undefined;
     try {
       await this.engine?.close();
+      await this.remote?.close();
     } finally {
+      this.remote = undefined;
       this.engine = undefined;
       await this.storage?.close();
       this.storage = undefined;

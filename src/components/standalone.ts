@@ -3,10 +3,11 @@ import type { LoadedConfig } from '../config/load.js';
 import { standaloneSchema } from '../config/options.js';
 import { frontendNotServedYet } from './frontend.js';
 import { ServingComponent, type Component } from './component.js';
-import { StandaloneServices } from './standalone-services.js';
+import { StandaloneServices, type StandaloneServicesOptions } from './standalone-services.js';
 
 /** A frontend and a datanode in one process. */
-export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Logger): Component {
+/** `services`: where the regions are (default: an engine in this process). */
+export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Logger, services?: StandaloneServicesOptions): Component {
   const c = loaded.config;
   return new ServingComponent({
     name: 'standalone',
@@ -20,7 +21,7 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
       .filter((s) => !['SQL and PromQL over HTTP', 'InfluxDB line protocol', 'OpenTSDB', 'Prometheus remote write/read'].includes(s))
       .filter((s) => !s.startsWith('PostgreSQL on ') && !s.startsWith('MySQL on ') && !s.startsWith('gRPC on '))
       .concat('PromQL over HTTP'),
-    services: new StandaloneServices(c, logger),
+    services: new StandaloneServices(c, logger, services),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),
     grpc: { addr: c.grpc.addr },

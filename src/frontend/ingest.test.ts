@@ -8,13 +8,13 @@ import { RegionEngine } from '../engine/region-engine.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import type { IngestColumn, IngestTable } from './ingest-request.js';
 import { FrontendInstance } from './instance.js';
-import { LocalRegionAccess } from './region-access.js';
+import { LocalRegionServer } from '../datanode/local-region-server.js';
 import { newSession } from './session.js';
 
 async function frontend(t: TestContext): Promise<FrontendInstance> {
   const engine = await RegionEngine.open(testEngineOptions(tempDir(t), { compactAfterFlush: false }));
   t.after(() => engine.close());
-  const fe = new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), new LocalRegionAccess(engine));
+  const fe = new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), new LocalRegionServer(engine), engine.duckdb);
   t.after(() => fe.close());
   return fe;
 }

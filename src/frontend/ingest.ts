@@ -24,7 +24,7 @@ import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE } from '../common/tim
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
-import type { RegionAccess } from './region-access.js';
+import type { RegionServer } from '../types/region-server.js';
 import type { TableRouter } from './table-router.js';
 import { isLogicalTable, LOGICAL_TABLE_OPTION, METRIC_ENGINE, PHYSICAL_TABLE_OPTION } from './metric-engine.js';
 import type { MetricTables } from './metric-tables.js';
@@ -191,7 +191,7 @@ function batchOf(info: TableInfo, t: IngestTable, times: { unit: TimeUnit; vecto
 export class Ingester {
   constructor(
     private readonly catalog: CatalogManager,
-    private readonly regions: RegionAccess,
+    private readonly regions: RegionServer,
     private readonly tables: TableRouter,
     private readonly metricTables: MetricTables,
     private readonly schemaLocks: KeyedMutex,

@@ -9,11 +9,11 @@ import { RegionEngine } from '../engine/region-engine.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import { FrontendInstance } from './instance.js';
 import type { ScanRequest } from '../types/scan-request.js';
-import { LocalRegionAccess } from './region-access.js';
+import { LocalRegionServer } from '../datanode/local-region-server.js';
 import { newSession } from './session.js';
 
 /** Region access that records the time range (and key values) of every scan it attaches. */
-class RecordingAccess extends LocalRegionAccess {
+class RecordingAccess extends LocalRegionServer {
   readonly ranges: ScanRequest[] = [];
   get regionEngine(): RegionEngine {
     return this.engine;
@@ -29,7 +29,7 @@ async function frontend(t: TestContext): Promise<{ fe: FrontendInstance; access:
   const engine = await RegionEngine.open(testEngineOptions(dir, { compactAfterFlush: false }));
   t.after(() => engine.close());
   const access = new RecordingAccess(engine);
-  return { fe: new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), access), access };
+  return { fe: new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), access, engine.duckdb), access };
 }
 
 test('a query\'s time range reaches the scan: files outside it are not read', async (t) => {

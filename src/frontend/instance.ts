@@ -4,7 +4,7 @@
  * Servers reach it through `servers/handlers.ts`.
  */
 import { randomBytes } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
@@ -33,7 +33,7 @@ import { processRows, showProcessList } from './statement/process-list.js';
 import { startStatements, type StatementControl } from './statement-control.js';
 import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
-import type { RegionAccess } from './region-access.js';
+import type { RegionServer } from '../types/region-server.js';
 import type { Session } from './session.js';
 import type { TableSummary } from './table-summary.js';
 import { altered, alterTable } from './statement/alter-table.js';
@@ -82,7 +82,12 @@ const MAX_IDLE_CONNECTIONS = 8;
 export class FrontendInstance {
   constructor(
     readonly catalog: CatalogManager,
-    readonly regions: RegionAccess,
+    readonly regions: RegionServer,
+    /**
+     * The frontend's own DuckDB: every query is planned and finished here (`query/query-duckdb.ts`),
+     * over the relations of the regions it reads (DESIGN.md D13).
+     */
+    private readonly queries: DuckDBInstance,
     /** Names of the configured storage providers (`storage` table option); default: File. */
     private readonly storageProviders: readonly string[] = ['File'],
     /** Admission and result limits of queries (`query-gate.ts`); default: none. */
@@ -353,7 +358,7 @@ export class FrontendInstance {
 
   private async takeConnection(): Promise<DuckDBConnection> {
     if (this.stopping) throw shuttingDown();
-    const conn = this.idle.pop() ?? (await this.regions.connect());
+    const conn = this.idle.pop() ?? (await this.queries.connect());
     this.busy.add(conn);
     return conn;
   }
@@ -502,7 +507,7 @@ export class FrontendInstance {
           primaryKey: info.primary_key,
           timestampColumns,
           columnNames: info.columns.map((c) => c.name),
-          relation: (range, keys, signal) => this.tables.relation(info, range, keys, signal),
+          relation: (range, keys, signal, columns) => this.tables.relation(info, range, keys, signal, columns),
         };
       },
     };
@@ -556,10 +561,14 @@ export class FrontendInstance {
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
       regionStatistics: (t) =>
-        isLogicalTable(t) ? [] : t.region_numbers.map((n, i) => {
-          const st = this.regions.statistics(tableRegionIds(t)[i]!);
-          return { region_number: n, memtable_rows: st.memtable_rows, memtable_bytes: st.memtable_bytes, sst_rows: st.sst_rows, sst_files: st.sst_files, sst_bytes: st.sst_bytes };
-        }),
+        isLogicalTable(t)
+          ? Promise.resolve([])
+          : Promise.all(
+              t.region_numbers.map(async (n, i) => {
+                const st = await this.regions.statistics(tableRegionIds(t)[i]!);
+                return { region_number: n, memtable_rows: st.memtable_rows, memtable_bytes: st.memtable_bytes, sst_rows: st.sst_rows, sst_files: st.sst_files, sst_bytes: st.sst_bytes };
+              }),
+            ),
     };
   }
 

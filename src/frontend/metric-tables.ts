@@ -14,13 +14,13 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { schemaLockKey } from './ingest.js';
 import { checkLogical, isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION, PHYSICAL_TABLE_OPTION, physicalTableInfo, withTags } from './metric-engine.js';
-import type { RegionAccess } from './region-access.js';
+import type { RegionServer } from '../types/region-server.js';
 import { createWithRegions } from './statement/create-table.js';
 
 export class MetricTables {
   constructor(
     private readonly catalog: CatalogManager,
-    private readonly regions: RegionAccess,
+    private readonly regions: RegionServer,
     private readonly schemaLocks: KeyedMutex,
   ) {}
 

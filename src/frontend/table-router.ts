@@ -3,7 +3,6 @@
  * logical metric table, the region of its physical table (`metric-engine.ts`). Writes, scans,
  * flushes and truncation go through here, so the statements need not know which kind a table is.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { DEFAULT_CATALOG, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -13,7 +12,11 @@ import type { Relation } from '../query/query-executor.js';
 import type { TimeRange } from '../query/time-predicates.js';
 import type { KeyValue, KeyValues } from '../query/key-predicates.js';
 import { isLogicalTable, LOGICAL_TABLE_OPTION, logicalRelation, physicalBatch } from './metric-engine.js';
-import type { RegionAccess } from './region-access.js';
+import type { RegionId } from '../types/region-id.js';
+import type { RegionServer, ScanRelation } from '../types/region-server.js';
+import type { ScanRequest } from '../types/scan-request.js';
+import { publishArrow } from '../query/arrow-scan-function.js';
+import { quoteIdent } from '../common/sql-quote.js';
 
 /** Primary key values by column id (those of `keys` naming primary key columns of `info`). */
 function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly KeyValue[]> | undefined {
@@ -26,10 +29,19 @@ function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly Ke
   return out.size === 0 ? undefined : out;
 }
 
+/**
+ * The columns of `info` a query naming `referenced` reads, in table order: at least one (the time
+ * index), so that a `count(*)` still counts rows.
+ */
+function projectionOf(info: TableInfo, referenced: ReadonlySet<string>): string[] {
+  const named = info.columns.filter((c) => referenced.has(c.name.toLowerCase())).map((c) => c.name);
+  return named.length > 0 ? named : [info.columns.find((c) => c.semantic_type === 'timestamp')?.name ?? info.columns[0]!.name];
+}
+
 export class TableRouter {
   constructor(
     private readonly catalog: CatalogManager,
-    readonly regions: RegionAccess,
+    readonly regions: RegionServer,
   ) {}
 
   /** The physical table of a logical metric table. */
@@ -56,33 +68,68 @@ export class TableRouter {
   }
 
   /**
+   * The rows of one region for a query in the frontend's DuckDB: the scan itself when the region
+   * server is in this process, else its answer to a region query, received whole (Arrow record
+   * batches) and read in place by `tsdb_arrow_scan` (`query/arrow-scan-function.ts`).
+   */
+  private async regionRelation(id: RegionId, scan: ScanRequest, columns: readonly string[], signal?: AbortSignal): Promise<ScanRelation> {
+    if (this.regions.scanRelation !== undefined) return this.regions.scanRelation(id, scan, signal);
+    const sql = `SELECT ${columns.map(quoteIdent).join(', ')} FROM region`;
+    const stream = await this.regions.query(id, { scan, sql }, signal);
+    const batches = [];
+    try {
+      for await (const b of stream.batches) {
+        signal?.throwIfAborted();
+        batches.push(b);
+      }
+    } finally {
+      await stream.batches.return?.();
+    }
+    // Rows of a table have no order (a query that needs one sorts): two DuckDB threads may read them.
+    const published = publishArrow(stream.schema, batches, { ordered: false });
+    return { sql: `SELECT * FROM ${published.sql}`, release: () => published.dispose() };
+  }
+
+  /** One relation of every region of `info` (each read with `scan`); several are a UNION ALL. */
+  private async regionsRelation(info: TableInfo, scan: ScanRequest, projection: readonly string[] | undefined, signal?: AbortSignal): Promise<Relation> {
+    const columns = projection ?? info.columns.map((c) => c.name);
+    const parts: ScanRelation[] = [];
+    try {
+      for (const id of tableRegionIds(info)) parts.push(await this.regionRelation(id, scan, columns, signal));
+    } catch (err) {
+      for (const p of parts) p.release();
+      throw err;
+    }
+    if (parts.length === 1) return parts[0]!;
+    return { sql: parts.map((p) => `SELECT * FROM (${p.sql})`).join(' UNION ALL '), release: () => parts.forEach((p) => p.release()) };
+  }
+
+  /**
    * The rows of `info` (in the inclusive time range, when given) as a relation for a query; a
    * table with regions of its own reads only the rows of the primary key values `keys` allows.
    */
-  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal): Promise<Relation> {
+  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation> {
     const storage = await this.storageOf(info);
+    // A logical metric table reads its physical table's key columns as well: no projection.
+    const projection = storage === info && columns !== undefined ? projectionOf(info, columns) : undefined;
     // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
     const keyIds = storage === info && keys !== undefined ? keyColumnIds(info, keys) : undefined;
-    const scan = await this.regions.scanRelation(tableRegionIds(storage)[0]!, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, signal);
+    const scan = await this.regionsRelation(storage, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, projection, signal);
     if (storage === info) return scan;
-    return { sql: logicalRelation(info, scan.sql), release: () => scan.release() };
+    return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
   }
 
   async flush(info: TableInfo): Promise<void> {
-    for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.flush(id);
+    for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.flushRegion(id);
   }
 
   async compact(info: TableInfo): Promise<void> {
-    for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.compact(id);
+    for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.compactRegion(id);
   }
 
   /** Removes every row of a table with regions of its own (a logical metric table deletes its rows instead). */
   async truncate(info: TableInfo): Promise<void> {
     if (isLogicalTable(info)) throw new TsdbError(StatusCode.Unexpected, `truncate of logical table ${info.name}: delete its rows`);
     for (const id of tableRegionIds(info)) await this.regions.truncateRegion(id);
-  }
-
-  connect(): Promise<DuckDBConnection> {
-    return this.regions.connect();
   }
 }

@@ -23,7 +23,7 @@ export interface QueryDuckDbOptions {
   readonly readableDirs: readonly string[];
   /**
    * Registers the functions the region relations name (in standalone, the engine's memtable scan
-   * function: `LocalRegionAccess.registerScanFunctions`), before the configuration is locked.
+   * function: `LocalRegionServer.registerScanFunctions`; the Arrow scan of remote regions' answers), before the configuration is locked.
    */
   readonly registerFunctions: (conn: DuckDBConnection) => void;
   /** Parquet footer and file block caches (the engine's `sst_meta_cache_size` / `page_cache_size` > 0). */

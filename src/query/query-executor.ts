@@ -23,7 +23,7 @@ import { rewriteDistinctOn } from './distinct-on.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
-import { tableRefs, type BaseTableNode } from './table-refs.js';
+import { referencedColumns, tableRefs, type BaseTableNode } from './table-refs.js';
 import { keyValuesOf, type KeyValues } from './key-predicates.js';
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
@@ -55,8 +55,12 @@ export interface TableSource {
    * The table's rows (of the inclusive time range only, when given; the relation may also leave
    * out rows whose primary key columns hold none of `keys`' values) as a relation for DuckDB.
    */
-  /** `signal`: the statement's; stops a wait for the table's files (downloads into a file cache). */
-  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal): Promise<Relation>;
+  /**
+   * `signal`: the statement's; stops a wait for the table's files (downloads into a file cache).
+   * `columns`: the (lower-case) names the query refers to, when it names every column it reads:
+   * the relation may leave the others out.
+   */
+  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation>;
 }
 
 /**
@@ -303,6 +307,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const folded = await foldTimestamps(conn, bounds);
     aborted();
     const parsedRefs: ParsedTableRef[] = refs.map((r) => ({ ...r }));
+    const referenced = referencedColumns(tree);
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
       let view = views.get(source.key);
@@ -311,7 +316,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         // A table read once gets the query's time range and key values on its scan; one read twice, all of it.
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
         const keys = uses.get(source.key) === 1 && source.primaryKey !== undefined ? keyValuesOf(tree, ref, source.primaryKey) : undefined;
-        const relation = await source.relation(range, keys, ctx.signal);
+        const relation = await source.relation(range, keys, ctx.signal, referenced);
         relations.push(relation);
         views.set(source.key, view);
         bodies.set(view, relation.sql);

@@ -73,3 +73,26 @@ export function whereOfTable(tree: unknown, table: BaseTableNode): { where: { [k
   if (typeof where !== 'object' || where === null || Array.isArray(where)) return undefined;
   return { where: where as { [k: string]: unknown }, names: new Set([table.alias, table.table_name].filter((x) => x !== '')) };
 }
+
+/**
+ * Every name a column reference of the query holds (lower-cased; each part of `t.col`, so a
+ * qualified or struct reference keeps its column), or undefined when the query may read columns
+ * it does not name: a `*` or `COLUMNS(…)`, a NATURAL join, a PIVOT/UNPIVOT. A table's scan may
+ * leave out the columns not in the set (a remote region then sends fewer).
+ */
+export function referencedColumns(tree: unknown): Set<string> | undefined {
+  const out = new Set<string>();
+  const walk = (node: Json): boolean => {
+    if (Array.isArray(node)) return node.every(walk);
+    if (!isObject(node)) return true;
+    if (node['class'] === 'STAR' || node['type'] === 'PIVOT' || node['ref_type'] === 'NATURAL') return false;
+    if (node['class'] === 'COLUMN_REF' && Array.isArray(node['column_names'])) {
+      for (const n of node['column_names']) if (typeof n === 'string') out.add(n.toLowerCase());
+    }
+    if (Array.isArray(node['using_columns'])) {
+      for (const n of node['using_columns']) if (typeof n === 'string') out.add(n.toLowerCase());
+    }
+    return Object.values(node).every(walk);
+  };
+  return walk(tree as Json) ? out : undefined;
+}

@@ -2,18 +2,21 @@
  * Runs the golden SQL cases (`test/cases/**\/*.sql`) against a real standalone server through
  * `POST /v1/sql` and compares each with its `.result` file. `npm run test:update-cases` rewrites
  * the `.result` files from what the server answers, so that a change of behaviour shows in diffs.
+ * The same cases run a second time with the regions on a datanode, reached through the remote
+ * region client (gRPC region requests, Flight region queries): the answers must be the same.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { parseJsonExact, renderResponse, splitCase } from '../support/sql-cases.js';
 import { tempDir } from '../support/temp.js';
-import { startTsdb } from '../support/tsdb-process.js';
+import { startTsdb, type Started } from '../support/tsdb-process.js';
 
 const CASES = fileURLToPath(new URL('../../../test/cases/', import.meta.url));
 const UPDATE = process.env['TSDB_UPDATE_CASES'] === '1';
+const REMOTE_STANDALONE = fileURLToPath(new URL('../support/remote-standalone-child.js', import.meta.url));
 
 function caseFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -21,8 +24,8 @@ function caseFiles(dir: string): string[] {
     .sort();
 }
 
-test('golden SQL cases give their recorded results', async (t) => {
-  const { baseUrl } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
+/** Runs every case against the server at `baseUrl`; with `update`, rewrites the `.result` files. */
+async function runCases(t: TestContext, baseUrl: string, update: boolean): Promise<void> {
   const files = caseFiles(CASES);
   assert.ok(files.length > 0, `no cases in ${CASES}`);
   for (const file of files) {
@@ -46,9 +49,21 @@ test('golden SQL cases give their recorded results', async (t) => {
       }
       const actual = parts.join('');
       const resultFile = file.replace(/\.sql$/, '.result');
-      if (UPDATE) writeFileSync(resultFile, actual);
+      if (update) writeFileSync(resultFile, actual);
       assert.ok(existsSync(resultFile), `${relative(CASES, file)} has no .result file yet: run npm run test:update-cases and review it`);
       assert.equal(actual, readFileSync(resultFile, 'utf8'), `${relative(CASES, file)} differs from its .result (npm run test:update-cases to accept the new output)`);
     });
   }
+}
+
+test('golden SQL cases give their recorded results', async (t) => {
+  const { baseUrl } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
+  await runCases(t, baseUrl, UPDATE);
+});
+
+test('golden SQL cases give the same results with the regions on a datanode, through the remote region client', async (t) => {
+  const datanode: Started = await startTsdb(t, ['datanode', 'start', '--node-id', '1', '--http-addr', '127.0.0.1:0', '--rpc-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
+  assert.ok(datanode.grpc !== undefined, 'the datanode serves its region service');
+  const { baseUrl } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { script: REMOTE_STANDALONE, scriptArgs: [datanode.grpc] });
+  await runCases(t, baseUrl, false);
 });

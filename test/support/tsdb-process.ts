@@ -153,8 +153,18 @@ export interface Started {
   readonly grpc?: string;
 }
 
+/**
+ * How a server process is spawned: its environment, and another entry point than `bin/tsdb`
+ * (`script`, given `scriptArgs` before `args`).
+ */
+export interface SpawnOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly script?: string;
+  readonly scriptArgs?: readonly string[];
+}
+
 /** Starts `tsdb <args>` and waits until it logs that it started; killed by PID when the test ends. */
-export async function startTsdb(t: TestContext, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Started> {
+export async function startTsdb(t: TestContext, args: string[], opts: SpawnOptions = {}): Promise<Started> {
   const proc = spawnTsdb(t, args, opts);
   const started = await proc.waitForLog((l) => / started$/.test(l.msg));
   const addresses = started['addresses'] as Record<string, string>;
@@ -166,8 +176,8 @@ export async function startTsdb(t: TestContext, args: string[], opts: { env?: No
 }
 
 /** Spawns `tsdb <args>` without waiting; killed by PID when the test ends. */
-export function spawnTsdb(t: TestContext, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): TsdbProcess {
-  const child = spawn(process.execPath, [TSDB_BIN, ...withFreePorts(args)], {
+export function spawnTsdb(t: TestContext, args: string[], opts: SpawnOptions = {}): TsdbProcess {
+  const child = spawn(process.execPath, [opts.script ?? TSDB_BIN, ...(opts.scriptArgs ?? []), ...withFreePorts(args)], {
     env: { ...cleanEnv(), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,7 +12,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
-import type { RegionAccess } from '../region-access.js';
+import type { RegionServer } from '../../types/region-server.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
 import { columnDefault } from './values.js';
@@ -175,7 +175,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
 }
 
 /** Executes ALTER TABLE. */
-export async function alterTable(stmt: AlterTable, session: Session, catalog: CatalogManager, regions: RegionAccess): Promise<void> {
+export async function alterTable(stmt: AlterTable, session: Session, catalog: CatalogManager, regions: RegionServer): Promise<void> {
   const { database, table } = resolveName(stmt.name, session);
   const info = await catalog.table(database, table);
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);

@@ -12,7 +12,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { TIMESTAMP_TYPES, type ColumnType, type TimestampType } from '../../types/region-metadata.js';
 import { regionId } from '../../types/region-id.js';
 import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
-import type { RegionAccess } from '../region-access.js';
+import type { RegionServer } from '../../types/region-server.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
 import { columnDefault } from './values.js';
@@ -103,7 +103,7 @@ export async function createTable(
   stmt: CreateTable,
   session: Session,
   catalog: CatalogManager,
-  regions: RegionAccess,
+  regions: RegionServer,
   /** Creates tables of the metric engine (`frontend/metric-tables.ts`). */
   metric: (info: TableInfo, ifNotExists: boolean) => Promise<boolean>,
 ): Promise<boolean> {
@@ -128,14 +128,14 @@ export async function createTable(
   return createWithRegions(info, catalog, regions, stmt.ifNotExists);
 }
 
-async function createLike(stmt: CreateTable, src: TableInfo, database: string, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
+async function createLike(stmt: CreateTable, src: TableInfo, database: string, catalog: CatalogManager, regions: RegionServer, ifNotExists: boolean): Promise<boolean> {
   const id = await catalog.allocateTableId();
   const info: TableInfo = { ...src, table_id: id, database, name: stmt.name.parts.at(-1)!, region_numbers: [0], schema_version: 0, created_at: Date.now() };
   return createWithRegions(info, catalog, regions, ifNotExists);
 }
 
 /** Checks the name and the columns (`catalog/limits.ts`), creates the regions, then claims the name; a lost race removes the regions again. */
-export async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionAccess, ifNotExists: boolean): Promise<boolean> {
+export async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionServer, ifNotExists: boolean): Promise<boolean> {
   checkTableName(info.name);
   checkColumnCount(info.name, info.columns.length);
   for (const c of info.columns) checkColumnName(info.name, c.name);

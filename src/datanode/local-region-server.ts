@@ -1,0 +1,176 @@
+/**
+ * The region server of this process (DESIGN.md D13): the region engine's regions behind the
+ * `RegionServer` interface. A standalone frontend uses it directly, with the in-process path
+ * (`scanRelation`: the scan as SQL for the frontend's DuckDB, nothing copied); a datanode serves it
+ * over gRPC (`servers/grpc/region-service.ts`), where region queries run in this side's DuckDB
+ * (`queries`) and leave as Arrow record batches.
+ */
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
+import type { RegionEngine } from '../engine/region-engine.js';
+import { registerMemtableScan } from '../engine/read/memtable-scan-function.js';
+import { timeLiteral } from '../engine/read/region-scan.js';
+import { queryArrow } from '../query/arrow-result.js';
+import { duckdbError } from '../query/query-executor.js';
+import { formatRegionId, type RegionId } from '../types/region-id.js';
+import type { RegionMetadata, TimestampType } from '../types/region-metadata.js';
+import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionStatistics, type ScanRelation } from '../types/region-server.js';
+import type { ScanRequest } from '../types/scan-request.js';
+import type { WriteBatch } from '../types/write-batch.js';
+
+/**
+ * The WHERE condition that keeps exactly the rows `scan` asks for (a region scan only narrows by
+ * it: whole files and memtable series), or undefined when it asks for every row.
+ */
+export function scanCondition(metadata: RegionMetadata, scan: ScanRequest): string | undefined {
+  const parts: string[] = [];
+  const ti = metadata.columns.find((c) => c.column_id === metadata.time_index)!;
+  const unit = ti.type as TimestampType;
+  if (scan.start !== undefined) parts.push(`${quoteIdent(ti.name)} >= ${timeLiteral(scan.start, unit)}`);
+  if (scan.end !== undefined) parts.push(`${quoteIdent(ti.name)} <= ${timeLiteral(scan.end, unit)}`);
+  for (const [columnId, values] of scan.keys ?? []) {
+    const c = metadata.columns.find((col) => col.column_id === columnId);
+    if (c === undefined || !metadata.primary_key.includes(columnId)) continue;
+    if (values.length === 0) {
+      parts.push('false');
+      continue;
+    }
+    const literals = values.map((v) => (typeof v === 'string' ? quoteLiteral(v) : String(v)));
+    parts.push(`${quoteIdent(c.name)} IN (${literals.join(', ')})`);
+  }
+  return parts.length === 0 ? undefined : parts.join(' AND ');
+}
+
+export class LocalRegionServer implements RegionServer {
+  /**
+   * Registers in a DuckDB the functions the relations of `scanRelation` name (the engine's memtable
+   * scan), before its configuration is locked: the frontend's DuckDB in standalone, `queries` here.
+   */
+  static registerScanFunctions(conn: DuckDBConnection): void {
+    registerMemtableScan(conn);
+  }
+
+  /**
+   * `queries`: the DuckDB region queries run in (with `registerScanFunctions` and the engine's
+   * directories readable); without it, the engine's own.
+   */
+  constructor(
+    protected readonly engine: RegionEngine,
+    private readonly queries?: DuckDBInstance,
+  ) {}
+
+  createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
+    return this.engine.createRegion(metadata, dir);
+  }
+
+  openRegion(id: RegionId, dir: string, storage?: string): Promise<void> {
+    return this.engine.openRegion(id, dir, { ...(storage !== undefined && { storage }) });
+  }
+
+  closeRegion(id: RegionId): Promise<void> {
+    return this.engine.closeRegion(id);
+  }
+
+  alterRegion(id: RegionId, metadata: RegionMetadata): Promise<void> {
+    return this.engine.alterRegion(id, metadata);
+  }
+
+  dropRegion(id: RegionId): Promise<void> {
+    return this.engine.dropRegion(id);
+  }
+
+  truncateRegion(id: RegionId): Promise<void> {
+    return this.engine.truncateRegion(id);
+  }
+
+  async flushRegion(id: RegionId): Promise<void> {
+    await this.engine.flushRegion(id);
+  }
+
+  async compactRegion(id: RegionId): Promise<void> {
+    await this.engine.flushRegion(id);
+    await this.engine.compactRegion(id);
+  }
+
+  async write(id: RegionId, batch: WriteBatch): Promise<number> {
+    await this.engine.write(id, batch);
+    return batch.rowCount;
+  }
+
+  async statistics(id: RegionId): Promise<RegionStatistics> {
+    const r = this.engine.region(id);
+    const files = r.files();
+    return {
+      memtable_rows: r.memtableRows(),
+      memtable_bytes: r.memtables().reduce((n, m) => n + m.stats().bytes, 0),
+      sst_files: files.length,
+      sst_bytes: files.reduce((n, f) => n + f.file_size, 0),
+      sst_rows: files.reduce((n, f) => n + f.num_rows, 0),
+    };
+  }
+
+  async scanRelation(id: RegionId, scan: ScanRequest, signal?: AbortSignal): Promise<ScanRelation> {
+    const s = await this.engine.scan(id, scan, signal);
+    try {
+      return { sql: s.relation(), release: () => s.release() };
+    } catch (err) {
+      s.release();
+      throw err;
+    }
+  }
+
+  async query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {
+    signal?.throwIfAborted();
+    const metadata = this.engine.region(id).metadata;
+    const scan = await this.engine.scan(id, query.scan ?? {}, signal);
+    let conn: DuckDBConnection | undefined;
+    const done = () => {
+      conn?.closeSync();
+      conn = undefined;
+      scan.release();
+    };
+    try {
+      const condition = query.scan === undefined ? undefined : scanCondition(metadata, query.scan);
+      const rows = `SELECT * FROM (${scan.relation()})${condition === undefined ? '' : ` WHERE ${condition}`}`;
+      const sql = `WITH ${quoteIdent(REGION_RELATION)} AS (${rows}) ${query.sql ?? `SELECT * FROM ${quoteIdent(REGION_RELATION)}`}`;
+      conn = await (this.queries ?? this.engine.duckdb).connect();
+      const result = await queryArrow(conn, sql, { ...(signal !== undefined && { signal }) }).catch((err: unknown) => {
+        throw duckdbError(err);
+      });
+      const batches = result.batches;
+      // The scan and connection live as long as the stream is read: released at its end, on an
+      // error, or when the reader stops early.
+      const stream: AsyncIterableIterator<(typeof result.batches extends AsyncIterableIterator<infer B> ? B : never)> = {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        async next() {
+          try {
+            const r = await batches.next();
+            if (r.done === true) done();
+            return r;
+          } catch (err) {
+            done();
+            throw duckdbError(err);
+          }
+        },
+        async return(value?: unknown) {
+          try {
+            await batches.return?.(value);
+          } finally {
+            done();
+          }
+          return { done: true, value: undefined };
+        },
+      };
+      return { schema: result.schema, batches: stream };
+    } catch (err) {
+      done();
+      throw err;
+    }
+  }
+
+  toString(): string {
+    return `regions of this process (${this.engine.regionIds().map(formatRegionId).join(', ')})`;
+  }
+}

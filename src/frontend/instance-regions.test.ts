@@ -1,0 +1,173 @@
+/**
+ * The frontend without an engine: its regions are a fake region server (test/support), read the
+ * way a remote one is (region queries answered as Arrow record batches, read by the frontend's own
+ * DuckDB). What each statement asks of the regions, and what reaches the user from them.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { FakeRegionServer } from '../../test/support/fake-region-server.js';
+import { tempDir } from '../../test/support/temp.js';
+import { CatalogManager } from '../catalog/catalog-manager.js';
+import { tableRegionIds } from '../catalog/table-info.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
+import { registerArrowScan } from '../query/arrow-scan-function.js';
+import { openQueryDuckDb } from '../query/query-duckdb.js';
+import type { IngestTable } from './ingest-request.js';
+import { FrontendInstance } from './instance.js';
+import { newSession } from './session.js';
+
+async function frontend(t: TestContext, regions = new FakeRegionServer(), kv = new MemoryKvBackend()): Promise<{ fe: FrontendInstance; regions: FakeRegionServer; kv: MemoryKvBackend }> {
+  const queries = await openQueryDuckDb({ threads: 1, spillDir: join(tempDir(t), 'spill'), readableDirs: [], registerFunctions: registerArrowScan });
+  const fe = new FrontendInstance(await CatalogManager.open(kv), regions, queries);
+  t.after(() => {
+    fe.close();
+    queries.closeSync();
+  });
+  return { fe, regions, kv };
+}
+
+async function rows(fe: FrontendInstance, sql: string): Promise<unknown[][]> {
+  const [out] = await fe.executeSql(sql, newSession());
+  assert.equal(out!.kind, 'records');
+  return (out as unknown as { rows: unknown[][] }).rows;
+}
+
+async function failure(p: Promise<unknown>): Promise<TsdbError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof TsdbError, `expected a TsdbError, got ${String(err)}`);
+  return err;
+}
+
+test('CREATE TABLE creates its region with the table schema; INSERT writes there; SELECT reads it by a region query', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE cpu (host STRING, dc STRING, ts TIMESTAMP TIME INDEX, usage DOUBLE, n BIGINT, PRIMARY KEY (host, dc))', s);
+  const create = regions.calls.find((c) => c.method === 'createRegion')!;
+  const info = (await fe.catalog.table('public', 'cpu'))!;
+  assert.equal(create.id, tableRegionIds(info)[0]);
+  assert.deepEqual(create.metadata!.columns.map((c) => [c.name, c.type, c.semantic_type]), [
+    ['host', 'String', 'tag'],
+    ['dc', 'String', 'tag'],
+    ['ts', 'TimestampMillisecond', 'timestamp'],
+    ['usage', 'Float64', 'field'],
+    ['n', 'Int64', 'field'],
+  ]);
+  await fe.executeSql("INSERT INTO cpu VALUES ('a', 'x', 1000, 1.5, 7), ('b', 'y', 2000, NULL, -9007199254740993)", s);
+  const write = regions.calls.find((c) => c.method === 'write')!;
+  assert.equal(write.batch!.rowCount, 2);
+  assert.deepEqual(await rows(fe, 'SELECT host, dc, ts, usage, n FROM cpu ORDER BY host'), [
+    ['a', 'x', 1000, 1.5, 7],
+    ['b', 'y', 2000, null, -9007199254740993n],
+  ]);
+  const query = regions.calls.findLast((c) => c.method === 'query')!;
+  assert.equal(query.id, tableRegionIds(info)[0]);
+  // A remote region is asked for the table's columns by name.
+  assert.equal(query.query!.sql, 'SELECT "host", "dc", "ts", "usage", "n" FROM region');
+  assert.deepEqual(await rows(fe, 'SELECT count(*), sum(usage) FROM cpu'), [[2, 1.5]]);
+});
+
+test("a query's time range and tag values reach the region query", async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE)', s);
+  await fe.executeSql("INSERT INTO m VALUES ('a', 0, 1), ('a', 100000, 2), ('b', 100000, 3)", s);
+  assert.deepEqual(await rows(fe, "SELECT sum(v) FROM m WHERE host = 'a' AND ts >= 100000 AND ts < 200000"), [[2]]);
+  const scan = regions.calls.findLast((c) => c.method === 'query')!.query!.scan!;
+  assert.equal(scan.start, 100000n);
+  assert.equal(scan.end, 199999n);
+  assert.deepEqual([...(scan.keys ?? new Map())].map(([, v]) => v), [['a']]);
+});
+
+test('ALTER, ADMIN FLUSH/COMPACT, TRUNCATE and DROP become region requests', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO m VALUES ('a', 1, 1)", s);
+  const id = tableRegionIds((await fe.catalog.table('public', 'm'))!)[0]!;
+  await fe.executeSql("ALTER TABLE m ADD COLUMN w DOUBLE DEFAULT 5", s);
+  const alter = regions.calls.findLast((c) => c.method === 'alterRegion')!;
+  assert.equal(alter.id, id);
+  assert.deepEqual(alter.metadata!.columns.map((c) => c.name), ['host', 'ts', 'v', 'w']);
+  // Rows written before the column was added read its default.
+  assert.deepEqual(await rows(fe, 'SELECT host, v, w FROM m'), [['a', 1, 5]]);
+  await fe.executeSql("ADMIN FLUSH_TABLE('m'); ADMIN COMPACT_TABLE('m')", s);
+  await fe.executeSql('TRUNCATE TABLE m', s);
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM m'), [[0]]);
+  await fe.executeSql('DROP TABLE m', s);
+  assert.deepEqual(
+    regions.calls.filter((c) => ['flushRegion', 'compactRegion', 'truncateRegion', 'dropRegion'].includes(c.method)).map((c) => [c.method, c.id]),
+    [['flushRegion', id], ['compactRegion', id], ['truncateRegion', id], ['dropRegion', id]],
+  );
+  assert.equal(regions.regions.size, 0);
+});
+
+test('ingestion creates tables and writes through the region server; deletes too', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const table: IngestTable = {
+    name: 'disk',
+    rowCount: 2,
+    columns: [
+      { name: 'host', semantic: 'tag', type: 'String', vector: { type: 'string', data: ['a', 'b'] } },
+      { name: 'free', semantic: 'field', type: 'Float64', vector: { type: 'float64', data: Float64Array.of(1, 2) } },
+      { name: 'ts', semantic: 'timestamp', type: 'TimestampMillisecond', vector: { type: 'int64', data: BigInt64Array.of(10n, 20n) } },
+    ],
+  };
+  assert.equal(await fe.ingest([table], newSession()), 2);
+  assert.ok(regions.calls.some((c) => c.method === 'createRegion'));
+  assert.deepEqual(await rows(fe, 'SELECT host, free FROM disk ORDER BY host'), [['a', 1], ['b', 2]]);
+  await fe.executeSql("DELETE FROM disk WHERE host = 'a'", newSession());
+  assert.deepEqual(await rows(fe, 'SELECT host FROM disk'), [['b']]);
+});
+
+test('information_schema.region_statistics asks the region server', async (t) => {
+  const { fe, regions } = await frontend(t);
+  await fe.executeSql("CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO m VALUES (1, 1), (2, 2), (3, 3)", newSession());
+  regions.sstFiles = 4;
+  assert.deepEqual(await rows(fe, "SELECT region_rows, sst_num FROM information_schema.region_statistics"), [[3, 4]]);
+  assert.ok(regions.calls.some((c) => c.method === 'statistics'));
+});
+
+test("a region server's error reaches the user with its status code; a failed write is not acknowledged", async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO m VALUES (1, 1)", s);
+  regions.failNext('query', new TsdbError(StatusCode.RegionNotReady, 'Region 4398046511104(1024, 0) is not ready'));
+  const q = await failure(fe.executeSql('SELECT * FROM m', s));
+  assert.equal(q.code, StatusCode.RegionNotReady);
+  assert.match(q.message, /not ready/);
+  regions.failNext('write', new TsdbError(StatusCode.StorageUnavailable, 'datanode unreachable'));
+  const w = await failure(fe.executeSql('INSERT INTO m VALUES (2, 2)', s));
+  assert.equal(w.code, StatusCode.StorageUnavailable);
+  assert.deepEqual(await rows(fe, 'SELECT ts, v FROM m'), [[1, 1]]);
+});
+
+test("a statement's deadline cancels its region query", async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO m VALUES (1, 1)", s);
+  const held = regions.holdQueries();
+  // The statement's timer does not hold the process open; a server's sockets would.
+  const alive = setInterval(() => {}, 1000);
+  t.after(() => clearInterval(alive));
+  const started = Date.now();
+  const err = await failure(fe.executeSql('SELECT * FROM m', s, { timeoutMs: 200 }));
+  held.release();
+  assert.ok([StatusCode.Cancelled, StatusCode.DeadlineExceeded].includes(err.code), `code ${err.code}: ${err.message}`);
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(regions.querySignals.at(-1)?.aborted, true, 'the region server saw the cancellation');
+  assert.deepEqual(await rows(fe, 'SELECT ts, v FROM m'), [[1, 1]]);
+});
+
+test('at start the frontend opens the region of every table it knows', async (t) => {
+  const { fe, regions, kv } = await frontend(t);
+  await fe.executeSql('CREATE TABLE a (ts TIMESTAMP TIME INDEX, v DOUBLE); CREATE TABLE b (ts TIMESTAMP TIME INDEX, v DOUBLE)', newSession());
+  for (const id of regions.regions.keys()) await regions.closeRegion(id);
+  const alive = setInterval(() => {}, 1000);
+  t.after(() => clearInterval(alive));
+  const { fe: again } = await frontend(t, regions, kv);
+  assert.equal(await again.openTables(), 2);
+  assert.equal(regions.calls.filter((c) => c.method === 'openRegion').length, 2);
+  assert.deepEqual(await rows(again, 'SELECT count(*) FROM a'), [[0]]);
+});
