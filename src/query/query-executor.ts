@@ -346,6 +346,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     aborted();
     return records(columns, rows);
   } catch (err) {
+    // A read cut short by the statement's cancellation fails as the cancellation says.
+    aborted();
     throw duckdbError(err, names);
   } finally {
     for (const r of relations) r.release?.();

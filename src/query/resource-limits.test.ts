@@ -136,3 +136,16 @@ test('results read at once share one pool of result memory: past it the one aski
   memory.give(one);
   assert.equal(memory.inUse(), 0);
 });
+
+test('a query failing on a later row fails whole: no truncated result', async (t) => {
+  const conn = await connect(t);
+  // The cast fails only past row 3,000,000: the first chunks stream before it does.
+  const sql = "SELECT CASE WHEN i < 3000000 THEN i ELSE 'x'::VARCHAR::INT END AS v FROM range(4000000) t(i)";
+  await assert.rejects(readResult(conn, sql), (err: unknown) => {
+    assert.ok(err instanceof TsdbError, String(err));
+    assert.equal(err.code, StatusCode.EngineExecuteQuery);
+    return true;
+  });
+  // The connection still answers.
+  assert.deepEqual((await readResult(conn, 'SELECT 1 AS one')).rows, [[1]]);
+});

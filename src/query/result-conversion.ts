@@ -25,6 +25,9 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import duckdb from '@duckdb/node-bindings';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Cell, OutputColumn } from './output.js';
 import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
 
@@ -171,6 +174,11 @@ function textBytes(vector: unknown, n: number): number | undefined {
  * (RuntimeResourcesExhausted, `resource-limits.ts`) as soon as it passes them, before the rest is
  * computed or copied.
  */
+/** A query that failed while its result was read (DuckDB's message is not exposed by node-api then). */
+function failedMidStream(): TsdbError {
+  return new TsdbError(StatusCode.EngineExecuteQuery, 'the query failed while its result was read (an error of the query on a later row, such as a failed cast, or an interrupt); DuckDB gives no message here');
+}
+
 export async function readResult(conn: DuckDBConnection, sql: string, limits: ResultLimits = NO_RESULT_LIMITS): Promise<{ columns: OutputColumn[]; rows: Cell[][] }> {
   const result = await conn.stream(sql);
   const names = result.columnNames();
@@ -193,7 +201,13 @@ export async function readResult(conn: DuckDBConnection, sql: string, limits: Re
   try {
     for (;;) {
       const chunk = await result.fetchChunk();
-      if (chunk === null || chunk.rowCount === 0) break;
+      if (chunk === null || chunk.rowCount === 0) {
+        // A query failing mid-stream (a cast of a later row, an interrupt) looks like the end of the
+        // result: node-api's fetch_chunk does not report it, DuckDB marks the result invalid. Its
+        // rows so far are not the answer.
+        if (result.returnType === duckdb.ResultType.INVALID) throw failedMidStream();
+        break;
+      }
       const n = chunk.rowCount;
       if (limits.maxRows > 0 && rows.length + n > limits.maxRows) throw tooManyRows(limits.maxRows);
       bytes += n * (ROW_BYTES + CELL_BYTES * names.length);
