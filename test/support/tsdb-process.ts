@@ -50,6 +50,13 @@ export function withFreePorts(args: string[]): string[] {
   return withMysql.includes('--rpc-addr') ? withMysql : [...withMysql, '--rpc-addr', '127.0.0.1:0'];
 }
 
+/** A started datanode's region service on a free port rather than 3001, which parallel tests would share. */
+function withFreeRegionPort(args: string[]): string[] {
+  const d = args.indexOf('datanode');
+  if (d < 0 || args[d + 1] !== 'start' || args.includes('--help') || args.includes('-h') || args.includes('--rpc-addr')) return args;
+  return [...args, '--rpc-addr', '127.0.0.1:0'];
+}
+
 /** The environment without TSDB_* variables of whoever runs the tests. */
 function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TSDB_')));
@@ -177,7 +184,7 @@ export async function startTsdb(t: TestContext, args: string[], opts: SpawnOptio
 
 /** Spawns `tsdb <args>` without waiting; killed by PID when the test ends. */
 export function spawnTsdb(t: TestContext, args: string[], opts: SpawnOptions = {}): TsdbProcess {
-  const child = spawn(process.execPath, [opts.script ?? TSDB_BIN, ...(opts.scriptArgs ?? []), ...withFreePorts(args)], {
+  const child = spawn(process.execPath, [opts.script ?? TSDB_BIN, ...(opts.scriptArgs ?? []), ...withFreeRegionPort(withFreePorts(args))], {
     env: { ...cleanEnv(), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
