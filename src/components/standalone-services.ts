@@ -111,7 +111,8 @@ export class StandaloneServices implements ComponentServices {
       sql: {
         executeSql: (sql, ctx) => {
           const timeoutMs = statementTimeout(ctx.timeoutMs, c.query.timeout);
-          return frontend.executeSql(sql, newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol), {
+          const session = newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol);
+          return frontend.executeSql(sql, ctx.arrow === true ? { ...session, arrow: true } : session, {
             ...(ctx.signal !== undefined && { signal: ctx.signal }),
             ...(timeoutMs > 0 && { timeoutMs }),
             ...(ctx.client !== undefined && { address: ctx.client }),

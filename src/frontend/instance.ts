@@ -479,6 +479,7 @@ export class FrontendInstance {
       ...(lists !== undefined && { lists }),
       limits: this.budget.limits,
       ...(signal !== undefined && { signal }),
+      ...(session.arrow === true && { arrow: true }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;

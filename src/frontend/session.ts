@@ -22,6 +22,11 @@ export interface Session {
    * query waiting for a slot (`query-gate.ts`) stops waiting with the signal's reason.
    */
   signal?: AbortSignal;
+  /**
+   * Queries answer their rows as Arrow record batches (`Output.arrow`) where their types allow
+   * (Flight DoGet): no row of JavaScript values is built.
+   */
+  readonly arrow?: boolean;
 }
 
 export type SessionProtocol = 'postgres' | 'mysql' | 'http';

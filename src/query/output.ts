@@ -4,6 +4,8 @@
  * objects); timestamps are integers in their column's unit (reference api.md §1.2).
  */
 
+import type { RecordBatch, Schema } from 'apache-arrow';
+
 /** A column of a result: its name and its type name as clients see it (`Int64`, `TimestampMillisecond`, …). */
 export interface OutputColumn {
   readonly name: string;
@@ -12,8 +14,17 @@ export interface OutputColumn {
 
 export type Cell = number | bigint | string | boolean | null | readonly Cell[] | { readonly [k: string]: Cell };
 
+/**
+ * A query's rows as Arrow record batches (asked for with `QueryContext.arrow`, by Flight DoGet):
+ * then the `records` output's `rows` are empty and its columns name the fields.
+ */
+export interface ArrowRows {
+  readonly schema: Schema;
+  readonly batches: readonly RecordBatch[];
+}
+
 export type Output =
-  | { readonly kind: 'records'; readonly columns: readonly OutputColumn[]; readonly rows: ReadonlyArray<readonly Cell[]> }
+  | { readonly kind: 'records'; readonly columns: readonly OutputColumn[]; readonly rows: ReadonlyArray<readonly Cell[]>; readonly arrow?: ArrowRows }
   | { readonly kind: 'affected'; readonly rows: number };
 
 export function records(columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>): Output {

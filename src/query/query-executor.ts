@@ -15,6 +15,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { records, type Output } from './output.js';
 import { convertResult, readResult } from './result-conversion.js';
+import { readArrowResult } from './arrow-output.js';
 import { bridgeQueryText } from '../sql/query-text.js';
 import { unfoldLiteralLists, type LiteralList } from '../sql/literal-lists.js';
 import { FoldedLists } from './folded-lists.js';
@@ -98,6 +99,8 @@ export interface QueryContext {
    * of the query (the caller interrupts the connection on it, which stops only a call in progress).
    */
   readonly signal?: AbortSignal;
+  /** Rows as Arrow record batches (`Output.arrow`) when every result column has an Arrow type here. */
+  readonly arrow?: boolean;
 }
 
 /**
@@ -340,6 +343,11 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));
       aborted();
       return records([{ name: 'plan_type', data_type: 'String' }, { name: 'plan', data_type: 'String' }], plan.rows.map((r) => [r[0]!, r[1]!]));
+    }
+    if (ctx.arrow === true) {
+      const arrow = await readArrowResult(conn, rewritten, ctx.limits, ctx.signal);
+      aborted();
+      if (arrow !== undefined) return { kind: 'records', columns: arrow.columns, rows: [], arrow: { schema: arrow.schema, batches: arrow.batches } };
     }
     const { columns, rows } = await readResult(conn, rewritten, ctx.limits);
     // An interrupted read can end early without an error: its rows are not the answer.

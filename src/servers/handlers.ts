@@ -54,6 +54,8 @@ export interface SqlContext {
   readonly client?: string;
   /** The MySQL connection id or PostgreSQL backend pid, for `KILL QUERY <id>` and CancelRequest. */
   readonly connectionId?: number;
+  /** Queries may answer their rows as Arrow record batches (`Output.arrow`; Flight DoGet). */
+  readonly arrow?: boolean;
 }
 
 /** Present when a user provider is configured: every `/v1/**` request must authenticate. */

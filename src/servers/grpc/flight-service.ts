@@ -42,7 +42,7 @@ import { decodeGreptimeRequest, encodeFlightMetadata, type RequestHeaderMessage 
 import { RequestRunner } from './database-service.js';
 import { toGrpcError } from './grpc-error.js';
 import { databaseOf, timezoneOf, userOf } from './request-context.js';
-import { arrowBatches, arrowSchemaOf } from './output-arrow.js';
+import { arrowBatches, arrowSchemaOf, cutBatches } from './output-arrow.js';
 import { PROTO_LOADER_OPTIONS } from './protos.js';
 import { callSignal } from './call-signal.js';
 import { undecodable, withLenientDecoding } from './lenient-decoding.js';
@@ -232,7 +232,7 @@ class FlightService {
       if (statements.length > 1) {
         throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
       }
-      const sqlCtx: SqlContext = { ...ctx, signal, client: call.getPeer() };
+      const sqlCtx: SqlContext = { ...ctx, signal, client: call.getPeer(), arrow: true };
       const outputs = await this.opts.sql.executeSql(sql, sqlCtx);
       if (outputs.length !== 1) throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
       const output = outputs[0]!;
@@ -241,11 +241,13 @@ class FlightService {
         call.end();
         return;
       }
-      const schema = arrowSchemaOf(output.columns);
+      const schema = output.arrow?.schema ?? arrowSchemaOf(output.columns);
       const encoder = new IpcMessageEncoder();
       for (const m of encoder.start(schema)) await this.send(call, flightData(m), signal);
       const batchOpts = { maxRows: this.opts.batchRows, maxBytes: this.opts.batchBytes };
-      for (const batch of arrowBatches(schema, output.columns, output.rows, batchOpts)) {
+      // Rows read as Arrow by the query (no JavaScript value per cell) go as they are, cut to the batch limits.
+      const batches = output.arrow !== undefined ? cutBatches(output.arrow.batches, batchOpts) : arrowBatches(schema, output.columns, output.rows, batchOpts);
+      for (const batch of batches) {
         if (signal.aborted) throw signal.reason;
         for (const m of encoder.write(batch)) await this.send(call, flightData(m), signal);
       }

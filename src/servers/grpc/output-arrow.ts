@@ -326,3 +326,31 @@ function writeInt128(words: Uint32Array, at: number, v: bigint): void {
     x >>= 32n;
   }
 }
+
+/** Bytes the buffers of `data` hold. */
+function bufferBytes(data: Data): number {
+  let n = (data.values as ArrayBufferView | undefined)?.byteLength ?? 0;
+  n += data.valueOffsets?.byteLength ?? 0;
+  n += data.nullBitmap?.byteLength ?? 0;
+  for (const c of data.children) n += bufferBytes(c);
+  return n;
+}
+
+/**
+ * Record batches cut to at most `maxRows` rows and about `maxBytes` bytes each (by their average row
+ * size), so that each fits a client's message limit; batches within both pass unchanged.
+ */
+export function* cutBatches(batches: readonly RecordBatch[], opts: { maxRows?: number; maxBytes?: number } = {}): Generator<RecordBatch> {
+  const maxRows = Math.max(1, opts.maxRows ?? DEFAULT_BATCH_ROWS);
+  const maxBytes = Math.max(1, opts.maxBytes ?? DEFAULT_BATCH_BYTES);
+  for (const batch of batches) {
+    const n = batch.numRows;
+    const bytes = bufferBytes(batch.data);
+    if (n <= maxRows && bytes <= maxBytes) {
+      yield batch;
+      continue;
+    }
+    const step = Math.max(1, Math.min(maxRows, Math.floor((n * maxBytes) / Math.max(1, bytes))));
+    for (let start = 0; start < n; start += step) yield batch.slice(start, Math.min(n, start + step));
+  }
+}
