@@ -25,6 +25,7 @@ import { createMemtable } from '../memtable/create-memtable.js';
 import type { Memtable, MemtableOptions, ReadMode } from '../memtable/memtable.js';
 import type { FileMeta } from '../sst/file-meta.js';
 import { writeSst } from '../sst/sst-writer.js';
+import { validateAlter, validateMetadata } from './validate-metadata.js';
 import type { Wal } from '../wal/wal.js';
 import type { RegionMetadata, TimestampType } from '../../types/region-metadata.js';
 import { fromMillis, widenRange } from '../../types/time-unit.js';
@@ -129,6 +130,7 @@ export class Region {
   }
 
   static async create(ctx: RegionContext, metadata: RegionMetadata, dir: string): Promise<Region> {
+    validateMetadata(metadata);
     const id = BigInt(metadata.region_id);
     const manifest = await ManifestManager.create(ctx.store, Region.manifestDir(dir), metadata, {
       checkpointDistance: ctx.checkpointDistance,
@@ -307,6 +309,7 @@ export class Region {
       if (metadata.schema_version <= this.metadata.schema_version) {
         throw new TsdbError(StatusCode.InvalidArguments, `alter of region ${formatRegionId(this.id)} needs a schema version above ${this.metadata.schema_version}`);
       }
+      validateAlter(this.metadata, metadata);
       this.freezeNow();
       await this.manifest.update([changeAction(metadata)]);
       this.mutable = createMemtable(metadata, this.ctx.memtable, this.immutables.at(-1));
