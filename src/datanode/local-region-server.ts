@@ -6,6 +6,8 @@
  * (`queries`) and leave as Arrow record batches.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import type { RegionEngine } from '../engine/region-engine.js';
 import { registerMemtableScan } from '../engine/read/memtable-scan-function.js';
@@ -134,6 +136,14 @@ export class LocalRegionServer implements RegionServer {
       const rows = `SELECT * FROM (${scan.relation()})${condition === undefined ? '' : ` WHERE ${condition}`}`;
       const sql = `WITH ${quoteIdent(REGION_RELATION)} AS (${rows}) ${query.sql ?? `SELECT * FROM ${quoteIdent(REGION_RELATION)}`}`;
       conn = await (this.queries ?? this.engine.duckdb).connect();
+      // DuckDB runs every statement of a text it streams: a fragment with a `;` in it would run
+      // statements of its own (CREATE, SET…) in the DuckDB all region queries share.
+      const statements = await conn.extractStatements(sql).catch((err: unknown) => {
+        throw duckdbError(err);
+      });
+      if (statements.count !== 1) {
+        throw new TsdbError(StatusCode.InvalidArguments, `A region query's fragment is one SELECT statement, not ${statements.count} statements`);
+      }
       const result = await queryArrow(conn, sql, { ...(signal !== undefined && { signal }) }).catch((err: unknown) => {
         throw duckdbError(err);
       });
