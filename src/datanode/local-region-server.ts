@@ -126,10 +126,12 @@ export class LocalRegionServer implements RegionServer {
     const metadata = this.engine.region(id).metadata;
     const scan = await this.engine.scan(id, query.scan ?? {}, signal);
     let conn: DuckDBConnection | undefined;
+    let released = false;
     const done = () => {
       conn?.closeSync();
       conn = undefined;
-      scan.release();
+      if (!released) scan.release();
+      released = true;
     };
     try {
       const condition = query.scan === undefined ? undefined : scanCondition(metadata, query.scan);
