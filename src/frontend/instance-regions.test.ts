@@ -14,6 +14,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
+import { QueryGate } from './query-gate.js';
 import { openQueryDuckDb } from '../query/query-duckdb.js';
 import type { IngestTable } from './ingest-request.js';
 import { FrontendInstance } from './instance.js';
@@ -170,4 +171,22 @@ test('at start the frontend opens the region of every table it knows', async (t)
   assert.equal(await again.openTables(), 2);
   assert.equal(regions.calls.filter((c) => c.method === 'openRegion').length, 2);
   assert.deepEqual(await rows(again, 'SELECT count(*) FROM a'), [[0]]);
+});
+
+test("a query whose regions' answers pass query.max_result_bytes fails with a clear error instead of holding them", async (t) => {
+  const regions = new FakeRegionServer();
+  const queries = await openQueryDuckDb({ threads: 1, spillDir: join(tempDir(t), 'spill'), readableDirs: [], registerFunctions: registerArrowScan });
+  const fe = new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), regions, queries, ['File'], { gate: new QueryGate(0, 0), limits: { maxRows: 0, maxBytes: 4096 } });
+  t.after(() => {
+    fe.close();
+    queries.closeSync();
+  });
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE)', s);
+  await fe.executeSql(`INSERT INTO m VALUES ${Array.from({ length: 1000 }, (_, i) => `(${i}, ${i})`).join(', ')}`, s);
+  const err = await failure(fe.executeSql('SELECT count(*) FROM m', s));
+  assert.equal(err.code, StatusCode.RuntimeResourcesExhausted);
+  assert.match(err.message, /query\.max_result_bytes/);
+  // A narrower query passes.
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM m WHERE ts < 100'), [[100]]);
 });

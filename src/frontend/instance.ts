@@ -95,7 +95,7 @@ export class FrontendInstance {
     /** The statements running here (SHOW PROCESSLIST, KILL). */
     readonly processes: ProcessList = new ProcessList(),
   ) {
-    this.tables = new TableRouter(catalog, regions);
+    this.tables = new TableRouter(catalog, regions, budget.limits.maxBytes);
     this.metricTables = new MetricTables(catalog, regions, this.schemaLocks);
     this.ingester = new Ingester(catalog, regions, this.tables, this.metricTables, this.schemaLocks);
   }

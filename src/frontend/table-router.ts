@@ -3,6 +3,7 @@
  * logical metric table, the region of its physical table (`metric-engine.ts`). Writes, scans,
  * flushes and truncation go through here, so the statements need not know which kind a table is.
  */
+import { arrowDataBytes } from '../query/arrow-output.js';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { DEFAULT_CATALOG, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -17,6 +18,7 @@ import type { RegionServer, ScanRelation } from '../types/region-server.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import { publishArrow } from '../query/arrow-scan-function.js';
 import { quoteIdent } from '../common/sql-quote.js';
+import { formatSize } from '../common/size/size.js';
 
 /** Primary key values by column id (those of `keys` naming primary key columns of `info`). */
 function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly KeyValue[]> | undefined {
@@ -28,6 +30,7 @@ function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly Ke
   }
   return out.size === 0 ? undefined : out;
 }
+
 
 /**
  * The columns of `info` a query naming `referenced` reads, in table order: at least one (the time
@@ -42,6 +45,11 @@ export class TableRouter {
   constructor(
     private readonly catalog: CatalogManager,
     readonly regions: RegionServer,
+    /**
+     * Bytes of region answers one table's relation may hold (`query.max_result_bytes`; 0: no
+     * limit): a remote region's answer is received whole before the query runs.
+     */
+    private readonly maxRegionBytes = 0,
   ) {}
 
   /** The physical table of a logical metric table. */
@@ -72,7 +80,7 @@ export class TableRouter {
    * server is in this process, else its answer to a region query, received whole (Arrow record
    * batches) and read in place by `tsdb_arrow_scan` (`query/arrow-scan-function.ts`).
    */
-  private async regionRelation(id: RegionId, scan: ScanRequest, columns: readonly string[], signal?: AbortSignal): Promise<ScanRelation> {
+  private async regionRelation(id: RegionId, scan: ScanRequest, columns: readonly string[], held: { bytes: number }, signal?: AbortSignal): Promise<ScanRelation> {
     if (this.regions.scanRelation !== undefined) return this.regions.scanRelation(id, scan, signal);
     const sql = `SELECT ${columns.map(quoteIdent).join(', ')} FROM region`;
     const stream = await this.regions.query(id, { scan, sql }, signal);
@@ -80,6 +88,13 @@ export class TableRouter {
     try {
       for await (const b of stream.batches) {
         signal?.throwIfAborted();
+        held.bytes += arrowDataBytes(b.data);
+        if (this.maxRegionBytes > 0 && held.bytes > this.maxRegionBytes) {
+          throw new TsdbError(
+            StatusCode.RuntimeResourcesExhausted,
+            `Resources exhausted: the regions' rows this query reads pass ${formatSize(this.maxRegionBytes)} (query.max_result_bytes); narrow its time range or tags`,
+          );
+        }
         batches.push(b);
       }
     } finally {
@@ -94,8 +109,9 @@ export class TableRouter {
   private async regionsRelation(info: TableInfo, scan: ScanRequest, projection: readonly string[] | undefined, signal?: AbortSignal): Promise<Relation> {
     const columns = projection ?? info.columns.map((c) => c.name);
     const parts: ScanRelation[] = [];
+    const held = { bytes: 0 };
     try {
-      for (const id of tableRegionIds(info)) parts.push(await this.regionRelation(id, scan, columns, signal));
+      for (const id of tableRegionIds(info)) parts.push(await this.regionRelation(id, scan, columns, held, signal));
     } catch (err) {
       for (const p of parts) p.release();
       throw err;

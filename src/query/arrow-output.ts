@@ -49,12 +49,12 @@ function dataTypeOf(t: DataType): string {
   }
 }
 
-/** Bytes the buffers of `data` hold (its share of the result's memory). */
-function dataBytes(data: Data): number {
+/** Bytes the buffers of `data` hold (a slice counts its whole buffers). */
+export function arrowDataBytes(data: Data): number {
   let n = (data.values as ArrayBufferView | undefined)?.byteLength ?? 0;
   n += data.valueOffsets?.byteLength ?? 0;
   n += data.nullBitmap?.byteLength ?? 0;
-  for (const c of data.children) n += dataBytes(c);
+  for (const c of data.children) n += arrowDataBytes(c);
   return n;
 }
 
@@ -112,7 +112,7 @@ export async function readArrowResult(
     for await (const b of stream.batches) {
       rows += b.numRows;
       if (limits.maxRows > 0 && rows > limits.maxRows) throw tooManyRows(limits.maxRows);
-      bytes += dataBytes(b.data);
+      bytes += arrowDataBytes(b.data);
       if (limits.maxBytes > 0 && bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
       if (limits.memory !== undefined && bytes > taken) {
         if (!limits.memory.take(bytes - taken)) throw resultsTooLarge(limits.memory.max);

@@ -8,6 +8,7 @@
  * `query/output.ts` holds: integers as number or bigint, timestamps in their unit, dates as days,
  * decimals as strings, binaries as byte arrays.
  */
+import { arrowDataBytes } from '../../query/arrow-output.js';
 import {
   Binary,
   Bool,
@@ -327,14 +328,6 @@ function writeInt128(words: Uint32Array, at: number, v: bigint): void {
   }
 }
 
-/** Bytes the buffers of `data` hold. */
-function bufferBytes(data: Data): number {
-  let n = (data.values as ArrayBufferView | undefined)?.byteLength ?? 0;
-  n += data.valueOffsets?.byteLength ?? 0;
-  n += data.nullBitmap?.byteLength ?? 0;
-  for (const c of data.children) n += bufferBytes(c);
-  return n;
-}
 
 /**
  * Record batches cut to at most `maxRows` rows and about `maxBytes` bytes each (by their average row
@@ -345,7 +338,7 @@ export function* cutBatches(batches: readonly RecordBatch[], opts: { maxRows?: n
   const maxBytes = Math.max(1, opts.maxBytes ?? DEFAULT_BATCH_BYTES);
   for (const batch of batches) {
     const n = batch.numRows;
-    const bytes = bufferBytes(batch.data);
+    const bytes = arrowDataBytes(batch.data);
     if (n <= maxRows && bytes <= maxBytes) {
       yield batch;
       continue;
