@@ -13,7 +13,7 @@ import type { RegionEngine } from '../engine/region-engine.js';
 import { registerMemtableScan } from '../engine/read/memtable-scan-function.js';
 import { timeLiteral } from '../engine/read/region-scan.js';
 import { queryArrow } from '../query/arrow-result.js';
-import { duckdbError } from '../query/query-executor.js';
+import { duckdbError } from '../query/duckdb-error.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionMetadata, TimestampType } from '../types/region-metadata.js';
 import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionStatistics, type ScanRelation } from '../types/region-server.js';

@@ -58,7 +58,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { RegionQueryStream } from '../types/region-server.js';
 import { DUCKDB_TYPE_KEY } from './arrow-scan-function.js';
 import { copyBits } from './copy-bits.js';
-import { duckdbError } from './query-executor.js';
+import { duckdbError } from './duckdb-error.js';
 
 /** Rows per batch unless asked otherwise (DataFusion's batch size, so GreptimeDB's). */
 export const DEFAULT_BATCH_ROWS = 8192;

@@ -7,7 +7,7 @@ import { test, type TestContext } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { duckdbError } from './query-executor.js';
+import { duckdbError } from './duckdb-error.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { CELL_BYTES, ROW_BYTES } from './resource-limits.js';
 import { readResult } from './result-conversion.js';
