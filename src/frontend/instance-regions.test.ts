@@ -190,3 +190,36 @@ test("a query whose regions' answers pass query.max_result_bytes fails with a cl
   // A narrower query passes.
   assert.deepEqual(await rows(fe, 'SELECT count(*) FROM m WHERE ts < 100'), [[100]]);
 });
+
+test('a session asking for Arrow (Flight DoGet) gets its query rows as Arrow; INSERT … SELECT and DELETE still read rows', async (t) => {
+  const { fe } = await frontend(t);
+  const s = { ...newSession(), arrow: true };
+  await fe.executeSql("CREATE TABLE a (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE); CREATE TABLE b (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE)", s);
+  await fe.executeSql("INSERT INTO a VALUES ('x', 1, 1), ('y', 2, 2), ('z', 3, 3)", s);
+  const [inserted] = await fe.executeSql('INSERT INTO b SELECT * FROM a WHERE v >= 2', s);
+  assert.deepEqual(inserted, { kind: 'affected', rows: 2 });
+  const [out] = await fe.executeSql('SELECT host, v FROM b ORDER BY host', s);
+  assert.equal(out!.kind, 'records');
+  const arrow = (out as { arrow?: { batches: Array<{ numRows: number; getChildAt(i: number): { get(r: number): unknown } | null }> } }).arrow;
+  assert.ok(arrow !== undefined, 'rows as Arrow');
+  assert.deepEqual([arrow.batches[0]!.getChildAt(0)!.get(0), arrow.batches[0]!.getChildAt(1)!.get(1)], ['y', 3]);
+  // Without asking, rows as before.
+  assert.deepEqual(await rows(fe, 'SELECT host, v FROM b ORDER BY host'), [['y', 2], ['z', 3]]);
+});
+
+test('a remote region is asked for the columns a query names; all of them for *, a whole-row reference or a NATURAL join', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, w DOUBLE); INSERT INTO m VALUES ('a', 1, 1, 2)", s);
+  const asked = async (sql: string) => {
+    await fe.executeSql(sql, s);
+    return regions.calls.findLast((c) => c.method === 'query')!.query!.sql;
+  };
+  assert.equal(await asked('SELECT max(v) FROM m WHERE host = \'a\''), 'SELECT "host", "v" FROM region');
+  assert.equal(await asked('SELECT count(*) FROM m'), 'SELECT "ts" FROM region');
+  const all = 'SELECT "host", "ts", "v", "w" FROM region';
+  assert.equal(await asked('SELECT * FROM m'), all);
+  assert.equal(await asked('SELECT m FROM m'), all);
+  assert.equal(await asked('SELECT x FROM m AS x'), all);
+  assert.deepEqual(await rows(fe, 'SELECT m FROM m'), [[{ host: 'a', ts: 1, v: 1, w: 2 }]]);
+});

@@ -198,7 +198,9 @@ export class FrontendInstance {
     const query = (q: string) => this.query(q, session, { lists });
     switch (stmt.kind) {
       case 'query':
-        return query(stmt.sql);
+        // Only a statement's own rows may come as Arrow: the queries of INSERT … SELECT, DELETE and
+        // SHOW are read as rows by tsdb itself.
+        return this.query(stmt.sql, session, { lists, arrow: session.arrow === true });
       case 'explain':
         return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain', lists });
       case 'insert':
@@ -434,6 +436,8 @@ export class FrontendInstance {
       readonly rows?: { readonly name: string; readonly relation: string; readonly shape: (tree: unknown) => void };
       readonly wrap?: (sql: string) => string;
       readonly lists?: ReadonlyMap<string, LiteralList> | undefined;
+      /** The rows as Arrow record batches where their types allow (`Output.arrow`). */
+      readonly arrow?: boolean;
     } = {},
   ): Promise<Output> {
     const { explain, rows, wrap, lists } = opts;
@@ -480,7 +484,7 @@ export class FrontendInstance {
       ...(lists !== undefined && { lists }),
       limits: this.budget.limits,
       ...(signal !== undefined && { signal }),
-      ...(session.arrow === true && { arrow: true }),
+      ...(opts.arrow === true && { arrow: true }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;

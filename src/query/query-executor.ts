@@ -258,7 +258,9 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const folded = await foldTimestamps(conn, bounds);
     aborted();
     const parsedRefs: ParsedTableRef[] = refs.map((r) => ({ ...r }));
-    const referenced = referencedColumns(tree);
+    // A reference naming a table or its alias (`SELECT t FROM t`: the whole row) reads every column.
+    const named = referencedColumns(tree);
+    const referenced = named !== undefined && refs.some((r) => named.has(r.table_name.toLowerCase()) || (r.alias !== '' && named.has(r.alias.toLowerCase()))) ? undefined : named;
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
       let view = views.get(source.key);
