@@ -1,5 +1,6 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { tableFromArrays } from 'apache-arrow';
 import * as grpc from '@grpc/grpc-js';
 import { Bool, compressionRegistry, CompressionType, Dictionary, MessageHeader, Float64, Int32, Int64, Table, TimestampMillisecond, TimestampSecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { registerTestLz4Encoder } from '../../../test/support/lz4-encode.js';
@@ -38,6 +39,12 @@ class FakeSql implements SqlHandler {
     if (s === 'SELECT empty') return [records([{ name: 'ts', data_type: 'TimestampNanosecond' }], [])];
     if (s.startsWith('SELECT big')) return [records([{ name: 'i', data_type: 'Int64' }, { name: 's', data_type: 'String' }], Array.from({ length: 100_000 }, (_, i) => [i, `value number ${i}`]))];
     if (s.startsWith('INSERT')) return [affected(3)];
+    if (s === 'SELECT arrow') {
+      // Rows already read as Arrow (the query asked for them: ctx.arrow): one 20,000-row batch of ~6 MB.
+      assert.equal(ctx.arrow, true);
+      const t = tableFromArrays({ i: Int32Array.from({ length: 20_000 }, (_, i) => i), s: Array.from({ length: 20_000 }, (_, i) => `${i}:${'x'.repeat(300)}`) });
+      return [{ kind: 'records', columns: [{ name: 'i', data_type: 'Int32' }, { name: 's', data_type: 'String' }], rows: [], arrow: { schema: t.schema, batches: t.batches } }];
+    }
     if (s === 'SELECT slow') {
       return new Promise((_resolve, reject) => {
         ctx.signal!.addEventListener('abort', () => {
@@ -167,6 +174,16 @@ test('flight DoGet: an empty result is the schema alone; a large one comes in ba
   assert.equal(big.table!.numRows, 100_000);
   assert.equal(big.messages.length, 1 + 100);
   assert.equal(big.table!.getChild('s')!.get(99_999), 'value number 99999');
+});
+
+test('flight DoGet: rows the query read as Arrow go as they are, a batch over the byte limit cut into several', async () => {
+  const r = await plain.client.doGetSql('SELECT arrow');
+  assert.equal(r.table!.numRows, 20_000);
+  assert.ok(r.messages.length > 3, `${r.messages.length} messages`);
+  for (const i of [0, 1, 6_999, 7_000, 12_345, 19_999]) {
+    assert.equal(r.table!.getChild('i')!.get(i), i);
+    assert.equal(r.table!.getChild('s')!.get(i), `${i}:${'x'.repeat(300)}`);
+  }
 });
 
 test('flight DoGet: a statement without rows answers one message: a NONE header and FlightMetadata{affected_rows}', async () => {
