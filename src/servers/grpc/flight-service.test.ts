@@ -253,7 +253,7 @@ test('flight DoGet: with a user provider, the ticket header or the metadata auth
   assert.equal(authed.sql.calls.at(-1)!.ctx.user.username, 'reader');
   await rejectsWithStatus(authed.client.doGetSql('SELECT 1'), grpc.status.UNAUTHENTICATED, StatusCode.AuthHeaderNotFound);
   await rejectsWithStatus(authed.client.doGetSql('SELECT 1', { basic: { username: 'alice', password: 'wrong' } }), grpc.status.UNAUTHENTICATED, StatusCode.UserPasswordMismatch);
-  await rejectsWithStatus(authed.client.doGetSql('SELECT 1', { token: 't0k3n' }), grpc.status.UNAUTHENTICATED, StatusCode.InvalidAuthHeader, /token/);
+  await rejectsWithStatus(authed.client.doGetSql('SELECT 1', { token: 't0k3n' }), grpc.status.UNAUTHENTICATED, StatusCode.UserPasswordMismatch, /bearer token/);
   await rejectsWithStatus(authed.client.doGetSql('SELECT 1', {}, { metadata: { authorization: 'Basic !!!' } }), grpc.status.UNAUTHENTICATED, StatusCode.InvalidAuthHeader);
 });
 

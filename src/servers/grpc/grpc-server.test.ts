@@ -306,7 +306,7 @@ test('authentication: basic in the header, Basic or bare base64 in metadata; fai
     [{}, undefined, grpc.status.UNAUTHENTICATED, '7003'],
     [{ authorization: { basic: { username: 'alice', password: 'wrong' } } }, undefined, grpc.status.UNAUTHENTICATED, '7002'],
     [{ authorization: { basic: { username: 'bob', password: 'x' } } }, undefined, grpc.status.NOT_FOUND, '7000'],
-    [{ authorization: { token: { token: 't' } } }, undefined, grpc.status.UNAUTHENTICATED, '7004'],
+    [{ authorization: { token: { token: 't' } } }, undefined, grpc.status.UNAUTHENTICATED, '7002'],
     [{}, (() => { const m = new grpc.Metadata(); m.set('authorization', 'Basic !!!'); return m; })(), grpc.status.UNAUTHENTICATED, '7004'],
   ];
   for (const [header, md, status, code] of cases) {

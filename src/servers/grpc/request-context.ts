@@ -53,15 +53,12 @@ export function metadataValue(md: grpc.Metadata, ...keys: string[]): string | un
   return undefined;
 }
 
-function invalidAuth(message: string): TsdbError {
-  return new TsdbError(StatusCode.InvalidAuthHeader, message);
-}
-
 /** The credentials of a request: its header's, else its metadata's; 7003 when neither has any. */
 export function credentialsOf(header: RequestHeader | null | undefined, md: grpc.Metadata): Credentials {
   const auth = header?.authorization;
   if (auth?.auth_scheme === 'basic' && auth.basic != null) return { username: auth.basic.username, password: auth.basic.password };
-  if (auth?.auth_scheme === 'token') throw invalidAuth('Unsupported authentication scheme: token (the user providers of this server check usernames and passwords)');
+  // As an HTTP Bearer token: the static user providers check usernames and passwords only (reference api.md §7).
+  if (auth?.auth_scheme === 'token') throw new TsdbError(StatusCode.UserPasswordMismatch, 'Unsupported authentication method: bearer token');
   const value = metadataValue(md, 'x-greptime-auth', 'x-tsdb-auth', 'authorization');
   if (value === undefined) throw new TsdbError(StatusCode.AuthHeaderNotFound, 'Not found http or grpc authorization header');
   const text = value.trim();
