@@ -61,6 +61,8 @@ export interface ServingComponentOptions {
   readonly mysql?: { readonly addr: string; readonly tls?: TlsOptions };
   /** The gRPC server's address (with `services`). */
   readonly grpc?: { readonly addr: string };
+  /** The time zone of sessions that name none (`default_timezone`); undefined: UTC. */
+  readonly defaultTimezone?: string;
   /**
    * The region service (a datanode's, DESIGN.md D13): the region server `regions` opens, served
    * over gRPC on `addr` (`servers/grpc/region-service.ts`).
@@ -111,6 +113,7 @@ export class ServingComponent implements Component {
       ingest: (tables, ctx, o) => this.ingestHandler().ingest(tables, ctx, o),
       deleteRows: (tables, ctx) => this.ingestHandler().deleteRows(tables, ctx),
     };
+    const tz = opts.defaultTimezone !== undefined ? { defaultTimezone: opts.defaultTimezone } : {};
     const handlers: HttpHandlers = {
       status: { status: () => this.status() },
       config: { configToml: () => renderConfig(opts.schema, opts.config, { mask: true }) },
@@ -133,22 +136,22 @@ export class ServingComponent implements Component {
       }),
     };
     this.http = new HttpServer(
-      { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger },
+      { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger, ...tz },
       handlers,
     );
     if (opts.postgres !== undefined && handlers.sql !== undefined) {
-      this.postgres = new PostgresServer({ logger: opts.logger, ...(opts.postgres.tls !== undefined && { tls: opts.postgres.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+      this.postgres = new PostgresServer({ logger: opts.logger, ...tz, ...(opts.postgres.tls !== undefined && { tls: opts.postgres.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
     }
     if (opts.grpc !== undefined && handlers.sql !== undefined) {
       const grpc = (this.grpc = new GrpcServer({ logger: opts.logger }));
-      const grpcHandlers = { sql: handlers.sql, ingest: ingestHandler, ...(handlers.auth !== undefined && { auth: handlers.auth }) };
+      const grpcHandlers = { sql: handlers.sql, ingest: ingestHandler, ...(handlers.auth !== undefined && { auth: handlers.auth }), ...tz };
       const pkg = greptimePackageDefinition();
       grpc.addService(withLenientDecoding(withDirectRowDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase'))), greptimeDatabaseService(grpcHandlers, opts.logger), pkg);
       grpc.addService(greptimeServiceDefinition('greptime.v1.HealthCheck'), healthCheckService(), pkg);
       grpc.addService(flightServiceDefinition(), flightServiceImplementation({ ...grpcHandlers, logger: opts.logger }), flightPackageDefinition());
     }
     if (opts.mysql !== undefined && handlers.sql !== undefined) {
-      this.mysql = new MysqlServer({ logger: opts.logger, ...(opts.mysql.tls !== undefined && { tls: opts.mysql.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
+      this.mysql = new MysqlServer({ logger: opts.logger, ...tz, ...(opts.mysql.tls !== undefined && { tls: opts.mysql.tls }) }, { sql: handlers.sql, ...(handlers.auth !== undefined && { auth: handlers.auth }) });
     }
   }
 

@@ -25,6 +25,7 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),
     grpc: { addr: c.grpc.addr },
+    ...(c.default_timezone !== undefined && { defaultTimezone: c.default_timezone }),
     protocols: { influxdb: c.influxdb.enable, opentsdb: c.opentsdb.enable, promStore: c.prom_store.enable, promWithMetricEngine: c.prom_store.with_metric_engine },
   });
 }

@@ -25,6 +25,7 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { tempDir } from '../support/temp.js';
 import { startTsdb, type Started } from '../support/tsdb-process.js';
+import { greptimeGrpc } from '../support/greptime-grpc.js';
 
 // ---------------------------------------------------------------------------------------------
 // The rows: the same literals in every zone.
@@ -479,4 +480,45 @@ test('one session time zone rule: zones × protocols', async (t) => {
       await sql.end();
     }
   });
+});
+
+test('default_timezone: the time zone of every session that names none, on HTTP, MySQL, PostgreSQL and gRPC', async (t) => {
+  const server = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env: { TSDB_STANDALONE__DEFAULT_TIMEZONE: '+08:00' } });
+  const http = async (sql: string, zone?: string) => {
+    const res = await fetch(`${server.baseUrl}/v1/sql?db=public`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(zone !== undefined && { 'x-tsdb-timezone': zone }) },
+      body: new URLSearchParams({ sql }).toString(),
+    });
+    const json = parseLosslessJson(await res.text()) as { output?: Array<{ records?: { rows: unknown[][] } }> };
+    return json.output?.[0]?.records?.rows;
+  };
+  await http('CREATE TABLE dz (ts TIMESTAMP(3) TIME INDEX, v DOUBLE)');
+  // A naive literal is read at +08:00 without a header, as the header's zone with one.
+  await http("INSERT INTO dz VALUES ('2024-01-01 08:00:00', 1)");
+  await http("INSERT INTO dz VALUES ('2024-01-01 09:00:00', 2)", 'UTC');
+  const epochs = (await http('SELECT CAST(epoch_ms(ts) AS VARCHAR), v FROM dz ORDER BY v', 'UTC'))!.map((r) => [String(r[0]), String(r[1])]);
+  assert.deepEqual(epochs, [[String(Date.UTC(2024, 0, 1, 0)), '1'], [String(Date.UTC(2024, 0, 1, 9)), '2']]);
+  assert.deepEqual((await http('SELECT timezone()'))!.map((r) => String(r[0])), ['+08:00']);
+
+  const my = await mysql.createConnection({ ...hostPort(server.mysql!), user: 'root', database: 'public', dateStrings: true });
+  try {
+    const [myRows] = await my.query('SELECT ts FROM dz WHERE v = 1');
+    assert.deepEqual(myRows, [{ ts: '2024-01-01 08:00:00' }], 'MySQL shows the instant in the default zone');
+  } finally {
+    await my.end();
+  }
+
+  const pgc = new pg.Client({ ...hostPort(server.postgres!), user: 'tsdb', database: 'public' });
+  await pgc.connect();
+  try {
+    assert.deepEqual(Object.values((await pgc.query('SHOW timezone')).rows[0]!), ['+08:00']);
+  } finally {
+    await pgc.end();
+  }
+
+  // gRPC (GreptimeDatabase query.sql): a naive literal in a DELETE is read at +08:00.
+  const deleted = await greptimeGrpc(t, server.grpc!).handle({ header: { dbname: 'public' }, query: { sql: "DELETE FROM dz WHERE ts = '2024-01-01 08:00:00'" } });
+  assert.ok(deleted.ok, JSON.stringify(deleted));
+  assert.deepEqual((await http('SELECT v FROM dz', 'UTC'))!.map((r) => String(r[0])), ['2']);
 });

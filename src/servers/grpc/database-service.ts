@@ -42,6 +42,8 @@ export interface GrpcHandlers {
   readonly ingest: IngestHandler;
   /** Present when a user provider is configured: every request must authenticate. */
   readonly auth?: AuthHandler;
+  /** Time zone of a request that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
 }
 
 /** `greptime.v1.GreptimeRequest` as decoded. */
@@ -94,7 +96,7 @@ export class RequestRunner {
     const req = message as GreptimeRequest;
     const user = await this.user(req.header);
     const database = databaseOf(req.header, this.metadata);
-    const timezone = timezoneOf(req.header, this.metadata);
+    const timezone = timezoneOf(req.header, this.metadata, this.handlers.defaultTimezone);
     const ctx: SqlContext = { database, timezone, user, signal: this.signal, client: this.peer };
     const { sql, ingest } = this.handlers;
     this.signal.throwIfAborted();

@@ -99,6 +99,8 @@ export interface FlightServiceOptions {
   readonly batchRows?: number;
   /** About the largest DoGet record batch body in bytes (default 2 MiB). */
   readonly batchBytes?: number;
+  /** Time zone of a request that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
 }
 
 /** The PutResult JSON of an acknowledgement, with `elapsed_secs` written as a float like serde's f64. */
@@ -205,7 +207,7 @@ class FlightService {
     const user = await userOf(header, md, this.opts.auth);
     const database = databaseOf(header, md);
     if (!(await this.opts.sql.databaseExists(database))) throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${database}`);
-    return { database, timezone: timezoneOf(header, md), user };
+    return { database, timezone: timezoneOf(header, md, this.opts.defaultTimezone), user };
   }
 
   async doGet(call: grpc.ServerWritableStream<{ ticket: Buffer }, FlightDataMessage>): Promise<void> {

@@ -95,9 +95,9 @@ export function databaseOf(header: RequestHeader | null | undefined, md: grpc.Me
 }
 
 /** The request's time zone; UTC when none is given. */
-export function timezoneOf(header: RequestHeader | null | undefined, md: grpc.Metadata): string {
+export function timezoneOf(header: RequestHeader | null | undefined, md: grpc.Metadata, fallback = 'UTC'): string {
   const given = header?.timezone?.trim() || metadataValue(md, 'x-greptime-timezone', 'x-tsdb-timezone')?.trim() || '';
-  if (given === '') return 'UTC';
+  if (given === '') return fallback;
   if (!isValidTimeZone(given)) throw new TsdbError(StatusCode.InvalidArguments, `Invalid time zone: ${given}`);
   return given;
 }

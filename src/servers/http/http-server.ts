@@ -37,6 +37,8 @@ export interface HttpServerOptions {
   readonly logger: Logger;
   /** How long shutdown waits for in-flight requests before closing their connections. */
   readonly shutdownTimeout?: Millis;
+  /** Time zone of a session that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
 }
 
 const DEFAULT_SHUTDOWN_TIMEOUT: Millis = 30_000;
@@ -126,7 +128,7 @@ export class HttpServer implements Server {
     healthRoutes(this.app);
     statusRoutes(this.app, handlers.status);
     configRoutes(this.app, handlers.config);
-    if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql, handlers.auth);
+    if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql, handlers.auth, opts.defaultTimezone);
     setDecompressedLimit(opts.bodyLimit);
     const ingest = handlers.ingest;
     if (ingest !== undefined) {

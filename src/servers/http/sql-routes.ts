@@ -69,7 +69,8 @@ async function userOf(req: FastifyRequest, auth: AuthHandler | undefined): Promi
   }
 }
 
-export function sqlRoutes(app: FastifyInstance, handler: SqlHandler, auth?: AuthHandler): void {
+/** `defaultTimezone`: a request's time zone when it sends no `x-tsdb-timezone` (`default_timezone`). */
+export function sqlRoutes(app: FastifyInstance, handler: SqlHandler, auth?: AuthHandler, defaultTimezone = 'UTC'): void {
   app.get('/v1/sql', (req, reply) => {
     sendError(req, reply, StatusCode.InvalidArguments, 'Method GET is not allowed for /v1/sql: send the statement with POST, form-encoded', 405).header('allow', 'POST');
   });
@@ -92,7 +93,7 @@ export function sqlRoutes(app: FastifyInstance, handler: SqlHandler, auth?: Auth
       return sendError(req, reply, StatusCode.DatabaseNotFound, `Database not found: ${dbParam}`);
     }
     const tzHeader = req.headers['x-tsdb-timezone'];
-    const timezone = typeof tzHeader === 'string' && tzHeader.trim() !== '' ? tzHeader.trim() : 'UTC';
+    const timezone = typeof tzHeader === 'string' && tzHeader.trim() !== '' ? tzHeader.trim() : defaultTimezone;
     if (!isValidTimeZone(timezone)) return sendError(req, reply, StatusCode.InvalidArguments, `Invalid time zone: ${timezone}`);
     let limit: number | undefined;
     if (p['limit'] !== undefined) {

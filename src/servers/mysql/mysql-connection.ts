@@ -84,6 +84,8 @@ export interface MysqlConnectionOptions {
   /** `8.4.2-tsdb-<version>`. */
   readonly serverVersion: string;
   readonly connectionId: number;
+  /** Time zone of a session that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
   /** Largest payload accepted (default 128 MiB). */
   readonly maxPayloadSize?: number;
   /** Time a client has to log in before it is dropped (default 10 s, MySQL's connect_timeout). */
@@ -150,7 +152,7 @@ export class MysqlConnection {
   private response: HandshakeResponse41 | undefined;
   private user: UserInfo = DEFAULT_USER;
   private database = 'public';
-  private timezone = 'UTC';
+  private timezone: string;
   private warnings: Warning[] = [];
   /** `max_execution_time` in milliseconds (0: none): the limit of each SELECT. */
   private maxExecutionTime = 0;
@@ -167,6 +169,7 @@ export class MysqlConnection {
     raw: Socket,
     private readonly opts: MysqlConnectionOptions,
   ) {
+    this.timezone = opts.defaultTimezone ?? 'UTC';
     this.serverCaps = serverCapabilities({ ssl: opts.tls !== undefined });
     this.caps = this.serverCaps;
     // Until the client has logged in, only the small packets of a login are read.
@@ -381,7 +384,7 @@ export class MysqlConnection {
         if (cmd.kind === 'reset_connection') {
           this.statements.clear();
           this.warnings = [];
-          this.timezone = 'UTC';
+          this.timezone = this.opts.defaultTimezone ?? 'UTC';
           this.maxExecutionTime = 0;
         }
         return this.sendOk(1);
@@ -618,7 +621,7 @@ export class MysqlConnection {
     }
     this.statements.clear();
     this.warnings = [];
-    this.timezone = 'UTC';
+    this.timezone = this.opts.defaultTimezone ?? 'UTC';
     return this.guard(1, async () => {
       if (cmd.database !== '') {
         const { catalog, database } = databaseOf(cmd.database);

@@ -16,6 +16,8 @@ import { writePacket } from './packet.js';
 
 export interface MysqlServerOptions {
   readonly logger: Logger;
+  /** Time zone of a session that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
   /** How long shutdown waits for connections to close after ending them (default 2 s). */
   readonly shutdownTimeout?: number;
   /** The version in the handshake (default `8.4.2-tsdb-<version>`, MySQL part from env `TSDB_MYSQL_SERVER_VERSION`). */
@@ -62,6 +64,7 @@ export class MysqlServer extends TcpServer<MysqlConnection> {
       logger: this.log,
       serverVersion: version,
       connectionId: this.nextConnectionId,
+      ...(this.opts.defaultTimezone !== undefined && { defaultTimezone: this.opts.defaultTimezone }),
       ...(this.opts.maxPayloadSize !== undefined && { maxPayloadSize: this.opts.maxPayloadSize }),
       ...(this.tls !== undefined && { tls: this.tls }),
       ...(this.opts.loginTimeoutMs !== undefined && { loginTimeoutMs: this.opts.loginTimeoutMs }),

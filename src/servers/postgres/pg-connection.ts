@@ -70,6 +70,8 @@ export interface PgConnectionOptions {
   readonly serverVersion: string;
   readonly processId: number;
   readonly secretKey: number;
+  /** Time zone of a session that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
   /** The server's TLS (mode other than `disable`): an SSLRequest is answered 'S'. */
   readonly tls?: ServerTls;
   /** Time a client has to log in before it is dropped (default 60 s, PostgreSQL's authentication_timeout). */
@@ -115,7 +117,7 @@ export class PgConnection {
   private username = '';
   private user: UserInfo = DEFAULT_USER;
   private database = 'public';
-  private timezone = 'UTC';
+  private timezone: string;
   private applicationName = '';
   /** `statement_timeout` in milliseconds (0: none), from the startup packet or `SET statement_timeout`. */
   private statementTimeoutMs = 0;
@@ -133,6 +135,7 @@ export class PgConnection {
     raw: Socket,
     private readonly opts: PgConnectionOptions,
   ) {
+    this.timezone = opts.defaultTimezone ?? 'UTC';
     this.client = new ClientSocket(raw, {
       name: 'PostgreSQL',
       logger: opts.logger,

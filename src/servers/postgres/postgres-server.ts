@@ -16,6 +16,8 @@ import { SQLSTATE } from './pg-error.js';
 
 export interface PostgresServerOptions {
   readonly logger: Logger;
+  /** Time zone of a session that names none (`default_timezone`; default UTC). */
+  readonly defaultTimezone?: string;
   /** How long shutdown waits for connections to close after telling them (default 2 s). */
   readonly shutdownTimeout?: number;
   /** `server_version` (default `16.3-tsdb-<version>`). */
@@ -63,6 +65,7 @@ export class PostgresServer extends TcpServer<PgConnection> {
       serverVersion: this.opts.serverVersion ?? `16.3-tsdb-${buildInfo().version}`,
       processId,
       secretKey: randomInt(0, 2 ** 31),
+      ...(this.opts.defaultTimezone !== undefined && { defaultTimezone: this.opts.defaultTimezone }),
       cancel: (pid, key) => this.backends.get(pid)?.cancelRequest(key),
       ...(this.tls !== undefined && { tls: this.tls }),
       ...(this.opts.loginTimeoutMs !== undefined && { loginTimeoutMs: this.opts.loginTimeoutMs }),
