@@ -31,7 +31,6 @@ function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly Ke
   return out.size === 0 ? undefined : out;
 }
 
-
 /**
  * The columns of `info` a query naming `referenced` reads, in table order: at least one (the time
  * index), so that a `count(*)` still counts rows.
