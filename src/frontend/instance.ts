@@ -19,7 +19,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { isValidTimeZone } from '../common/time/timestamp.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
-import { isQueryMemoryExhausted } from '../query/duckdb-error.js';
+import { duckdbError, isQueryMemoryExhausted } from '../query/duckdb-error.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, ValueExpr } from '../sql/ast.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
@@ -452,10 +452,12 @@ export class FrontendInstance {
       this.functionsInstalled ??= installFunctions(conn);
       await this.functionsInstalled;
     } catch (err) {
+      // Tried again by the next query (a failure here, say DuckDB's memory used up, is not for good).
+      this.functionsInstalled = undefined;
       this.busy.delete(conn);
       conn.closeSync();
       release();
-      throw err;
+      throw duckdbError(err);
     }
     // A cancelled statement interrupts what runs on its connection (freeing DuckDB's worker); runQuery
     // also checks the signal between its DuckDB calls, since an interrupt between two calls is lost.

@@ -203,7 +203,11 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   // be, a rewrite whose effect on a list tsdb cannot give, or the parse error of the text as written.
   const asWritten = () => runQuery(conn, unfoldLiteralLists(text, ctx.lists!), { ...ctx, lists: undefined }, explain);
   const aborted = () => ctx.signal?.throwIfAborted();
-  const tree = await serializeSql(conn, sql);
+  // DuckDB's parse can fail like any call (its memory used up by other queries): a tsdb error then,
+  // so that the caller can tell a full pool (and wait for it) from its own fault.
+  const tree = await serializeSql(conn, sql).catch((err: unknown) => {
+    throw duckdbError(err);
+  });
   aborted();
   if (tree.error) {
     if (foldedLists !== undefined) return asWritten();

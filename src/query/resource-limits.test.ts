@@ -7,7 +7,8 @@ import { test, type TestContext } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { duckdbError } from './duckdb-error.js';
+import { duckdbError, isQueryMemoryExhausted } from './duckdb-error.js';
+import { runQuery } from './query-executor.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { CELL_BYTES, ROW_BYTES } from './resource-limits.js';
 import { readResult } from './result-conversion.js';
@@ -148,4 +149,15 @@ test('a query failing on a later row fails whole: no truncated result', async (t
   });
   // The connection still answers.
   assert.deepEqual((await readResult(conn, 'SELECT 1 AS one')).rows, [[1]]);
+});
+
+test("DuckDB's pool used up while a query is parsed is the pool's error (the caller waits and retries), not an internal one", async () => {
+  // A connection whose every call fails as DuckDB does when other queries hold all its memory.
+  const full = { runAndReadAll: async () => { throw new Error('Out of Memory Error: failed to allocate data of size 256.0 KiB (127.9 MiB/128.0 MiB used)'); } } as unknown as DuckDBConnection;
+  await assert.rejects(runQuery(full, 'SELECT 1', { database: 'public', timezone: 'UTC', resolve: async () => { throw new Error('no tables'); } }), (err: unknown) => {
+    assert.ok(err instanceof TsdbError, String(err));
+    assert.equal(err.code, StatusCode.RuntimeResourcesExhausted);
+    assert.ok(isQueryMemoryExhausted(err));
+    return true;
+  });
 });
