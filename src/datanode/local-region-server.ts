@@ -6,6 +6,7 @@
  * (`queries`) and leave as Arrow record batches.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { RecordBatch } from 'apache-arrow';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
@@ -152,7 +153,7 @@ export class LocalRegionServer implements RegionServer {
       const batches = result.batches;
       // The scan and connection live as long as the stream is read: released at its end, on an
       // error, or when the reader stops early.
-      const stream: AsyncIterableIterator<(typeof result.batches extends AsyncIterableIterator<infer B> ? B : never)> = {
+      const stream: AsyncIterableIterator<RecordBatch> = {
         [Symbol.asyncIterator]() {
           return this;
         },

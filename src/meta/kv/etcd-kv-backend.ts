@@ -23,7 +23,7 @@ import { ClientClosedError, Etcd3, GRPCDeadlineExceededError, GRPCInvalidArgumen
 import type { ICompare, IRequestOp, KVClient } from 'etcd3';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
-import type { KvBackend, KvEntry, KvOp } from './kv-backend.js';
+import { upperBound, type KvBackend, type KvEntry, type KvOp } from './kv-backend.js';
 
 export interface EtcdKvOptions {
   /** etcd client endpoints as host:port; calls go to any of them. */
@@ -268,17 +268,6 @@ function positive(name: string, v: number): number {
   return v;
 }
 
-/** The least byte string above every string that starts with `prefix`; undefined when none is (all 0xff). */
-function upperBound(prefix: Buffer): Buffer | undefined {
-  const end = Buffer.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) {
-      end[i]! += 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return undefined;
-}
 
 /** A plain Uint8Array with its own copy of the bytes. */
 function copy(value: Uint8Array): Uint8Array {

@@ -31,3 +31,18 @@ export interface KvBackend {
   /** Releases the store; later calls fail. */
   close(): Promise<void>;
 }
+
+/**
+ * The least byte string above every string that starts with `prefix` (the exclusive end of a
+ * prefix range); undefined when there is none ('' or all 0xff bytes: the range runs to the end).
+ */
+export function upperBound(prefix: Buffer): Buffer | undefined {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) {
+      end[i]! += 1;
+      return end.subarray(0, i + 1);
+    }
+  }
+  return undefined;
+}

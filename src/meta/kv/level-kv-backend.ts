@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
-import type { KvBackend, KvEntry, KvOp } from './kv-backend.js';
+import { upperBound, type KvBackend, type KvEntry, type KvOp } from './kv-backend.js';
 
 type Db = ClassicLevel<Buffer, Buffer>;
 
@@ -165,17 +165,6 @@ function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf8');
 }
 
-/** The least byte string above every string that starts with `prefix`; undefined when none is ('' or all 0xff). */
-function upperBound(prefix: Buffer): Buffer | undefined {
-  const end = Buffer.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) {
-      end[i]! += 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return undefined;
-}
 
 /** Both absent, or both present with the same bytes. */
 function sameValue(a: Buffer | undefined, b: Uint8Array | undefined): boolean {
