@@ -46,12 +46,26 @@ export interface TableInfo {
   /** Table options as the user wrote them, normalized (`ttl`, `append_mode`, `merge_mode`, …). */
   readonly options: Readonly<Record<string, string>>;
   readonly region_numbers: readonly number[];
+  /**
+   * `PARTITION ON COLUMNS (columns) (exprs)`: region `region_numbers[i]` holds the rows for which
+   * `exprs[i]` (SQL text over the partition columns) is true. Absent: the table has one region.
+   */
+  readonly partition?: { readonly columns: readonly string[]; readonly exprs: readonly string[] };
   /** The id the next added column takes. */
   readonly next_column_id: number;
   /** Bumped by every schema change. */
   readonly schema_version: number;
   readonly created_at: number;
   readonly comment?: string;
+}
+
+export const METRIC_ENGINE = 'metric';
+/** The option that makes a metric-engine table a logical one, stored in its physical table's region. */
+export const LOGICAL_TABLE_OPTION = 'on_physical_table';
+
+/** Whether a table has no regions of its own (a logical metric table: its rows are its physical table's). */
+export function ownsNoRegions(t: Pick<TableInfo, 'engine' | 'options'>): boolean {
+  return t.engine === METRIC_ENGINE && t.options[LOGICAL_TABLE_OPTION] !== undefined;
 }
 
 /** The full name shown in messages: `tsdb.public.cpu`. */

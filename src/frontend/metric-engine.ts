@@ -12,15 +12,14 @@
  * - `__tsid` is a 64-bit hash of a row's tag values (with their names), so the rows of one series
  *   sort together within a logical table.
  */
-import { fullTableName, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
+import { fullTableName, LOGICAL_TABLE_OPTION, METRIC_ENGINE, ownsNoRegions, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { quoteIdent } from '../common/sql-quote.js';
 
-export const METRIC_ENGINE = 'metric';
+export { LOGICAL_TABLE_OPTION, METRIC_ENGINE };
 export const PHYSICAL_TABLE_OPTION = 'physical_metric_table';
-export const LOGICAL_TABLE_OPTION = 'on_physical_table';
 export const TABLE_ID_COLUMN = '__table_id';
 export const TSID_COLUMN = '__tsid';
 /** The physical table Prometheus remote write creates and uses (`tsdb_physical_table`). */
@@ -31,7 +30,7 @@ export function isPhysicalTable(info: TableInfo): boolean {
 }
 
 export function isLogicalTable(info: TableInfo): boolean {
-  return info.engine === METRIC_ENGINE && info.options[LOGICAL_TABLE_OPTION] !== undefined;
+  return ownsNoRegions(info);
 }
 
 /** Whether a column is one the metric engine adds to physical tables. */
