@@ -8,7 +8,7 @@
  *
  *   npm run build && node dist/bench/tsbs/main.js [--hosts 100 --hours 24] [--json out.json]
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

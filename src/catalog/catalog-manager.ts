@@ -31,8 +31,9 @@ function decode<T>(bytes: Uint8Array): T {
 export class CatalogManager {
   readonly catalog = DEFAULT_CATALOG;
   /**
-   * Tables by `db/name`, as last read. This process is the only writer of its catalog (standalone),
-   * so every change goes through here and clears the cache.
+   * Tables by `db/name`, as last read. In a standalone server this process is the only writer of
+   * its catalog, so every change goes through here and clears the cache; in a cluster the metasrv
+   * writes and the wiring calls `invalidate()` on its events.
    */
   private readonly tableCache = new Map<string, Promise<TableInfo | undefined>>();
 
@@ -46,6 +47,19 @@ export class CatalogManager {
     } finally {
       this.tableCache.clear();
     }
+  }
+
+  /** Forgets what was read (the metadata changed elsewhere). */
+  invalidate(): void {
+    this.tableCache.clear();
+  }
+
+  /**
+   * The catalog in a store another process writes (a cluster's, written by the metasrv, which
+   * creates the catalog and `public`): reads only, nothing written.
+   */
+  static attach(kv: KvBackend): CatalogManager {
+    return new CatalogManager(kv);
   }
 
   /** Opens the catalog in `kv`, creating the catalog and its `public` database on first use. */

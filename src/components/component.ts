@@ -6,6 +6,7 @@ import { buildInfo, host } from '../common/build-info.js';
 import { DirLock, ensureWritableDir } from '../common/fs/dirs.js';
 import type { Logger } from '../common/logging.js';
 import { formatDuration } from '../common/time/duration.js';
+import { formatAddress } from '../common/net/address.js';
 import type { ComponentName } from '../config/flags.js';
 import type { HttpOptions, TlsOptions } from '../config/options.js';
 import { renderConfig } from '../config/render.js';
@@ -68,11 +69,24 @@ export interface ServingComponentOptions {
    * over gRPC on `addr` (`servers/grpc/region-service.ts`).
    */
   readonly regionService?: { readonly addr: string; readonly regions: RegionServices };
+  /** Other gRPC services of the component (a metasrv's meta service), served on `addr`. */
+  readonly rpc?: { readonly addr: string; readonly services: RpcServices };
+}
+
+/** gRPC services a component serves besides the protocols: opened at start, closed after the servers stop. */
+export interface RpcServices {
+  /** Opens what the services need; returns how to add them to the gRPC server. */
+  start(): Promise<(server: GrpcServer) => void>;
+  /** Once the gRPC server listens: its bound address (`host:port`). */
+  serving?(addr: string): void;
+  stop(): Promise<void>;
 }
 
 /** The data side of a datanode: the region server it serves, opened after its directory is locked. */
 export interface RegionServices {
   start(): Promise<RegionServer>;
+  /** Once the region service listens: its bound address (`host:port`), e.g. to advertise it to the metasrv. */
+  serving?(addr: string): void;
   stop(): Promise<void>;
 }
 
@@ -101,6 +115,8 @@ export class ServingComponent implements Component {
   private readonly grpc: GrpcServer | undefined;
   private regionGrpc: GrpcServer | undefined;
   private regionsStarted = false;
+  private rpcGrpc: GrpcServer | undefined;
+  private rpcStarted = false;
   private sql: SqlHandler | undefined;
   private ingest: IngestHandler | undefined;
   private auth: AuthHandler | undefined;
@@ -179,11 +195,25 @@ export class ServingComponent implements Component {
       const grpc = (this.regionGrpc = new GrpcServer({ logger: this.log }));
       addRegionService(grpc, regions, this.log);
     }
+    if (this.opts.rpc !== undefined) {
+      this.rpcStarted = true;
+      const add = await this.opts.rpc.services.start();
+      add((this.rpcGrpc = new GrpcServer({ logger: this.log })));
+    }
     await this.http.start(this.opts.http.addr);
     if (this.grpc !== undefined) await this.grpc.start(this.opts.grpc!.addr);
     if (this.regionGrpc !== undefined) await this.regionGrpc.start(this.opts.regionService!.addr);
+    if (this.rpcGrpc !== undefined) await this.rpcGrpc.start(this.opts.rpc!.addr);
     if (this.mysql !== undefined) await this.mysql.start(this.opts.mysql!.addr);
     if (this.postgres !== undefined) await this.postgres.start(this.opts.postgres!.addr);
+    const bound = (s: GrpcServer | undefined) => {
+      const a = s?.boundAddress();
+      return a === undefined || a === null ? undefined : formatAddress(a);
+    };
+    const regionAddr = bound(this.regionGrpc);
+    if (regionAddr !== undefined) this.opts.regionService!.regions.serving?.(regionAddr);
+    const rpcAddr = bound(this.rpcGrpc);
+    if (rpcAddr !== undefined) this.opts.rpc!.services.serving?.(rpcAddr);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
   }
@@ -209,7 +239,11 @@ export class ServingComponent implements Component {
       if (interrupted > 0) this.log.info({ statements: interrupted }, `interrupted ${interrupted} running statement(s)`);
     }
     // Every server stops (and the data side closes) even if one of them fails to.
-    const stopped = await Promise.allSettled([this.grpc?.shutdown(), this.regionGrpc?.shutdown(), this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    const stopped = await Promise.allSettled([this.grpc?.shutdown(), this.regionGrpc?.shutdown(), this.rpcGrpc?.shutdown(), this.postgres?.shutdown(), this.mysql?.shutdown(), this.http.shutdown()]);
+    if (this.rpcStarted) {
+      this.rpcStarted = false;
+      await this.opts.rpc!.services.stop();
+    }
     if (this.regionsStarted) {
       this.regionsStarted = false;
       await this.opts.regionService!.regions.stop();
@@ -226,7 +260,7 @@ export class ServingComponent implements Component {
   }
 
   servers(): readonly Server[] {
-    return [this.http, ...(this.grpc !== undefined ? [this.grpc] : []), ...(this.regionGrpc !== undefined ? [this.regionGrpc] : []), ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
+    return [this.http, ...(this.grpc !== undefined ? [this.grpc] : []), ...(this.regionGrpc !== undefined ? [this.regionGrpc] : []), ...(this.rpcGrpc !== undefined ? [this.rpcGrpc] : []), ...(this.mysql !== undefined ? [this.mysql] : []), ...(this.postgres !== undefined ? [this.postgres] : [])];
   }
 
   status(): StatusInfo {

@@ -15,22 +15,15 @@ import { RegionEngine } from '../engine/region-engine.js';
 import { FrontendInstance } from '../frontend/instance.js';
 import { LocalRegionServer } from '../datanode/local-region-server.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
-import { newSession } from '../frontend/session.js';
 import { ProcessList } from '../frontend/process-list.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
 import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
-import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
+import type { UserProvider } from '../frontend/auth/user-provider.js';
 import { openStorageProviders, type StorageProviders } from '../storage/storage-provider.js';
 import { storageProviders } from '../storage/create-object-store.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { ComponentServices } from './component.js';
-
-/** The time limit of a statement: the client's own (`requested`, 0 or undefined: none) within `query.timeout` (0: none). */
-export function statementTimeout(requested: number | undefined, limit: number): number {
-  const own = requested !== undefined && requested > 0 ? requested : 0;
-  if (limit <= 0) return own;
-  return own > 0 ? Math.min(own, limit) : limit;
-}
+import { frontendHandlers } from './frontend-handlers.js';
 
 /** A region server the frontend reaches over the network, and how to let it go. */
 export interface RemoteRegions {
@@ -105,32 +98,9 @@ export class StandaloneServices implements ComponentServices {
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
-    if (this.authEnabled) this.users = createUserProvider(c.user_provider!, { logger: this.logger });
-    const users = this.users;
-    return {
-      sql: {
-        executeSql: (sql, ctx) => {
-          const timeoutMs = statementTimeout(ctx.timeoutMs, c.query.timeout);
-          const session = newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol);
-          return frontend.executeSql(sql, ctx.arrow === true ? { ...session, arrow: true } : session, {
-            ...(ctx.signal !== undefined && { signal: ctx.signal }),
-            ...(timeoutMs > 0 && { timeoutMs }),
-            ...(ctx.client !== undefined && { address: ctx.client }),
-            ...(ctx.connectionId !== undefined && { connectionId: ctx.connectionId }),
-          });
-        },
-        cancelConnection: (protocol, id, why, ctx) => frontend.processes.killConnection(protocol, id, why, ctx?.user),
-        databaseExists: async (db) => (await catalog.database(db)) !== undefined,
-        tables: (ctx, names, access) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, access),
-      },
-      ingest: {
-        ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),
-        deleteRows: (tables, ctx) => frontend.deleteRows(tables, newSession(ctx.database, ctx.timezone, ctx.user)),
-      },
-      ...(users !== undefined && {
-        auth: { authenticate: (u: string, p: string) => users.authenticate(u, p), userEntry: (u: string) => users.userEntry(u), verifierKinds: () => users.verifierKinds() },
-      }),
-    };
+    const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);
+    this.users = handlers.users;
+    return handlers;
   }
 
   interrupt(): number {

@@ -12,10 +12,11 @@
  * different columns do not lose one another's.
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
+import type { TableDdl } from '../catalog/table-ddl.js';
 import { checkColumnName, checkTableName } from '../catalog/limit-checks.js';
 import { MAX_COLUMNS_PER_TABLE, MAX_NAME_LENGTH } from '../catalog/limits.js';
-import { DEFAULT_CATALOG, fullTableName, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
-import { formatTtl, regionOptionsOf } from '../catalog/table-options.js';
+import { DEFAULT_CATALOG, fullTableName, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
+import { formatTtl } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
@@ -24,7 +25,6 @@ import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE } from '../common/tim
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
-import type { RegionServer } from '../types/region-server.js';
 import type { TableRouter } from './table-router.js';
 import { isLogicalTable, LOGICAL_TABLE_OPTION, METRIC_ENGINE, PHYSICAL_TABLE_OPTION } from './metric-engine.js';
 import type { MetricTables } from './metric-tables.js';
@@ -191,7 +191,7 @@ function batchOf(info: TableInfo, t: IngestTable, times: { unit: TimeUnit; vecto
 export class Ingester {
   constructor(
     private readonly catalog: CatalogManager,
-    private readonly regions: RegionServer,
+    private readonly ddl: TableDdl,
     private readonly tables: TableRouter,
     private readonly metricTables: MetricTables,
     private readonly schemaLocks: KeyedMutex,
@@ -303,8 +303,8 @@ export class Ingester {
       if (opts.ttl !== undefined) own['ttl'] = opts.ttl;
       if (opts.appendMode === true) own['append_mode'] = 'true';
       else if (opts.mergeMode !== undefined && databaseOptions['append_mode'] !== 'true') own['merge_mode'] = opts.mergeMode;
-      const info = this.tableInfo(database, t, t.columns, withDatabaseOptions(own, databaseOptions), 'mito', await this.catalog.allocateTableId(), opts.columnOrder);
-      await createWithRegions(info, this.catalog, this.regions, false);
+      const info = this.tableInfo(database, t, t.columns, withDatabaseOptions(own, databaseOptions), 'mito', await this.ddl.allocateTableId(), opts.columnOrder);
+      await createWithRegions(info, this.ddl, false);
       return info;
     });
   }
@@ -335,11 +335,11 @@ export class Ingester {
   private async createLogical(database: string, t: IngestTable, physicalName: string, databaseOptions: Readonly<Record<string, string>>, order: IngestOptions['columnOrder']): Promise<TableInfo> {
     if ((await this.catalog.table(database, physicalName)) === undefined) {
       const own = t.columns.filter((c) => c.semantic !== 'tag');
-      const physical = this.tableInfo(database, { ...t, name: physicalName }, own, withDatabaseOptions({ [PHYSICAL_TABLE_OPTION]: '' }, databaseOptions), METRIC_ENGINE, await this.catalog.allocateTableId(), order);
+      const physical = this.tableInfo(database, { ...t, name: physicalName }, own, withDatabaseOptions({ [PHYSICAL_TABLE_OPTION]: '' }, databaseOptions), METRIC_ENGINE, await this.ddl.allocateTableId(), order);
       await this.metricTables.create(physical, true);
     }
     const options = { [LOGICAL_TABLE_OPTION]: physicalName, comment: CREATED_ON_INSERTION };
-    const info = this.tableInfo(database, t, t.columns, options, METRIC_ENGINE, await this.catalog.allocateTableId(), order);
+    const info = this.tableInfo(database, t, t.columns, options, METRIC_ENGINE, await this.ddl.allocateTableId(), order);
     await this.metricTables.create(info, true);
     return (await this.catalog.table(database, t.name))!;
   }
@@ -373,9 +373,7 @@ export class Ingester {
       next_column_id: nextId,
       schema_version: info.schema_version + 1,
     };
-    const options = regionOptionsOf(next.options);
-    for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
-    await this.catalog.updateTable(info, next);
+    await this.ddl.alterTable(info, next);
     return next;
   }
 }

@@ -6,9 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { LocalTableDdl, type TableDdl } from '../catalog/table-ddl.js';
 import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
 import { informationSchemaTable, type InformationSchemaSource } from '../catalog/information-schema.js';
-import { fullTableName, INFORMATION_SCHEMA, regionDir, regionMetadataOf, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
+import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { valuesRelation } from '../query/values-relation.js';
 import { PG_CATALOG, pgCatalogTable, relationOid, type PgCatalogSession } from '../catalog/pg-catalog.js';
 import { pgDialect } from '../query/pg-dialect.js';
@@ -89,16 +90,24 @@ export class FrontendInstance {
      * over the relations of the regions it reads (DESIGN.md D13).
      */
     private readonly queries: DuckDBInstance,
-    /** Names of the configured storage providers (`storage` table option); default: File. */
-    private readonly storageProviders: readonly string[] = ['File'],
+    /**
+     * Names of the configured storage providers (`storage` table option); default: File. Undefined
+     * in a cluster's frontend: the datanodes hold the storage, and refuse a provider they lack.
+     */
+    private readonly storageProviders: readonly string[] | undefined = ['File'],
     /** Admission and result limits of queries (`query-gate.ts`); default: none. */
     private readonly budget: QueryBudget = unlimitedBudget(),
     /** The statements running here (SHOW PROCESSLIST, KILL). */
     readonly processes: ProcessList = new ProcessList(),
+    /**
+     * Where DDL is applied once a statement is checked: here (standalone, the default), or by the
+     * cluster's metasrv.
+     */
+    private readonly ddl: TableDdl = new LocalTableDdl(catalog, regions),
   ) {
     this.tables = new TableRouter(catalog, regions, budget.limits.maxBytes);
-    this.metricTables = new MetricTables(catalog, regions, this.schemaLocks);
-    this.ingester = new Ingester(catalog, regions, this.tables, this.metricTables, this.schemaLocks);
+    this.metricTables = new MetricTables(catalog, ddl, this.schemaLocks);
+    this.ingester = new Ingester(catalog, ddl, this.tables, this.metricTables, this.schemaLocks);
   }
 
   /** Serializes schema changes per table (ALTER TABLE, columns added by ingestion). */
@@ -148,10 +157,11 @@ export class FrontendInstance {
         continue;
       }
       const storage = t.options['storage'];
-      if (storage !== undefined && !this.storageProviders.includes(storage)) {
+      const providers = this.storageProviders ?? [];
+      if (storage !== undefined && !providers.includes(storage)) {
         throw new TsdbError(
           StatusCode.InvalidArguments,
-          `table ${fullTableName(t)} is stored on storage provider "${storage}", which is not configured (configured: ${this.storageProviders.join(', ')}); add it back to [[storage.providers]]`,
+          `table ${fullTableName(t)} is stored on storage provider "${storage}", which is not configured (configured: ${providers.join(', ')}); add it back to [[storage.providers]]`,
         );
       }
       for (const [i, id] of tableRegionIds(t).entries()) await this.regions.openRegion(id, regionDir(t, t.region_numbers[i]!), storage);
@@ -210,15 +220,15 @@ export class FrontendInstance {
         return affected(await deleteRows(stmt, session, this.catalog, this.tables, query));
       case 'create_table': {
         this.checkStorage(stmt.options);
-        await createTable(stmt, session, this.catalog, this.regions, (info, ifNotExists) => this.metricTables.create(info, ifNotExists));
+        await createTable(stmt, session, this.catalog, this.ddl, (info, ifNotExists) => this.metricTables.create(info, ifNotExists));
         return affected(0);
       }
       case 'create_database':
         this.checkStorage(stmt.options);
-        return affected((await this.catalog.createDatabase(stmt.name, checkOptions(stmt.options, 'database'), stmt.ifNotExists)) ? 1 : 0);
+        return affected((await this.ddl.createDatabase(stmt.name, checkOptions(stmt.options, 'database'), stmt.ifNotExists)) ? 1 : 0);
       case 'alter_database':
         this.checkStorage(stmt.set);
-        await this.catalog.alterDatabase(stmt.name, checkOptions(stmt.set, 'database'), stmt.unset);
+        await this.ddl.alterDatabase(stmt.name, checkOptions(stmt.set, 'database'), stmt.unset);
         return affected(0);
       case 'drop_database':
         return this.dropDatabase(stmt.name, stmt.ifExists);
@@ -258,7 +268,7 @@ export class FrontendInstance {
         await this.schemaLocks.run(schemaLockKey(database, table), async () => {
           const info = await this.catalog.table(database, table);
           if (info !== undefined && info.engine === 'metric') return this.alterMetricTable(info, stmt.action);
-          return alterTable(stmt, session, this.catalog, this.regions);
+          return alterTable(stmt, session, this.catalog, this.ddl);
         });
         return affected(0);
       }
@@ -266,7 +276,7 @@ export class FrontendInstance {
         const info = await this.requireTable(stmt.name, session);
         // A logical metric table shares its region: its rows are deleted instead.
         if (isLogicalTable(info)) await deleteRows({ kind: 'delete', name: stmt.name, text: stmt.text }, session, this.catalog, this.tables, (q) => this.query(q, session));
-        else await this.tables.truncate(info);
+        else await this.ddl.truncateTable(info);
         return affected(0);
       }
       case 'admin':
@@ -307,11 +317,8 @@ export class FrontendInstance {
       throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${info.catalog}.${info.database}.${action.newName}\``);
     }
     const next = altered(info, action);
-    if (!logical) {
-      const options = regionOptionsOf(next.options);
-      for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
-    }
-    await this.catalog.updateTable(info, next);
+    regionOptionsOf(next.options);
+    await this.ddl.alterTable(info, next);
   }
 
   private async lookup(name: { parts: readonly string[] }, session: Session): Promise<TableInfo | undefined> {
@@ -335,9 +342,8 @@ export class FrontendInstance {
         throw new TsdbError(StatusCode.InvalidArguments, `Physical table ${info.name} is used by logical tables: ${users.map((t) => t.name).sort().join(', ')}; drop them first`);
       }
     }
-    await this.catalog.dropTable(info);
     // A logical metric table's rows stay in the physical region, unreachable (its id is not reused).
-    if (!isLogicalTable(info)) for (const id of tableRegionIds(info)) await this.regions.dropRegion(id);
+    await this.ddl.dropTable(info);
   }
 
   private async dropDatabase(name: string, ifExists: boolean): Promise<Output> {
@@ -347,7 +353,7 @@ export class FrontendInstance {
       throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${name}`);
     }
     for (const t of await this.catalog.tables(name)) await this.dropTable(t, true);
-    await this.catalog.dropDatabase(name);
+    await this.ddl.dropDatabase(name);
     return affected(0);
   }
 
@@ -379,8 +385,9 @@ export class FrontendInstance {
   /** A `storage` option must name a configured storage provider (`[storage]`, `[[storage.providers]]`). */
   private checkStorage(options: Readonly<Record<string, string>>): void {
     const storage = Object.entries(options).find(([k]) => k.toLowerCase() === 'storage')?.[1];
-    if (storage !== undefined && !this.storageProviders.includes(storage)) {
-      throw new TsdbError(StatusCode.InvalidArguments, `Object store not found: ${storage} (configured: ${this.storageProviders.join(', ')})`);
+    const providers = this.storageProviders;
+    if (storage !== undefined && providers !== undefined && !providers.includes(storage)) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Object store not found: ${storage} (configured: ${providers.join(', ')})`);
     }
   }
 

@@ -7,20 +7,20 @@
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../catalog/limit-checks.js';
 import { MAX_COLUMNS_PER_REGION } from '../catalog/limits.js';
-import { DEFAULT_CATALOG, regionMetadataOf, tableRegionIds, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
+import type { TableDdl } from '../catalog/table-ddl.js';
+import { DEFAULT_CATALOG, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { schemaLockKey } from './ingest.js';
 import { checkLogical, isLogicalTable, isPhysicalTable, LOGICAL_TABLE_OPTION, PHYSICAL_TABLE_OPTION, physicalTableInfo, withTags } from './metric-engine.js';
-import type { RegionServer } from '../types/region-server.js';
 import { createWithRegions } from './statement/create-table.js';
 
 export class MetricTables {
   constructor(
     private readonly catalog: CatalogManager,
-    private readonly regions: RegionServer,
+    private readonly ddl: TableDdl,
     private readonly schemaLocks: KeyedMutex,
   ) {}
 
@@ -35,7 +35,7 @@ export class MetricTables {
     if ((physicalOpt === undefined) === (logicalOpt === undefined)) {
       throw new TsdbError(StatusCode.InvalidArguments, `A metric table needs exactly one of the options ${PHYSICAL_TABLE_OPTION} (a physical table) or ${LOGICAL_TABLE_OPTION} (a logical table on one)`);
     }
-    if (physicalOpt !== undefined) return createWithRegions(physicalTableInfo(info), this.catalog, this.regions, ifNotExists);
+    if (physicalOpt !== undefined) return createWithRegions(physicalTableInfo(info), this.ddl, ifNotExists);
     return this.createLogical(info, ifNotExists);
   }
 
@@ -46,13 +46,7 @@ export class MetricTables {
       // The logical table's time index and fields are the physical table's; its own options are
       // only the link (region options are the physical region's).
       await this.addTags(physical, checkLogical(info, physical));
-      try {
-        await this.catalog.createTable(info);
-        return true;
-      } catch (err) {
-        if (ifNotExists && err instanceof TsdbError && err.code === StatusCode.TableAlreadyExists) return false;
-        throw err;
-      }
+      return this.ddl.createTable(info, ifNotExists);
     });
   }
 
@@ -69,9 +63,8 @@ export class MetricTables {
     const next = withTags(physical, tags);
     checkColumnCount(physical.name, next.columns.length, MAX_COLUMNS_PER_REGION);
     for (const t of tags) checkColumnName(physical.name, t.name);
-    const options = regionOptionsOf(next.options);
-    for (const [i, id] of tableRegionIds(next).entries()) await this.regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
-    await this.catalog.updateTable(physical, next);
+    regionOptionsOf(next.options);
+    await this.ddl.alterTable(physical, next);
     return next;
   }
 
@@ -95,7 +88,7 @@ export class MetricTables {
       const physical = await this.requirePhysical(logical.database, physicalName);
       await this.addTags(physical, checkLogical(next, physical));
     });
-    await this.catalog.updateTable(logical, next);
+    await this.ddl.alterTable(logical, next);
     return next;
   }
 }

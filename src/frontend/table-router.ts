@@ -141,10 +141,4 @@ export class TableRouter {
   async compact(info: TableInfo): Promise<void> {
     for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.compactRegion(id);
   }
-
-  /** Removes every row of a table with regions of its own (a logical metric table deletes its rows instead). */
-  async truncate(info: TableInfo): Promise<void> {
-    if (isLogicalTable(info)) throw new TsdbError(StatusCode.Unexpected, `truncate of logical table ${info.name}: delete its rows`);
-    for (const id of tableRegionIds(info)) await this.regions.truncateRegion(id);
-  }
 }

@@ -11,6 +11,8 @@ export interface HealthCondition {
   readonly message: string;
   /** When it was first reported (ISO 8601), unchanged while it lasts. */
   readonly since: string;
+  /** Whether it keeps the process from serving at all (e.g. a metasrv without its store): `/ready` answers 503. */
+  readonly unready?: true;
 }
 
 export interface HealthReport {
@@ -23,10 +25,16 @@ export class HealthBoard {
   private readonly conditions = new Map<string, HealthCondition>();
   private dropped = 0;
 
-  /** Reports (or updates the message of) the condition `key`; keeps its first `since`. */
-  set(key: string, source: string, message: string): void {
+  /** Reports (or updates the message of) the condition `key`; keeps its first `since`. `unready`: the process cannot serve while it lasts. */
+  set(key: string, source: string, message: string, unready = false): void {
     const prev = this.conditions.get(key);
-    this.conditions.set(key, { source, message, since: prev?.since ?? new Date().toISOString() });
+    this.conditions.set(key, { source, message, since: prev?.since ?? new Date().toISOString(), ...(unready && { unready: true as const }) });
+  }
+
+  /** Whether no condition keeps the process from serving. */
+  ready(): boolean {
+    for (const c of this.conditions.values()) if (c.unready === true) return false;
+    return true;
   }
 
   /** The condition `key` is over. */

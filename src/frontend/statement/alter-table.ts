@@ -7,12 +7,12 @@ import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { columnTypeOf } from '../../catalog/column-types.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
-import { regionMetadataOf, tableRegionIds, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import type { TableDdl } from '../../catalog/table-ddl.js';
+import { type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { ColumnType } from '../../types/region-metadata.js';
 import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
-import type { RegionServer } from '../../types/region-server.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
 import { columnDefault } from './values.js';
@@ -175,7 +175,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
 }
 
 /** Executes ALTER TABLE. */
-export async function alterTable(stmt: AlterTable, session: Session, catalog: CatalogManager, regions: RegionServer): Promise<void> {
+export async function alterTable(stmt: AlterTable, session: Session, catalog: CatalogManager, ddl: TableDdl): Promise<void> {
   const { database, table } = resolveName(stmt.name, session);
   const info = await catalog.table(database, table);
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
@@ -183,9 +183,7 @@ export async function alterTable(stmt: AlterTable, session: Session, catalog: Ca
     throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${session.catalog}.${database}.${stmt.action.newName}\``);
   }
   const next = altered(info, stmt.action, session.timezone);
-  if (stmt.action.kind !== 'rename') {
-    const options = regionOptionsOf(next.options);
-    for (const [i, id] of tableRegionIds(next).entries()) await regions.alterRegion(id, regionMetadataOf(next, next.region_numbers[i]!, options));
-  }
-  await catalog.updateTable(info, next);
+  // Checked here, before the change is sent anywhere: a bad option is the user's mistake.
+  regionOptionsOf(next.options);
+  await ddl.alterTable(info, next);
 }

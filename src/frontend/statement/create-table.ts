@@ -4,15 +4,14 @@
  */
 import { columnTypeOf } from '../../catalog/column-types.js';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
+import type { TableDdl } from '../../catalog/table-ddl.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
-import { DEFAULT_CATALOG, INFORMATION_SCHEMA, regionDir, regionMetadataOf, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { TIMESTAMP_TYPES, type ColumnType, type TimestampType } from '../../types/region-metadata.js';
-import { regionId } from '../../types/region-id.js';
 import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
-import type { RegionServer } from '../../types/region-server.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
 import { columnDefault } from './values.js';
@@ -103,7 +102,7 @@ export async function createTable(
   stmt: CreateTable,
   session: Session,
   catalog: CatalogManager,
-  regions: RegionServer,
+  ddl: TableDdl,
   /** Creates tables of the metric engine (`frontend/metric-tables.ts`). */
   metric: (info: TableInfo, ifNotExists: boolean) => Promise<boolean>,
 ): Promise<boolean> {
@@ -120,33 +119,28 @@ export async function createTable(
     const like = resolveName(stmt.like, session);
     const src = await catalog.table(like.database, like.table);
     if (src === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${DEFAULT_CATALOG}.${like.database}.${like.table}`);
-    return createLike(stmt, src, database, catalog, regions, stmt.ifNotExists);
+    return createLike(stmt, src, database, ddl, stmt.ifNotExists);
   }
-  const id = await catalog.allocateTableId();
+  const id = await ddl.allocateTableId();
   const info = tableInfoOf(stmt, database, id, db.options, session.timezone);
   if (info.engine === 'metric') return metric(info, stmt.ifNotExists);
-  return createWithRegions(info, catalog, regions, stmt.ifNotExists);
+  return createWithRegions(info, ddl, stmt.ifNotExists);
 }
 
-async function createLike(stmt: CreateTable, src: TableInfo, database: string, catalog: CatalogManager, regions: RegionServer, ifNotExists: boolean): Promise<boolean> {
-  const id = await catalog.allocateTableId();
+async function createLike(stmt: CreateTable, src: TableInfo, database: string, ddl: TableDdl, ifNotExists: boolean): Promise<boolean> {
+  const id = await ddl.allocateTableId();
   const info: TableInfo = { ...src, table_id: id, database, name: stmt.name.parts.at(-1)!, region_numbers: [0], schema_version: 0, created_at: Date.now() };
-  return createWithRegions(info, catalog, regions, ifNotExists);
+  return createWithRegions(info, ddl, ifNotExists);
 }
 
-/** Checks the name and the columns (`catalog/limits.ts`), creates the regions, then claims the name; a lost race removes the regions again. */
-export async function createWithRegions(info: TableInfo, catalog: CatalogManager, regions: RegionServer, ifNotExists: boolean): Promise<boolean> {
+/**
+ * Checks the name and the columns (`catalog/limits.ts`), then creates the table (regions first,
+ * then the name; a lost race for the name removes the regions again: `TableDdl.createTable`).
+ */
+export async function createWithRegions(info: TableInfo, ddl: TableDdl, ifNotExists: boolean): Promise<boolean> {
   checkTableName(info.name);
   checkColumnCount(info.name, info.columns.length);
   for (const c of info.columns) checkColumnName(info.name, c.name);
-  const options = regionOptionsOf(info.options);
-  for (const n of info.region_numbers) await regions.createRegion(regionMetadataOf(info, n, options), regionDir(info, n));
-  try {
-    await catalog.createTable(info);
-    return true;
-  } catch (err) {
-    for (const n of info.region_numbers) await regions.dropRegion(regionId(info.table_id, n)).catch(() => {});
-    if (ifNotExists && err instanceof TsdbError && err.code === StatusCode.TableAlreadyExists) return false;
-    throw err;
-  }
+  regionOptionsOf(info.options);
+  return ddl.createTable(info, ifNotExists);
 }

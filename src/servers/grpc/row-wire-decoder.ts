@@ -17,7 +17,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
-import { COLUMN_DATA_TYPES, TableBuilder, type Cell, type ColumnBuilder } from './row-decoder.js';
+import { TableBuilder, type Cell, type ColumnBuilder } from './row-decoder.js';
 
 /** Where the decoded tables ride on the request object (`request` names the kind). */
 export const DECODED_TABLES = Symbol('decoded row tables');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Int32, makeVector, RecordBatchReader, RecordBatchStreamWriter, Table, Type, Utf8, vectorFromArray } from 'apache-arrow';
+import { makeVector, RecordBatchReader, RecordBatchStreamWriter, Table, Type, Utf8, vectorFromArray } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Vector } from '../../types/write-batch.js';

@@ -1,0 +1,59 @@
+/**
+ * What a frontend instance answers through the servers (SQL, ingestion, authentication), shared by
+ * the standalone server and the cluster's frontend: the same sessions, statement time limits and
+ * user provider whatever holds the regions.
+ */
+import type { CatalogManager } from '../catalog/catalog-manager.js';
+import type { Logger } from '../common/logging.js';
+import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
+import type { FrontendInstance } from '../frontend/instance.js';
+import { newSession } from '../frontend/session.js';
+import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
+
+/** The time limit of a statement: the client's own (`requested`, 0 or undefined: none) within `query.timeout` (0: none). */
+export function statementTimeout(requested: number | undefined, limit: number): number {
+  const own = requested !== undefined && requested > 0 ? requested : 0;
+  if (limit <= 0) return own;
+  return own > 0 ? Math.min(own, limit) : limit;
+}
+
+export interface FrontendHandlers {
+  readonly sql: SqlHandler;
+  readonly ingest: IngestHandler;
+  readonly auth?: AuthHandler;
+  /** The user provider, closed at stop (when one is configured). */
+  readonly users?: UserProvider;
+}
+
+/**
+ * The handlers of `frontend`: statements bounded by `queryTimeoutMs` (`query.timeout`), users from
+ * `userProvider` when one is configured.
+ */
+export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogManager, queryTimeoutMs: number, userProvider: string | undefined, logger: Logger): FrontendHandlers {
+  const users = userProvider !== undefined && userProvider !== '' ? createUserProvider(userProvider, { logger }) : undefined;
+  return {
+    sql: {
+      executeSql: (sql, ctx) => {
+        const timeoutMs = statementTimeout(ctx.timeoutMs, queryTimeoutMs);
+        const session = newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol);
+        return frontend.executeSql(sql, ctx.arrow === true ? { ...session, arrow: true } : session, {
+          ...(ctx.signal !== undefined && { signal: ctx.signal }),
+          ...(timeoutMs > 0 && { timeoutMs }),
+          ...(ctx.client !== undefined && { address: ctx.client }),
+          ...(ctx.connectionId !== undefined && { connectionId: ctx.connectionId }),
+        });
+      },
+      cancelConnection: (protocol, id, why, ctx) => frontend.processes.killConnection(protocol, id, why, ctx?.user),
+      databaseExists: async (db) => (await catalog.database(db)) !== undefined,
+      tables: (ctx, names, access) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, access),
+    },
+    ingest: {
+      ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),
+      deleteRows: (tables, ctx) => frontend.deleteRows(tables, newSession(ctx.database, ctx.timezone, ctx.user)),
+    },
+    ...(users !== undefined && {
+      users,
+      auth: { authenticate: (u: string, p: string) => users.authenticate(u, p), userEntry: (u: string) => users.userEntry(u), verifierKinds: () => users.verifierKinds() },
+    }),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The data side of a cluster's frontend: no storage of its own. The catalog is the metasrv's, read
+ * through the meta client and cached until the metasrv's events say it changed; regions are reached
+ * on the datanodes their routes name (`meta/routed-region-server.ts`); DDL is sent to the metasrv
+ * (`meta/meta-table-ddl.ts`); queries are planned and finished in the frontend's own DuckDB, as in
+ * a standalone server. Several frontends on one cluster see the same tables.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { CatalogManager } from '../catalog/catalog-manager.js';
+import { buildInfo } from '../common/build-info.js';
+import type { Logger } from '../common/logging.js';
+import type { FrontendOptions } from '../config/options.js';
+import { FrontendInstance } from '../frontend/instance.js';
+import { ProcessList } from '../frontend/process-list.js';
+import { queryBudget } from '../frontend/query-budget.js';
+import type { UserProvider } from '../frontend/auth/user-provider.js';
+import { MetaKvBackend } from '../meta/meta-kv-backend.js';
+import type { MetaEvent, MetaService } from '../meta/meta-service.js';
+import { MetaTableDdl } from '../meta/meta-table-ddl.js';
+import { RoutedRegionServer } from '../meta/routed-region-server.js';
+import { registerArrowScan } from '../query/arrow-scan-function.js';
+import { openQueryDuckDb } from '../query/query-duckdb.js';
+import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
+import { RemoteRegionServer } from '../servers/grpc/region-client.js';
+import type { ComponentServices } from './component.js';
+import { frontendHandlers } from './frontend-handlers.js';
+
+/** A frontend reports itself this often (GreptimeDB: 6× the datanodes' interval). */
+const FRONTEND_HEARTBEAT_MS = 18_000;
+
+/** The meta client, and how to let it go. */
+export type ClosableMetaService = MetaService & { close(): void | Promise<void> };
+
+export class FrontendServices implements ComponentServices {
+  private meta: ClosableMetaService | undefined;
+  private frontend: FrontendInstance | undefined;
+  private queries: DuckDBInstance | undefined;
+  private users: UserProvider | undefined;
+  private routed: RoutedRegionServer | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly spillRoot = join(tmpdir(), `tsdb-frontend-${process.pid}-${Date.now().toString(36)}`);
+  readonly authEnabled: boolean;
+
+  constructor(
+    private readonly config: FrontendOptions,
+    private readonly logger: Logger,
+    /** Connects to the metasrv (`servers/grpc/meta-client.ts`). */
+    private readonly connectMeta: () => ClosableMetaService,
+  ) {
+    this.authEnabled = config.user_provider !== undefined && config.user_provider !== '';
+  }
+
+  async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; auth?: AuthHandler }> {
+    const c = this.config;
+    const meta = (this.meta = this.connectMeta());
+    const catalog = CatalogManager.attach(new MetaKvBackend(meta));
+    const routed = (this.routed = new RoutedRegionServer({ get: (k) => meta.get(k), connect: (peer) => new RemoteRegionServer(peer.addr) }));
+    const forget = (e: MetaEvent) => {
+      catalog.invalidate();
+      routed.invalidate(e.kind === 'table_changed' ? e.table_id : undefined);
+    };
+    this.unsubscribe = meta.subscribe(forget);
+    // The metasrv must answer before the frontend says it started: a clear failure otherwise.
+    const nodes = await meta.clusterInfo();
+    this.logger.info({ metasrv_addrs: c.meta_client.metasrv_addrs, nodes: nodes.length }, 'connected to the metasrv');
+    const ddl = new MetaTableDdl(meta, c.meta_client.ddl_timeout, (task) => forget(task.kind === 'create_table' || task.kind === 'alter_table' || task.kind === 'drop_table' || task.kind === 'truncate_table' ? { kind: 'table_changed', table_id: 'info' in task ? task.info.table_id : task.before.table_id } : { kind: 'reset' }));
+    const spillDir = join(this.spillRoot, 'query');
+    mkdirSync(spillDir, { recursive: true });
+    const budget = queryBudget(c, spillDir);
+    this.queries = await openQueryDuckDb({
+      threads: c.query.parallelism,
+      ...(budget.memoryLimit !== undefined && { memoryLimit: budget.memoryLimit }),
+      spillDir,
+      ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
+      readableDirs: [],
+      registerFunctions: (conn) => registerArrowScan(conn),
+      sstMetaCache: false,
+      pageCache: false,
+    });
+    const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl));
+    this.startHeartbeat(meta);
+    const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);
+    this.users = handlers.users;
+    return handlers;
+  }
+
+  /** Reports this frontend to the metasrv (information_schema.cluster_info), now and every 18 s. */
+  private startHeartbeat(meta: MetaService): void {
+    const peer = { id: frontendId(this.config.grpc.addr), addr: this.config.grpc.addr };
+    const started = Date.now();
+    let failing = false;
+    const beat = () => {
+      meta
+        .heartbeat({ role: 'frontend', peer, version: buildInfo().version, start_time_ms: started, regions: [] })
+        .then(() => {
+          if (failing) this.logger.info('heartbeats reach the metasrv again');
+          failing = false;
+        })
+        .catch((err: unknown) => {
+          if (!failing) this.logger.warn({ err }, 'a heartbeat to the metasrv failed (retried)');
+          failing = true;
+        });
+    };
+    beat();
+    this.heartbeat = setInterval(beat, FRONTEND_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  interrupt(): number {
+    this.frontend?.processes.killAll('the server is shutting down');
+    return this.frontend?.interruptAll() ?? 0;
+  }
+
+  async stop(): Promise<void> {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.frontend?.processes.killAll('the server is shutting down');
+    this.users?.close();
+    this.users = undefined;
+    this.frontend?.close();
+    this.frontend = undefined;
+    this.queries?.closeSync();
+    this.queries = undefined;
+    this.unsubscribe?.();
+    this.routed?.close();
+    await this.meta?.close();
+    this.meta = undefined;
+    rmSync(this.spillRoot, { recursive: true, force: true });
+  }
+}
+
+/** A frontend's id in the cluster's node list: from its gRPC address, so that a restarted frontend keeps it. */
+function frontendId(addr: string): number {
+  let h = 0;
+  for (const ch of addr) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return h;
+}
