@@ -4,6 +4,8 @@
  * `greptime` renamed `tsdb`. The module only reads: the caller supplies the catalog and the region
  * statistics through an `InformationSchemaSource`.
  */
+import { availableParallelism, totalmem } from 'node:os';
+import { formatDuration } from '../common/time/duration.js';
 import { buildInfo } from '../common/build-info.js';
 import type { ColumnType } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
@@ -31,6 +33,23 @@ export interface InformationSchemaSource {
   regionStatistics(t: TableInfo): Promise<RegionStatistics[]>;
   /** The statements running now that the reader may see (`process_list`); none when absent. */
   processes?(): ProcessRow[];
+  /** The nodes of the cluster (`cluster_info`); absent in a standalone server (one STANDALONE row). */
+  clusterNodes?(): Promise<ClusterNodeRow[]>;
+}
+
+/** A node as `cluster_info` shows it. */
+export interface ClusterNodeRow {
+  /** The datanode id; -1 for frontends, 0 for the metasrv and a standalone server (GreptimeDB's). */
+  readonly peer_id: number;
+  /** `METASRV`, `FRONTEND`, `DATANODE` or `STANDALONE`. */
+  readonly peer_type: string;
+  readonly peer_addr: string;
+  readonly version: string;
+  readonly git_commit: string;
+  readonly start_time_ms: number;
+  /** Milliseconds since its last heartbeat (undefined for the node answering). */
+  readonly idle_ms?: number;
+  readonly alive: boolean;
 }
 
 /** A running statement as `process_list` shows it. */
@@ -474,6 +493,43 @@ function processListRows(source: InformationSchemaSource): Promise<Cell[][]> {
   return Promise.resolve(rows);
 }
 
+/** GreptimeDB's `cluster_info` columns. */
+const CLUSTER_INFO_COLUMNS: readonly VirtualColumn[] = [
+  col('peer_id', 'Int64', false),
+  str('peer_type'),
+  str('peer_addr', true),
+  col('cpus', 'UInt32', false),
+  col('memory_bytes', 'UInt64', false),
+  str('version'),
+  str('git_commit'),
+  col('start_time', 'TimestampMillisecond', true),
+  str('uptime', true),
+  str('active_time', true),
+  str('node_status', true),
+];
+
+async function clusterInfoRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const b = buildInfo();
+  const nodes: readonly ClusterNodeRow[] = (await source.clusterNodes?.()) ?? [
+    { peer_id: 0, peer_type: 'STANDALONE', peer_addr: '', version: b.version, git_commit: b.commit, start_time_ms: Date.now() - Math.round(process.uptime() * 1000), alive: true },
+  ];
+  const now = Date.now();
+  // cpus and memory_bytes: of the node answering only (others do not report theirs yet: 0).
+  return nodes.map((n) => [
+    n.peer_id,
+    n.peer_type,
+    n.peer_addr,
+    n.peer_type === 'STANDALONE' ? availableParallelism() : 0,
+    n.peer_type === 'STANDALONE' ? totalmem() : 0,
+    n.version,
+    n.git_commit,
+    n.start_time_ms,
+    formatDuration(Math.max(0, now - n.start_time_ms)),
+    n.idle_ms === undefined ? null : formatDuration(n.idle_ms),
+    n.alive ? null : 'LOST',
+  ]);
+}
+
 const TABLES: Readonly<Record<string, VirtualTable>> = {
   build_info: {
     id: 8,
@@ -483,6 +539,7 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
       return Promise.resolve([[b.branch, b.commit, b.commit_short, String(b.clean), b.version]]);
     },
   },
+  cluster_info: { id: 31, columns: CLUSTER_INFO_COLUMNS, rows: clusterInfoRows },
   columns: { id: 4, columns: COLUMNS_COLUMNS, rows: columnsRows },
   engines: {
     id: 5,

@@ -13,7 +13,7 @@ import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
+import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding } from '../servers/grpc/database-service.js';
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
@@ -71,6 +71,8 @@ export interface ServingComponentOptions {
   readonly regionService?: { readonly addr: string; readonly regions: RegionServices };
   /** Other gRPC services of the component (a metasrv's meta service), served on `addr`. */
   readonly rpc?: { readonly addr: string; readonly services: RpcServices };
+  /** The cluster view a metasrv serves over HTTP (`/admin/…`). */
+  readonly admin?: AdminHandler;
 }
 
 /** gRPC services a component serves besides the protocols: opened at start, closed after the servers stop. */
@@ -132,6 +134,7 @@ export class ServingComponent implements Component {
     const tz = opts.defaultTimezone !== undefined ? { defaultTimezone: opts.defaultTimezone } : {};
     const handlers: HttpHandlers = {
       status: { status: () => this.status() },
+      ...(opts.admin !== undefined && { admin: opts.admin }),
       config: { configToml: () => renderConfig(opts.schema, opts.config, { mask: true }) },
       ...(opts.services !== undefined && {
         sql: {

@@ -18,7 +18,8 @@ import { ProcessList } from '../frontend/process-list.js';
 import { queryBudget } from '../frontend/query-budget.js';
 import type { UserProvider } from '../frontend/auth/user-provider.js';
 import { MetaKvBackend } from '../meta/meta-kv-backend.js';
-import type { MetaEvent, MetaService } from '../meta/meta-service.js';
+import type { MetaEvent, MetaService, NodeInfo } from '../meta/meta-service.js';
+import type { ClusterNodeRow } from '../catalog/information-schema.js';
 import { MetaTableDdl } from '../meta/meta-table-ddl.js';
 import { RoutedRegionServer } from '../meta/routed-region-server.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
@@ -81,7 +82,8 @@ export class FrontendServices implements ComponentServices {
       sstMetaCache: false,
       pageCache: false,
     });
-    const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl));
+    const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow) };
+    const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl, cluster));
     this.startHeartbeat(meta);
     const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);
     this.users = handlers.users;
@@ -130,6 +132,20 @@ export class FrontendServices implements ComponentServices {
     this.meta = undefined;
     rmSync(this.spillRoot, { recursive: true, force: true });
   }
+}
+
+/** A node of the metasrv's list as `information_schema.cluster_info` shows it (frontends have id -1, as in GreptimeDB). */
+function clusterNodeRow(n: NodeInfo): ClusterNodeRow {
+  return {
+    peer_id: n.role === 'frontend' ? -1 : n.role === 'metasrv' ? 0 : n.peer.id,
+    peer_type: n.role.toUpperCase(),
+    peer_addr: n.peer.addr,
+    version: n.version,
+    git_commit: buildInfo().commit,
+    start_time_ms: n.start_time_ms,
+    idle_ms: Math.max(0, Date.now() - n.last_activity_ms),
+    alive: n.alive,
+  };
 }
 
 /** A frontend's id in the cluster's node list: from its gRPC address, so that a restarted frontend keeps it. */

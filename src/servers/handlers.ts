@@ -115,9 +115,17 @@ export interface IngestProtocols {
   readonly promWithMetricEngine: boolean;
 }
 
+/** A metasrv's view of the cluster (`/admin/nodes`, `/admin/routes`). */
+export interface AdminHandler {
+  nodes(): Promise<unknown[]>;
+  routes(): Promise<unknown[]>;
+}
+
 export interface HttpHandlers {
   readonly status: StatusHandler;
   readonly config: ConfigHandler;
+  /** Present on a metasrv. */
+  readonly admin?: AdminHandler;
   /** Present on components that answer SQL (standalone, frontend). */
   readonly sql?: SqlHandler;
   readonly auth?: AuthHandler;

@@ -38,12 +38,12 @@ export function runTsdb(args: string[], opts: { env?: NodeJS.ProcessEnv; timeout
 }
 
 /**
- * `standalone start` without `--postgres-addr` / `--mysql-addr` / `--rpc-addr` gets free ports for
- * PostgreSQL, MySQL and gRPC, so that tests running in parallel do not all bind the defaults
- * 127.0.0.1:4003, :4002 and :4001.
+ * `standalone start` or `frontend start` without `--postgres-addr` / `--mysql-addr` / `--rpc-addr`
+ * gets free ports for PostgreSQL, MySQL and gRPC, so that tests running in parallel do not all bind
+ * the defaults 127.0.0.1:4003, :4002 and :4001.
  */
 export function withFreePorts(args: string[]): string[] {
-  const i = args.indexOf('standalone');
+  const i = Math.max(args.indexOf('standalone'), args.indexOf('frontend'));
   if (i < 0 || args[i + 1] !== 'start' || args.includes('--help') || args.includes('-h')) return args;
   const out = args.includes('--postgres-addr') ? args : [...args, '--postgres-addr', '127.0.0.1:0'];
   const withMysql = out.includes('--mysql-addr') ? out : [...out, '--mysql-addr', '127.0.0.1:0'];

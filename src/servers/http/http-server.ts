@@ -19,6 +19,7 @@ import { opentsdbRoutes } from './opentsdb-routes.js';
 import { prometheusRoutes } from './prometheus-routes.js';
 import { setDecompressedLimit } from './write-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { adminRoutes } from './admin-routes.js';
 import { installRequestDeadline } from './request-deadline.js';
 import { statusRoutes } from './status-routes.js';
 
@@ -128,6 +129,7 @@ export class HttpServer implements Server {
     healthRoutes(this.app);
     statusRoutes(this.app, handlers.status);
     configRoutes(this.app, handlers.config);
+    if (handlers.admin !== undefined) adminRoutes(this.app, handlers.admin);
     if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql, handlers.auth, opts.defaultTimezone);
     setDecompressedLimit(opts.bodyLimit);
     const ingest = handlers.ingest;
