@@ -153,6 +153,34 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['referenced_column_name', 'String', true],
     ['tsdb_index_type', 'String', true],
   ],
+  partitions: [
+    ['table_catalog', 'String', false],
+    ['table_schema', 'String', false],
+    ['table_name', 'String', false],
+    ['partition_name', 'String', false],
+    ['subpartition_name', 'String', true],
+    ['partition_ordinal_position', 'Int64', true],
+    ['subpartition_ordinal_position', 'Int64', true],
+    ['partition_method', 'String', true],
+    ['subpartition_method', 'String', true],
+    ['partition_expression', 'String', true],
+    ['subpartition_expression', 'String', true],
+    ['partition_description', 'String', true],
+    ['table_rows', 'Int64', true],
+    ['avg_row_length', 'Int64', true],
+    ['data_length', 'Int64', true],
+    ['max_data_length', 'Int64', true],
+    ['index_length', 'Int64', true],
+    ['data_free', 'Int64', true],
+    ['create_time', 'TimestampSecond', true],
+    ['update_time', 'TimestampSecond', true],
+    ['check_time', 'TimestampSecond', true],
+    ['checksum', 'Int64', true],
+    ['partition_comment', 'String', true],
+    ['nodegroup', 'String', true],
+    ['tablespace_name', 'String', true],
+    ['tsdb_partition_id', 'UInt64', true],
+  ],
   process_list: [
     ['id', 'String', false],
     ['catalog', 'String', false],
@@ -162,6 +190,17 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['frontend', 'String', false],
     ['start_timestamp', 'TimestampMillisecond', false],
     ['elapsed_time', 'Int64', false],
+  ],
+  region_peers: [
+    ['table_catalog', 'String', false],
+    ['table_schema', 'String', false],
+    ['table_name', 'String', false],
+    ['region_id', 'UInt64', false],
+    ['peer_id', 'UInt64', true],
+    ['peer_addr', 'String', true],
+    ['is_leader', 'String', true],
+    ['status', 'String', true],
+    ['down_seconds', 'Int64', true],
   ],
   region_statistics: [
     ['region_id', 'UInt64', false],
@@ -238,7 +277,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 test('the tables of information_schema; an unknown name has none', async () => {
-  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'columns', 'engines', 'key_column_usage', 'process_list', 'region_statistics', 'schemata', 'tables']);
+  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'columns', 'engines', 'key_column_usage', 'partitions', 'process_list', 'region_peers', 'region_statistics', 'schemata', 'tables']);
   assert.equal(await informationSchemaTable('nope', source), undefined);
   assert.equal(await informationSchemaTable('toString', source), undefined);
   assert.deepEqual((await informationSchemaTable('TABLES', source))?.columns, (await get('tables')).columns);
@@ -256,7 +295,9 @@ test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, opt
       own('columns', 4),
       own('engines', 5),
       own('key_column_usage', 16),
+      own('partitions', 28),
       own('process_list', 36),
+      own('region_peers', 29),
       own('region_statistics', 35),
       own('schemata', 15),
       own('tables', 3),
@@ -270,7 +311,7 @@ test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, opt
 
 test('columns: every column of every table, information_schema included, with MySQL and tsdb types', async () => {
   const own: Cell[][] = [];
-  for (const table of ['build_info', 'columns', 'engines', 'key_column_usage', 'process_list', 'region_statistics', 'schemata', 'tables']) {
+  for (const table of INFORMATION_SCHEMA_TABLES) {
     OWN[table]!.forEach(([name, type, nullable], i) => own.push(columnRow('information_schema', table, name, i + 1, type, '', 'FIELD', null, nullable)));
   }
   assert.deepEqual(await get('columns'), {
@@ -354,4 +395,79 @@ test('engines and build_info: one row each', async () => {
     columns: s('git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'),
     rows: [[b.branch, b.commit, b.commit_short, String(b.clean), b.version]],
   });
+});
+
+/** A partitioned table, a physical metric table with a rule and a logical table on it. */
+const PARTITIONED: TableInfo = {
+  ...M,
+  table_id: 2000,
+  database: 'public',
+  name: 'p',
+  columns: [...M.columns, { column_id: 2, name: 'host', data_type: 'String', semantic_type: 'tag', nullable: true }],
+  primary_key: ['host'],
+  region_numbers: [0, 1, 2],
+  partition: { columns: ['host', 'v'], exprs: ["host < 'm'", "host >= 'm' AND v < 10.5", "host >= 'm' AND v >= 10.5"] },
+  created_at: 1_700_000_003_500,
+};
+const PHY: TableInfo = { ...PARTITIONED, table_id: 2001, name: 'phy', engine: 'metric', options: { physical_metric_table: '' }, region_numbers: [0, 1], partition: { columns: ['host'], exprs: ["host < 'm'", "host >= 'm'"] } };
+const LOGICAL: TableInfo = { ...M, table_id: 2002, database: 'public', name: 'logical', engine: 'metric', options: { on_physical_table: 'phy' }, created_at: 1_700_000_004_000 };
+const partitioned: InformationSchemaSource = {
+  databases: () => Promise.resolve([{ name: 'public', options: {}, created_at: 0 }]),
+  tables: () => Promise.resolve([PARTITIONED, EVENTS, PHY, LOGICAL]),
+  regionStatistics: () => Promise.resolve([]),
+};
+
+test('partitions: one row per region, with the partition columns and each region’s rule; a logical table shows its physical table’s', async () => {
+  const out = await informationSchemaTable('partitions', partitioned);
+  assert.deepEqual(out?.columns, OWN['partitions']!.map(([name, data_type]) => ({ name, data_type })));
+  const row = (table: string, i: number, expression: string | null, description: string | null, created: number, id: number): Cell[] =>
+    ['tsdb', 'public', table, `p${i}`, null, i + 1, null, 'RANGE', null, expression, null, description, null, null, null, null, null, null, created, null, null, null, null, null, null, id];
+  assert.deepEqual(out?.rows, [
+    row('events', 0, null, null, 1_700_000_001, 4402341478400),
+    row('logical', 0, 'host', "host < m", 1_700_000_004, 2001 * 2 ** 32),
+    row('logical', 1, 'host', "host >= m", 1_700_000_004, 2001 * 2 ** 32 + 1),
+    row('p', 0, 'host, v', 'host < m', 1_700_000_003, 2000 * 2 ** 32),
+    row('p', 1, 'host, v', 'host >= m AND v < 10.5', 1_700_000_003, 2000 * 2 ** 32 + 1),
+    row('p', 2, 'host, v', 'host >= m AND v >= 10.5', 1_700_000_003, 2000 * 2 ** 32 + 2),
+    row('phy', 0, 'host', 'host < m', 1_700_000_003, 2001 * 2 ** 32),
+    row('phy', 1, 'host', 'host >= m', 1_700_000_003, 2001 * 2 ** 32 + 1),
+  ]);
+});
+
+test('region_peers: the standalone peer (id 0, no address) unless the source knows the routes', async () => {
+  const standalone = await informationSchemaTable('region_peers', partitioned);
+  assert.deepEqual(standalone?.columns, OWN['region_peers']!.map(([name, data_type]) => ({ name, data_type })));
+  const peer = (table: string, id: number, peerId: number | null, addr: string | null, leader: string, status: string | null): Cell[] => ['tsdb', 'public', table, id, peerId, addr, leader, status, null];
+  assert.deepEqual(standalone?.rows, [
+    peer('events', 4402341478400, 0, '', 'Yes', 'ALIVE'),
+    // A logical table's regions are its physical table's, under its own table id.
+    peer('logical', 2002 * 2 ** 32, 0, '', 'Yes', 'ALIVE'),
+    peer('logical', 2002 * 2 ** 32 + 1, 0, '', 'Yes', 'ALIVE'),
+    peer('p', 2000 * 2 ** 32, 0, '', 'Yes', 'ALIVE'),
+    peer('p', 2000 * 2 ** 32 + 1, 0, '', 'Yes', 'ALIVE'),
+    peer('p', 2000 * 2 ** 32 + 2, 0, '', 'Yes', 'ALIVE'),
+    peer('phy', 2001 * 2 ** 32, 0, '', 'Yes', 'ALIVE'),
+    peer('phy', 2001 * 2 ** 32 + 1, 0, '', 'Yes', 'ALIVE'),
+  ]);
+  const asked: string[] = [];
+  const routed = await informationSchemaTable('region_peers', {
+    ...partitioned,
+    tables: () => Promise.resolve([PARTITIONED, LOGICAL, PHY]),
+    regionRoutes: (t) => {
+      asked.push(t.name);
+      if (t.name !== 'p') return Promise.resolve(undefined);
+      return Promise.resolve([
+        { region_number: 2, leader_peer: { id: 3, addr: '10.0.0.3:3001' }, follower_peers: [] },
+        { region_number: 0, leader_peer: { id: 1, addr: '10.0.0.1:3001' }, follower_peers: [{ id: 2, addr: '10.0.0.2:3001' }] },
+        { region_number: 1, follower_peers: [] },
+      ]);
+    },
+  });
+  assert.deepEqual(asked, ['phy', 'p', 'phy']);
+  assert.deepEqual(routed?.rows.filter((r) => r[2] === 'p'), [
+    peer('p', 2000 * 2 ** 32, 1, '10.0.0.1:3001', 'Yes', 'ALIVE'),
+    peer('p', 2000 * 2 ** 32, 2, '10.0.0.2:3001', 'No', null),
+    peer('p', 2000 * 2 ** 32 + 1, null, null, 'Yes', null),
+    peer('p', 2000 * 2 ** 32 + 2, 3, '10.0.0.3:3001', 'Yes', 'ALIVE'),
+  ]);
 });

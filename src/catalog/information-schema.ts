@@ -11,7 +11,9 @@ import type { ColumnType } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
 import type { Cell, OutputColumn } from '../query/output.js';
 import { SHOW_TYPES } from './column-types.js';
-import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
+import { partitionRuleOf } from './partition-rule.js';
+import { DEFAULT_CATALOG, INFORMATION_SCHEMA, LOGICAL_TABLE_OPTION, ownsNoRegions, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
+import type { RegionRoute } from './table-route.js';
 
 /** What a region holds, as the engine counts it. */
 export interface RegionStatistics {
@@ -33,6 +35,12 @@ export interface InformationSchemaSource {
   regionStatistics(t: TableInfo): Promise<RegionStatistics[]>;
   /** The statements running now that the reader may see (`process_list`); none when absent. */
   processes?(): ProcessRow[];
+  /**
+   * Where each region of a table with regions of its own is served, as its table route says (a
+   * cluster's metadata); `region_peers` shows it. Absent, or undefined for a table: every region is
+   * on this standalone server (GreptimeDB's standalone peer: id 0, no address).
+   */
+  regionRoutes?(t: TableInfo): Promise<readonly RegionRoute[] | undefined>;
   /** The nodes of the cluster (`cluster_info`); absent in a standalone server (one STANDALONE row). */
   clusterNodes?(): Promise<ClusterNodeRow[]>;
 }
@@ -474,6 +482,136 @@ async function regionStatisticsRows(source: InformationSchemaSource): Promise<Ce
 }
 
 /**
+ * The table holding the rows of a user table: itself, or a logical metric table's physical table
+ * (found among the tables of its database); undefined when that is missing.
+ */
+function storageOf(t: TableInfo, siblings: readonly AnyTable[]): TableInfo | undefined {
+  if (!ownsNoRegions(t)) return t;
+  const name = t.options[LOGICAL_TABLE_OPTION];
+  const found = siblings.find((s) => s.kind === 'user' && s.info.name === name);
+  return found?.kind === 'user' ? found.info : undefined;
+}
+
+const PARTITIONS_COLUMNS: readonly VirtualColumn[] = [
+  str('table_catalog'),
+  str('table_schema'),
+  str('table_name'),
+  str('partition_name'),
+  str('subpartition_name', true),
+  col('partition_ordinal_position', 'Int64', true),
+  col('subpartition_ordinal_position', 'Int64', true),
+  str('partition_method', true),
+  str('subpartition_method', true),
+  str('partition_expression', true),
+  str('subpartition_expression', true),
+  str('partition_description', true),
+  col('table_rows', 'Int64', true),
+  col('avg_row_length', 'Int64', true),
+  col('data_length', 'Int64', true),
+  col('max_data_length', 'Int64', true),
+  col('index_length', 'Int64', true),
+  col('data_free', 'Int64', true),
+  col('create_time', 'TimestampSecond', true),
+  col('update_time', 'TimestampSecond', true),
+  col('check_time', 'TimestampSecond', true),
+  col('checksum', 'Int64', true),
+  str('partition_comment', true),
+  str('nodegroup', true),
+  str('tablespace_name', true),
+  col('tsdb_partition_id', 'UInt64', true),
+];
+
+/**
+ * One row per region of every user table (a logical metric table shows its physical table's):
+ * `p0`, `p1`… in region order, `RANGE`, the partition columns (`a, b`) as the expression, the
+ * region's rule as its description (GreptimeDB's display: strings bare), the region id as
+ * `tsdb_partition_id`. A table without a rule has one, with neither.
+ */
+async function partitionsRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { db, tables } of await allTables(source)) {
+    for (const t of tables) {
+      if (t.kind !== 'user') continue;
+      const storage = storageOf(t.info, tables);
+      if (storage === undefined) continue;
+      const columns = storage.partition?.columns ?? [];
+      const descriptions = partitionRuleOf(storage)?.descriptions() ?? [];
+      const created = Math.floor(t.info.created_at / 1000);
+      storage.region_numbers.forEach((n, i) => {
+        rows.push([
+          t.info.catalog,
+          db.name,
+          t.info.name,
+          `p${i}`,
+          null,
+          i + 1,
+          null,
+          'RANGE',
+          null,
+          columns.length > 0 ? columns.join(', ') : null,
+          null,
+          descriptions[i] ?? null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          created,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          int64(regionId(storage.table_id, n)),
+        ]);
+      });
+    }
+  }
+  return rows;
+}
+
+const REGION_PEERS_COLUMNS: readonly VirtualColumn[] = [
+  str('table_catalog'),
+  str('table_schema'),
+  str('table_name'),
+  col('region_id', 'UInt64', false),
+  col('peer_id', 'UInt64', true),
+  str('peer_addr', true),
+  str('is_leader', true),
+  str('status', true),
+  col('down_seconds', 'Int64', true),
+];
+
+/**
+ * One row per region and peer of every user table: the leader (`Yes`, `ALIVE`), then its
+ * followers (`No`). A logical metric table's regions are its physical table's, under its own table
+ * id (GreptimeDB's region ids of a logical table). A region without a leader shows no peer and no
+ * status.
+ */
+async function regionPeersRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { db, tables } of await allTables(source)) {
+    for (const t of tables) {
+      if (t.kind !== 'user') continue;
+      const storage = storageOf(t.info, tables);
+      if (storage === undefined) continue;
+      const routes: readonly RegionRoute[] =
+        (await source.regionRoutes?.(storage)) ?? storage.region_numbers.map((n) => ({ region_number: n, leader_peer: { id: 0, addr: '' }, follower_peers: [] }));
+      const table = [t.info.catalog, db.name, t.info.name];
+      for (const r of [...routes].sort((a, b) => a.region_number - b.region_number)) {
+        const id = int64(regionId(t.info.table_id, r.region_number));
+        const leader = r.leader_peer;
+        rows.push([...table, id, leader?.id ?? null, leader?.addr ?? null, 'Yes', leader !== undefined ? 'ALIVE' : null, null]);
+        for (const f of r.follower_peers) rows.push([...table, id, f.id, f.addr, 'No', null, null]);
+      }
+    }
+  }
+  return rows;
+}
+
+/**
  * GreptimeDB's `process_list` columns; `elapsed_time` (a DurationMillisecond there) is an Int64 of
  * milliseconds, tsdb having no duration type.
  */
@@ -547,7 +685,9 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
     rows: () => Promise.resolve([['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO']]),
   },
   key_column_usage: { id: 16, columns: KEY_COLUMN_USAGE_COLUMNS, rows: keyColumnUsageRows },
+  partitions: { id: 28, columns: PARTITIONS_COLUMNS, rows: partitionsRows },
   process_list: { id: 36, columns: PROCESS_LIST_COLUMNS, rows: processListRows },
+  region_peers: { id: 29, columns: REGION_PEERS_COLUMNS, rows: regionPeersRows },
   region_statistics: { id: 35, columns: REGION_STATISTICS_COLUMNS, rows: regionStatisticsRows },
   schemata: { id: 15, columns: SCHEMATA_COLUMNS, rows: schemataRows },
   tables: { id: 3, columns: TABLES_COLUMNS, rows: tablesRows },

@@ -286,6 +286,12 @@ export class Ingester {
       }
       const times = checkedTimes(database, t, info);
       columns.set(byName.get(info.time_index)!.column_id, times.vector);
+      // Given partition columns choose each row's region (without them it goes to every region).
+      for (const name of info.partition?.columns ?? []) {
+        const id = byName.get(name)!.column_id;
+        const given = t.columns.find((c) => c.name === name);
+        if (given !== undefined && !columns.has(id)) columns.set(id, given.vector);
+      }
       if (t.rowCount > 0) batches.push({ info, batch: { op: OP_DELETE, rowCount: t.rowCount, columns } });
     }
     const written = await Promise.allSettled(batches.map(({ info, batch }) => this.tables.write(info, batch)));

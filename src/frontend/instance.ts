@@ -522,6 +522,8 @@ export class FrontendInstance {
           key: fullTableName(info),
           timeIndex: { name: ts.name, unit: timeUnitOf(ts.data_type)! },
           primaryKey: info.primary_key,
+          // A partitioned table's partition columns choose the regions read, tags or not.
+          keyColumns: [...new Set([...info.primary_key, ...(info.partition?.columns ?? [])])],
           timestampColumns,
           columnNames: info.columns.map((c) => c.name),
           relation: (range, keys, signal, columns) => this.tables.relation(info, range, keys, signal, columns),

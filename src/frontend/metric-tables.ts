@@ -8,6 +8,7 @@ import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../catalog/limit-checks.js';
 import { MAX_COLUMNS_PER_REGION } from '../catalog/limits.js';
 import type { TableDdl } from '../catalog/table-ddl.js';
+import { parsePartition, partitionRuleOf } from '../catalog/partition-rule.js';
 import { DEFAULT_CATALOG, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { regionOptionsOf } from '../catalog/table-options.js';
 import { StatusCode } from '../common/error/status-code.js';
@@ -43,13 +44,17 @@ export class MetricTables {
     const physicalName = info.options[LOGICAL_TABLE_OPTION]!;
     return this.schemaLocks.run(schemaLockKey(info.database, physicalName), async () => {
       const physical = await this.requirePhysical(info.database, physicalName);
+      checkLogicalPartition(info, physical);
       // The logical table's time index and fields are the physical table's; its own options are
       // only the link (region options are the physical region's).
       await this.addTags(physical, checkLogical(info, physical));
-      return this.ddl.createTable(info, ifNotExists);
+      // Its rows are routed by its physical table's rule: it keeps none of its own.
+      const { partition: _, ...own } = info;
+      return this.ddl.createTable({ ...own, region_numbers: [0] }, ifNotExists);
     });
   }
 
+  /** The physical table of a logical one, which must be a physical metric table. */
   private async requirePhysical(database: string, name: string): Promise<TableInfo> {
     const physical = await this.catalog.table(database, name);
     if (physical === undefined) throw new TsdbError(StatusCode.TableNotFound, `Physical table not found: ${DEFAULT_CATALOG}.${database}.${name}`);
@@ -91,4 +96,20 @@ export class MetricTables {
     await this.ddl.alterTable(logical, next);
     return next;
   }
+}
+
+/**
+ * A logical table may repeat its physical table's partition rule (its expressions in any order) or
+ * give none (`PARTITION ON COLUMNS (host) ()`); any other rule is refused (GreptimeDB's message).
+ */
+function checkLogicalPartition(logical: TableInfo, physical: TableInfo): void {
+  const own = logical.partition;
+  if (own === undefined || own.exprs.length === 0) return;
+  const mine = parsePartition(own, logical);
+  const theirs = partitionRuleOf(physical) ?? parsePartition({ columns: [], exprs: [] }, physical);
+  if (mine.sameExprs(theirs)) return;
+  throw new TsdbError(
+    StatusCode.InvalidArguments,
+    `Invalid partition rule: logical table partition rule must match the corresponding physical table's\n logical table partition exprs:\t\t ${mine.debugList()}\n physical table partition exprs:\t ${theirs.debugList()}`,
+  );
 }

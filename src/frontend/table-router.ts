@@ -1,14 +1,17 @@
 /**
  * Where a table's rows live: its own regions (mito tables, physical metric tables), or, for a
- * logical metric table, the region of its physical table (`metric-engine.ts`). Writes, scans,
+ * logical metric table, the regions of its physical table (`metric-engine.ts`). Writes, scans,
  * flushes and truncation go through here, so the statements need not know which kind a table is.
+ * A partitioned table's writes are split by its rule and its scans read only the regions the
+ * query's key values can reach (`catalog/partition-rule.ts`).
  */
 import { arrowDataBytes } from '../query/arrow-output.js';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { partitionRuleOf } from '../catalog/partition-rule.js';
 import { DEFAULT_CATALOG, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { WriteBatch } from '../types/write-batch.js';
+import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
 import type { Relation } from '../query/query-executor.js';
 import type { TimeRange } from '../query/time-predicates.js';
 import type { KeyValue, KeyValues } from '../query/key-predicates.js';
@@ -66,12 +69,27 @@ export class TableRouter {
 
   /** Writes a batch keyed by `info`'s column ids. */
   async write(info: TableInfo, batch: WriteBatch): Promise<void> {
-    if (!isLogicalTable(info)) {
-      await this.regions.write(tableRegionIds(info)[0]!, batch);
+    if (!isLogicalTable(info)) return this.writeRegions(info, batch);
+    const physical = await this.physicalOf(info);
+    return this.writeRegions(physical, physicalBatch(info, physical, batch));
+  }
+
+  /**
+   * Writes a batch of a table with regions: each row to the region its partition rule gives it, the
+   * regions written together. A delete holds the key columns only once split; one that lacks a
+   * partition column (its rows' region unknown) goes to every region.
+   */
+  private async writeRegions(storage: TableInfo, batch: WriteBatch): Promise<void> {
+    const ids = tableRegionIds(storage);
+    const rule = partitionRuleOf(storage);
+    if (rule === undefined) {
+      await this.regions.write(ids[0]!, batch);
       return;
     }
-    const physical = await this.physicalOf(info);
-    await this.regions.write(tableRegionIds(physical)[0]!, physicalBatch(info, physical, batch));
+    const parts = batch.op === OP_DELETE && !rule.covers(batch) ? ids.map((_, index) => ({ index, batch })) : rule.split(batch);
+    const written = await Promise.allSettled(parts.map((p) => this.regions.write(ids[p.index]!, batch.op === OP_DELETE ? keysOnly(storage, p.batch) : p.batch)));
+    const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   }
 
   /**
@@ -104,13 +122,15 @@ export class TableRouter {
     return { sql: `SELECT * FROM ${published.sql}`, release: () => published.dispose() };
   }
 
-  /** One relation of every region of `info` (each read with `scan`); several are a UNION ALL. */
-  private async regionsRelation(info: TableInfo, scan: ScanRequest, projection: readonly string[] | undefined, signal?: AbortSignal): Promise<Relation> {
+  /**
+   * One relation of the regions `ids` of `info` (each read with `scan`); several are a UNION ALL.
+   */
+  private async regionsRelation(info: TableInfo, ids: readonly RegionId[], scan: ScanRequest, projection: readonly string[] | undefined, signal?: AbortSignal): Promise<Relation> {
     const columns = projection ?? info.columns.map((c) => c.name);
     const parts: ScanRelation[] = [];
     const held = { bytes: 0 };
     try {
-      for (const id of tableRegionIds(info)) parts.push(await this.regionRelation(id, scan, columns, held, signal));
+      for (const id of ids) parts.push(await this.regionRelation(id, scan, columns, held, signal));
     } catch (err) {
       for (const p of parts) p.release();
       throw err;
@@ -119,9 +139,18 @@ export class TableRouter {
     return { sql: parts.map((p) => `SELECT * FROM (${p.sql})`).join(' UNION ALL '), release: () => parts.forEach((p) => p.release()) };
   }
 
+  /** The regions of a table with regions that may hold rows of the key values `keys` allows. */
+  readRegions(storage: TableInfo, keys: KeyValues | undefined): RegionId[] {
+    const ids = tableRegionIds(storage);
+    const rule = partitionRuleOf(storage);
+    return rule === undefined ? ids : rule.prune(keys).map((i) => ids[i]!);
+  }
+
   /**
    * The rows of `info` (in the inclusive time range, when given) as a relation for a query; a
-   * table with regions of its own reads only the rows of the primary key values `keys` allows.
+   * table with regions of its own reads only the rows of the primary key values `keys` allows. Of a
+   * partitioned table, only the regions those values can reach are read (a logical metric table's
+   * tags are its physical table's columns of the same names).
    */
   async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation> {
     const storage = await this.storageOf(info);
@@ -129,7 +158,8 @@ export class TableRouter {
     const projection = storage === info && columns !== undefined ? projectionOf(info, columns) : undefined;
     // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
     const keyIds = storage === info && keys !== undefined ? keyColumnIds(info, keys) : undefined;
-    const scan = await this.regionsRelation(storage, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, projection, signal);
+    const ids = this.readRegions(storage, keys);
+    const scan = await this.regionsRelation(storage, ids, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, projection, signal);
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
   }
@@ -141,4 +171,14 @@ export class TableRouter {
   async compact(info: TableInfo): Promise<void> {
     for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.compactRegion(id);
   }
+}
+
+/** A delete batch with only its table's key columns (the primary key and the time index). */
+function keysOnly(info: TableInfo, batch: WriteBatch): WriteBatch {
+  const keys = new Set([...info.primary_key, info.time_index]);
+  const ids = new Set(info.columns.filter((c) => keys.has(c.name)).map((c) => c.column_id));
+  if ([...batch.columns.keys()].every((id) => ids.has(id))) return batch;
+  const columns = new Map<number, Vector>();
+  for (const [id, v] of batch.columns) if (ids.has(id)) columns.set(id, v);
+  return { op: batch.op, rowCount: batch.rowCount, columns };
 }

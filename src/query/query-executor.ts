@@ -49,6 +49,11 @@ export interface TableSource {
   readonly timeIndex?: { readonly name: string; readonly unit: TimeUnit };
   /** The table's primary key (the default groups of a range query). */
   readonly primaryKey?: readonly string[];
+  /**
+   * The columns whose equality terms (`keys` of `relation`) the relation can use: the primary key
+   * and a partitioned table's partition columns (the regions it reads). Absent: the primary key.
+   */
+  readonly keyColumns?: readonly string[];
   /** Its timestamp columns (the time index among them) by name: what literals compared with them mean. */
   readonly timestampColumns?: ReadonlyMap<string, TimeUnit>;
   /** Every column's name. */
@@ -272,7 +277,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         view = `${PLACEHOLDER}${views.size + 1}`;
         // A table read once gets the query's time range and key values on its scan; one read twice, all of it.
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
-        const keys = uses.get(source.key) === 1 && source.primaryKey !== undefined ? keyValuesOf(tree, ref, source.primaryKey) : undefined;
+        const keyColumns = source.keyColumns ?? source.primaryKey;
+        const keys = uses.get(source.key) === 1 && keyColumns !== undefined ? keyValuesOf(tree, ref, keyColumns) : undefined;
         const relation = await source.relation(range, keys, ctx.signal, referenced);
         relations.push(relation);
         views.set(source.key, view);

@@ -115,6 +115,9 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
       if (c.semantic_type !== 'field') {
         throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to remove index column ${c.name} from table ${table.name}`);
       }
+      if (table.partition?.columns.includes(c.name) === true) {
+        throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to remove partition column ${c.name} from table ${table.name}`);
+      }
       if (table.columns.filter((x) => x.semantic_type === 'field').length === 1 && table.columns.length <= 2) {
         throw new TsdbError(StatusCode.InvalidArguments, `Cannot remove the last field column ${c.name} of table ${table.name}`);
       }
@@ -162,6 +165,10 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
       const to = columnTypeOf(action.type);
       if (c.semantic_type !== 'field') {
         throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to change the type of ${c.semantic_type === 'tag' ? 'tag' : 'time index'} column ${c.name} of table ${table.name}`);
+      }
+      // The rule's literals are values of the column's type (`catalog/partition-rule.ts`).
+      if (to !== c.data_type && table.partition?.columns.includes(c.name) === true) {
+        throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to change the type of partition column ${c.name} of table ${table.name}`);
       }
       if (to !== c.data_type && !canConvert(c.data_type, to)) {
         throw new TsdbError(StatusCode.InvalidArguments, `Cannot change the type of column ${c.name} from ${c.data_type} to ${to}`);

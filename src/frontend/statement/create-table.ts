@@ -6,6 +6,7 @@ import { columnTypeOf } from '../../catalog/column-types.js';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import type { TableDdl } from '../../catalog/table-ddl.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
+import { checkedPartition } from '../../catalog/partition-rule.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -77,7 +78,10 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
   });
   const engine = (stmt.engine ?? 'mito').toLowerCase();
   if (engine !== 'mito' && engine !== 'metric') throw new TsdbError(StatusCode.Unsupported, `Unsupported table engine: ${stmt.engine}`);
-  if (stmt.partition !== undefined) throw new TsdbError(StatusCode.Unsupported, 'PARTITION ON COLUMNS is not supported yet: a table has one region');
+  // One region per partition expression (none: one region); a logical metric table's rule is
+  // checked against its physical table's when it is created (`metric-tables.ts`).
+  const partition = stmt.partition === undefined ? undefined : checkedPartition(stmt.partition, { name, columns }, zone);
+  const regionCount = Math.max(1, partition?.exprs.length ?? 0);
   const options = withDatabaseOptions(checkOptions(stmt.options, 'table'), databaseOptions);
   return {
     table_id: tableId,
@@ -89,7 +93,8 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
     time_index: timeIndex,
     engine,
     options,
-    region_numbers: [0],
+    region_numbers: Array.from({ length: regionCount }, (_, i) => i),
+    ...(partition !== undefined && { partition }),
     next_column_id: columns.length,
     schema_version: 0,
     created_at: Date.now(),
@@ -129,7 +134,8 @@ export async function createTable(
 
 async function createLike(stmt: CreateTable, src: TableInfo, database: string, ddl: TableDdl, ifNotExists: boolean): Promise<boolean> {
   const id = await ddl.allocateTableId();
-  const info: TableInfo = { ...src, table_id: id, database, name: stmt.name.parts.at(-1)!, region_numbers: [0], schema_version: 0, created_at: Date.now() };
+  // The new table has the source's partition rule, and so as many regions (GreptimeDB keeps it too).
+  const info: TableInfo = { ...src, table_id: id, database, name: stmt.name.parts.at(-1)!, schema_version: 0, created_at: Date.now() };
   return createWithRegions(info, ddl, ifNotExists);
 }
 

@@ -281,14 +281,16 @@ type Delete = Extract<Statement, { kind: 'delete' }>;
 
 /**
  * Executes DELETE FROM t [WHERE …]: DuckDB finds the (primary key, time index) of the rows the
- * condition matches; they are written as tombstones, which hide those rows from then on.
+ * condition matches; they are written as tombstones, which hide those rows from then on (each in
+ * its row's region: the router keeps only the key columns once it has split them).
  */
 export async function deleteRows(stmt: Delete, session: Session, catalog: CatalogManager, tables: TableRouter, query: (sql: string) => Promise<Output>): Promise<number> {
   const { database, table } = resolveName(stmt.name, session);
   checkWritable(database, table);
   const info = await catalog.table(database, table);
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
-  const keyColumns = [...info.primary_key, info.time_index].map((n) => info.columns.find((c) => c.name === n)!);
+  // A partitioned table's partition columns come along: they choose the region of each tombstone.
+  const keyColumns = [...new Set([...info.primary_key, info.time_index, ...(info.partition?.columns ?? [])])].map((n) => info.columns.find((c) => c.name === n)!);
   const from = stmt.name.parts.map(quoteIdent).join('.');
   const out = await query(`SELECT ${keyColumns.map((c) => quoteIdent(c.name)).join(', ')} FROM ${from}${stmt.where !== undefined ? ` WHERE ${stmt.where}` : ''}`);
   if (out.kind !== 'records' || out.rows.length === 0) return 0;

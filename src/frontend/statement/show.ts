@@ -13,7 +13,7 @@ import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import { records, type Cell, type Output, type OutputColumn } from '../../query/output.js';
 import type { ShowFilter, Statement } from '../../sql/ast.js';
 import type { Session } from '../session.js';
-import { isInternalColumn } from '../metric-engine.js';
+import { isInternalColumn, isLogicalTable, LOGICAL_TABLE_OPTION } from '../metric-engine.js';
 import { resolveName } from './names.js';
 
 /** `LIKE` pattern matching (`%` any run, `_` one character; case-sensitive, as MySQL's binary collation). */
@@ -98,8 +98,20 @@ function sqlDefault(c: ColumnSchema): string {
   return ` DEFAULT ${String(d.value)}`;
 }
 
-/** The CREATE TABLE statement that re-creates a table (GreptimeDB's layout). */
-export function createTableSql(info: TableInfo): string {
+/**
+ * `PARTITION ON COLUMNS ("a") (\n  expr,\n  …\n)` of a table's rule, or an empty line when it has
+ * none (GreptimeDB's layout; the expressions in their stored, canonical form).
+ */
+function partitionBlock(partition: TableInfo['partition']): string {
+  if (partition === undefined || partition.columns.length === 0) return '';
+  return `PARTITION ON COLUMNS (${partition.columns.map(quoteIdent).join(', ')}) (\n${partition.exprs.map((e) => `  ${e}`).join(',\n')}\n)`;
+}
+
+/**
+ * The CREATE TABLE statement that re-creates a table (GreptimeDB's layout); `storage` is the table
+ * whose partition rule it shows (a logical metric table's is its physical table's).
+ */
+export function createTableSql(info: TableInfo, storage: TableInfo = info): string {
   // The metric engine's own key columns are not part of the statement that re-creates the table.
   const own = info.engine === 'metric' ? info.columns.filter((c) => !isInternalColumn(c.name)) : info.columns;
   const primaryKey = info.engine === 'metric' ? info.primary_key.filter((n) => !isInternalColumn(n)) : info.primary_key;
@@ -112,17 +124,18 @@ export function createTableSql(info: TableInfo): string {
   if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);
   const keys = Object.keys(info.options).sort();
   const withClause = keys.length === 0 ? '' : `WITH(\n${keys.map((k) => `  ${k.includes('.') ? quoteLiteral(k) : k} = ${quoteLiteral(info.options[k]!)}`).join(',\n')}\n)`;
-  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(info.name)} (\n${lines.join('\n')}\n)\n\nENGINE=${info.engine}\n${withClause}`;
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(info.name)} (\n${lines.join('\n')}\n)\n${partitionBlock(storage.partition)}\nENGINE=${info.engine}\n${withClause}`;
 }
 
 export async function showCreateTable(stmt: Extract<Statement, { kind: 'show_create_table' }>, session: Session, catalog: CatalogManager): Promise<Output> {
   const info = await requireTable(catalog, session, stmt.name, false);
+  const storage = isLogicalTable(info) ? await catalog.table(info.database, info.options[LOGICAL_TABLE_OPTION]!) : info;
   return records(
     [
       { name: 'Table', data_type: 'String' },
       { name: 'Create Table', data_type: 'String' },
     ],
-    [[info.name, createTableSql(info)]],
+    [[info.name, createTableSql(info, storage)]],
   );
 }
 
