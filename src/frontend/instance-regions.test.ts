@@ -223,3 +223,82 @@ test('a remote region is asked for the columns a query names; all of them for *,
   assert.equal(await asked('SELECT x FROM m AS x'), all);
   assert.deepEqual(await rows(fe, 'SELECT m FROM m'), [[{ host: 'a', ts: 1, v: 1, w: 2 }]]);
 });
+
+/** The region ids the calls of `method` made since call number `from` name, in order. */
+function regionsAsked(regions: FakeRegionServer, from: number, method: string): bigint[] {
+  return regions.calls.slice(from).filter((c) => c.method === method).map((c) => c.id!);
+}
+
+test('a partitioned table has a region per expression; rows are written to theirs; a query reads only the regions its key values reach', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE p (a INT, b STRING, ts TIMESTAMP TIME INDEX, v DOUBLE, PRIMARY KEY (a, b)) PARTITION ON COLUMNS (a) (a < 1000, a >= 1000 AND a < 2000, a >= 2000)', s);
+  const info = (await fe.catalog.table('public', 'p'))!;
+  const [r0, r1, r2] = tableRegionIds(info) as [bigint, bigint, bigint];
+  assert.deepEqual(info.region_numbers, [0, 1, 2]);
+  assert.deepEqual(regionsAsked(regions, 0, 'createRegion'), [r0, r1, r2]);
+  let from = regions.calls.length;
+  await fe.executeSql("INSERT INTO p VALUES (100, 'x', 1, 1), (2400, 'y', 2, 2), (1100, 'x', 3, 3), (200, 'z', 4, 4), (NULL, 'n', 5, 5)", s);
+  const writes = regions.calls.slice(from).filter((c) => c.method === 'write');
+  assert.deepEqual(writes.map((w) => [w.id, w.batch!.rowCount]), [[r0, 3], [r1, 1], [r2, 1]]);
+  // Every region read, its rows together.
+  from = regions.calls.length;
+  assert.deepEqual(await rows(fe, 'SELECT count(*), sum(v) FROM p'), [[5, 15]]);
+  assert.deepEqual(regionsAsked(regions, from, 'query'), [r0, r1, r2]);
+  const read = async (sql: string, expected: unknown[][], ids: bigint[]) => {
+    const at = regions.calls.length;
+    assert.deepEqual(await rows(fe, sql), expected, sql);
+    assert.deepEqual(regionsAsked(regions, at, 'query'), ids, sql);
+  };
+  await read('SELECT b FROM p WHERE a = 1100', [['x']], [r1]);
+  await read('SELECT b FROM p WHERE a IN (100, 2400) ORDER BY b', [['x'], ['y']], [r0, r2]);
+  await read("SELECT a FROM p WHERE 2400 = a AND b = 'y'", [[2400]], [r2]);
+  // A column outside the rule, or a range, chooses no region.
+  await read("SELECT count(*) FROM p WHERE b = 'x'", [[2]], [r0, r1, r2]);
+  await read('SELECT count(*) FROM p WHERE a > 1500', [[1]], [r0, r1, r2]);
+  // A delete's tombstones go to the regions of their rows, with the key columns only.
+  from = regions.calls.length;
+  await fe.executeSql('DELETE FROM p WHERE a = 1100 OR a = 2400', s);
+  const deletes = regions.calls.slice(from).filter((c) => c.method === 'write');
+  assert.deepEqual(deletes.map((w) => [w.id, w.batch!.rowCount, [...w.batch!.columns.keys()].sort()]), [[r1, 1, [0, 1, 2]], [r2, 1, [0, 1, 2]]]);
+  assert.deepEqual(await rows(fe, 'SELECT a FROM p ORDER BY a NULLS FIRST'), [[null], [100], [200]]);
+  // Flush, compact and truncate reach every region.
+  from = regions.calls.length;
+  await fe.executeSql("ADMIN FLUSH_TABLE('p'); TRUNCATE TABLE p", s);
+  assert.deepEqual(regionsAsked(regions, from, 'flushRegion'), [r0, r1, r2]);
+  assert.deepEqual(regionsAsked(regions, from, 'truncateRegion'), [r0, r1, r2]);
+});
+
+test('a field column may partition a table: its equality terms choose the regions, without narrowing the key scan', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE f (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, trace STRING) PARTITION ON COLUMNS (trace) (trace < 'm', trace >= 'm') WITH (append_mode = 'true')", s);
+  await fe.executeSql("INSERT INTO f VALUES ('a', 1, 'alpha'), ('a', 2, 'zulu'), ('b', 3, 'mike')", s);
+  const [r0, r1] = tableRegionIds((await fe.catalog.table('public', 'f'))!) as [bigint, bigint];
+  const from = regions.calls.length;
+  assert.deepEqual(await rows(fe, "SELECT host, ts FROM f WHERE trace = 'zulu'"), [['a', 2]]);
+  const queries = regions.calls.slice(from).filter((c) => c.method === 'query');
+  assert.deepEqual(queries.map((q) => q.id), [r1]);
+  assert.equal(queries[0]!.query!.scan!.keys, undefined);
+  assert.deepEqual(await rows(fe, "SELECT count(*) FROM f WHERE host = 'a'"), [[2]]);
+  assert.deepEqual(regionsAsked(regions, from, 'query').slice(1), [r0, r1]);
+});
+
+test('a partitioned physical metric table: a logical table writes to the regions its tags choose and reads only those its tag values reach', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE phy (ts TIMESTAMP TIME INDEX, host STRING PRIMARY KEY, val DOUBLE) PARTITION ON COLUMNS (host) (host < 'm', host >= 'm') ENGINE = metric WITH (physical_metric_table = '')", s);
+  await fe.executeSql("CREATE TABLE cpu (ts TIMESTAMP TIME INDEX, host STRING PRIMARY KEY, val DOUBLE) PARTITION ON COLUMNS (host) ('m' <= host, host < 'm') ENGINE = metric WITH (on_physical_table = 'phy')", s);
+  const [r0, r1] = tableRegionIds((await fe.catalog.table('public', 'phy'))!) as [bigint, bigint];
+  let from = regions.calls.length;
+  await fe.executeSql("INSERT INTO cpu VALUES (1, 'a', 1), (2, 'z', 2), (3, 'b', 3)", s);
+  assert.deepEqual(regions.calls.slice(from).filter((c) => c.method === 'write').map((w) => [w.id, w.batch!.rowCount]), [[r0, 2], [r1, 1]]);
+  from = regions.calls.length;
+  assert.deepEqual(await rows(fe, "SELECT val FROM cpu WHERE host = 'z'"), [[2]]);
+  assert.deepEqual(regionsAsked(regions, from, 'query'), [r1]);
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM cpu'), [[3]]);
+  // Another rule than the physical table's is refused.
+  const err = await failure(fe.executeSql("CREATE TABLE mem (ts TIMESTAMP TIME INDEX, host STRING PRIMARY KEY, val DOUBLE) PARTITION ON COLUMNS (host) (host < 'x', host >= 'x') ENGINE = metric WITH (on_physical_table = 'phy')", s));
+  assert.equal(err.code, StatusCode.InvalidArguments);
+  assert.match(err.message, /^Invalid partition rule: logical table partition rule must match the corresponding physical table's\n logical table partition exprs:\t\t \[PartitionExpr/);
+});
