@@ -302,3 +302,31 @@ test('a partitioned physical metric table: a logical table writes to the regions
   assert.equal(err.code, StatusCode.InvalidArguments);
   assert.match(err.message, /^Invalid partition rule: logical table partition rule must match the corresponding physical table's\n logical table partition exprs:\t\t \[PartitionExpr/);
 });
+
+test('ingestion into a partitioned table splits its rows; a row delete goes to the region its partition column chooses, or to every region without it', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  // The partition column is a field: a row delete need not name it.
+  await fe.executeSql("CREATE TABLE disk (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, zone STRING) PARTITION ON COLUMNS (zone) (zone < 'm', zone >= 'm')", s);
+  const [r0, r1] = tableRegionIds((await fe.catalog.table('public', 'disk'))!) as [bigint, bigint];
+  const table = (rows: Array<[string, number, string]>, withZone = true): IngestTable => ({
+    name: 'disk',
+    rowCount: rows.length,
+    columns: [
+      { name: 'host', semantic: 'tag', type: 'String', vector: { type: 'string', data: rows.map((r) => r[0]) } },
+      { name: 'ts', semantic: 'timestamp', type: 'TimestampMillisecond', vector: { type: 'int64', data: BigInt64Array.from(rows.map((r) => BigInt(r[1]))) } },
+      ...(withZone ? [{ name: 'zone', semantic: 'field' as const, type: 'String' as const, vector: { type: 'string' as const, data: rows.map((r) => r[2]) } }] : []),
+    ],
+  });
+  let from = regions.calls.length;
+  assert.equal(await fe.ingest([table([['a', 1, 'east'], ['b', 2, 'west'], ['c', 3, 'apac']])], s), 3);
+  assert.deepEqual(regions.calls.slice(from).filter((c) => c.method === 'write').map((w) => [w.id, w.batch!.rowCount]), [[r0, 2], [r1, 1]]);
+  from = regions.calls.length;
+  assert.equal(await fe.deleteRows([table([['b', 2, 'west']])], s), 1);
+  const withZone = regions.calls.slice(from).filter((c) => c.method === 'write');
+  assert.deepEqual(withZone.map((w) => [w.id, [...w.batch!.columns.keys()].sort()]), [[r1, [0, 1]]]);
+  from = regions.calls.length;
+  assert.equal(await fe.deleteRows([table([['a', 1, '']], false)], s), 1);
+  assert.deepEqual(regionsAsked(regions, from, 'write'), [r0, r1]);
+  assert.deepEqual(await rows(fe, 'SELECT host, zone FROM disk ORDER BY host'), [['c', 'apac']]);
+});

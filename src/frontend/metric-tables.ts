@@ -1,6 +1,6 @@
 /**
  * Creating and extending metric-engine tables (`metric-engine.ts`): physical tables get their
- * internal key columns and a region; logical tables get a catalog entry only, after their tags have
+ * internal key columns and their regions (one per partition expression); logical tables get a catalog entry only, after their tags have
  * been added to the physical table (under the physical table's schema lock, so concurrent creators
  * of logical tables do not lose one another's tags).
  */

@@ -1,6 +1,7 @@
 /**
  * CREATE TABLE: from the statement to a checked table info (types, time index, primary key,
- * defaults, options inherited from the database), then the regions, then the catalog entry.
+ * defaults, options inherited from the database, the partition rule and its regions), then the
+ * regions, then the catalog entry.
  */
 import { columnTypeOf } from '../../catalog/column-types.js';
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
