@@ -147,6 +147,11 @@ test('the rule of a metric table’s logical table must match its physical table
   const two = PartitionRule.parse(cols, ["b > 'h2'", "'h1' >= b", "b > 'h1' AND b <= 'h2'"]);
   assert.ok(one.sameExprs(two));
   assert.ok(!one.sameExprs(PartitionRule.parse(cols, ["b <= 'h1'", "b > 'h1'"])));
+  // Operators in GreptimeDB's order: =, <>, <, <=, >, >=.
+  assert.equal(
+    PartitionRule.parse(cols, ["b >= 'x'", "b < 'x'", "b = 'x'", "b <> 'x'"]).debugList().match(/op: \w+/g)!.join(' '),
+    'op: Eq op: NotEq op: Lt op: GtEq',
+  );
   assert.equal(
     two.debugList(),
     '[PartitionExpr { lhs: Column("b"), op: LtEq, rhs: Value(String(StringBytes("h1"))) }, PartitionExpr { lhs: Column("b"), op: Gt, rhs: Value(String(StringBytes("h2"))) }, ' +

@@ -408,10 +408,13 @@ function debugExpr(e: PartitionExpr, types: ReadonlyMap<string, ColumnType>): st
   return `PartitionExpr { lhs: Expr(${debugExpr(e.left, types)}), op: ${DEBUG_OPS[e.kind]}, rhs: Expr(${debugExpr(e.right, types)}) }`;
 }
 
+/** GreptimeDB's `RestrictedOp` in declaration order (its derived `Ord`). */
+const OP_ORDER: readonly PartitionOp[] = ['=', '<>', '<', '<=', '>', '>='];
+
 /** The order GreptimeDB's derived `Ord` gives expressions (a column before a sub-expression, then by operator). */
 function compareExprs(a: PartitionExpr, b: PartitionExpr): number {
   if (a.kind === 'compare' && b.kind === 'compare') {
-    return compareStrings(a.column, b.column) || Object.keys(OP_SIGNS).indexOf(a.op) - Object.keys(OP_SIGNS).indexOf(b.op) || compareValues(a.value, b.value);
+    return compareStrings(a.column, b.column) || OP_ORDER.indexOf(a.op) - OP_ORDER.indexOf(b.op) || compareValues(a.value, b.value);
   }
   if (a.kind === 'compare') return -1;
   if (b.kind === 'compare') return 1;
