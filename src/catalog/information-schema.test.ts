@@ -110,6 +110,19 @@ const s = (...names: string[]) => names.map((name) => ({ name, data_type: 'Strin
 // The information_schema tables' own columns: name, type, nullable.
 const OWN: Record<string, Array<[string, string, boolean]>> = {
   build_info: ['git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'].map((n) => [n, 'String', false]),
+  cluster_info: [
+    ['peer_id', 'Int64', false],
+    ['peer_type', 'String', false],
+    ['peer_addr', 'String', true],
+    ['cpus', 'UInt32', false],
+    ['memory_bytes', 'UInt64', false],
+    ['version', 'String', false],
+    ['git_commit', 'String', false],
+    ['start_time', 'TimestampMillisecond', true],
+    ['uptime', 'String', true],
+    ['active_time', 'String', true],
+    ['node_status', 'String', true],
+  ],
   columns: [
     ['table_catalog', 'String', false],
     ['table_schema', 'String', false],
@@ -277,7 +290,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 test('the tables of information_schema; an unknown name has none', async () => {
-  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'columns', 'engines', 'key_column_usage', 'partitions', 'process_list', 'region_peers', 'region_statistics', 'schemata', 'tables']);
+  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'cluster_info', 'columns', 'engines', 'key_column_usage', 'partitions', 'process_list', 'region_peers', 'region_statistics', 'schemata', 'tables']);
   assert.equal(await informationSchemaTable('nope', source), undefined);
   assert.equal(await informationSchemaTable('toString', source), undefined);
   assert.deepEqual((await informationSchemaTable('TABLES', source))?.columns, (await get('tables')).columns);
@@ -292,6 +305,7 @@ test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, opt
     columns: OWN['tables']!.map(([name, data_type]) => ({ name, data_type })),
     rows: [
       own('build_info', 8),
+      own('cluster_info', 31),
       own('columns', 4),
       own('engines', 5),
       own('key_column_usage', 16),
@@ -395,6 +409,34 @@ test('engines and build_info: one row each', async () => {
     columns: s('git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'),
     rows: [[b.branch, b.commit, b.commit_short, String(b.clean), b.version]],
   });
+});
+
+test('cluster_info: one STANDALONE row, or the nodes of the cluster with uptime, idle time and LOST ones', async () => {
+  const b = buildInfo();
+  const one = await get('cluster_info');
+  assert.equal(one.rows.length, 1);
+  const [id, type, addr, cpus, memory, version, commit, start, uptime, active, status] = one.rows[0]!;
+  assert.deepEqual([id, type, addr, version, commit, active, status], [0, 'STANDALONE', '', b.version, b.commit, null, null]);
+  assert.ok(Number(cpus) >= 1 && Number(memory) > 0);
+  assert.ok(Math.abs(Number(start) - (Date.now() - process.uptime() * 1000)) < 2000);
+  assert.match(String(uptime), /^(\d+(ms|s|m|h|d)\s?)+$/);
+  const now = Date.now();
+  const nodes = await informationSchemaTable('cluster_info', {
+    ...source,
+    clusterNodes: async () => [
+      { peer_id: 0, peer_type: 'METASRV', peer_addr: '10.0.0.1:3002', version: '1.2.3', git_commit: 'abc', start_time_ms: now - 60_000, alive: true },
+      { peer_id: 3, peer_type: 'DATANODE', peer_addr: '10.0.0.3:3001', version: '1.2.3', git_commit: 'abc', start_time_ms: now - 5_000, idle_ms: 1_500, alive: true },
+      { peer_id: 4, peer_type: 'DATANODE', peer_addr: '10.0.0.4:3001', version: '1.2.3', git_commit: 'abc', start_time_ms: now - 5_000, idle_ms: 30_000, alive: false },
+    ],
+  });
+  assert.deepEqual(
+    nodes!.rows.map((r) => [r[0], r[1], r[2], r[7], r[9], r[10]]),
+    [
+      [0, 'METASRV', '10.0.0.1:3002', now - 60_000, null, null],
+      [3, 'DATANODE', '10.0.0.3:3001', now - 5_000, '1s 500ms', null],
+      [4, 'DATANODE', '10.0.0.4:3001', now - 5_000, '30s', 'LOST'],
+    ],
+  );
 });
 
 /** A partitioned table, a physical metric table with a rule and a logical table on it. */

@@ -646,6 +646,11 @@ const CLUSTER_INFO_COLUMNS: readonly VirtualColumn[] = [
   str('node_status', true),
 ];
 
+/** `1m3s500ms` as GreptimeDB writes durations there: `1m 3s 500ms`. */
+function spaced(duration: string): string {
+  return duration.replace(/(?<=[a-zµ])(?=\d)/g, ' ');
+}
+
 async function clusterInfoRows(source: InformationSchemaSource): Promise<Cell[][]> {
   const b = buildInfo();
   const nodes: readonly ClusterNodeRow[] = (await source.clusterNodes?.()) ?? [
@@ -662,8 +667,8 @@ async function clusterInfoRows(source: InformationSchemaSource): Promise<Cell[][
     n.version,
     n.git_commit,
     n.start_time_ms,
-    formatDuration(Math.max(0, now - n.start_time_ms)),
-    n.idle_ms === undefined ? null : formatDuration(n.idle_ms),
+    spaced(formatDuration(Math.max(0, now - n.start_time_ms))),
+    n.idle_ms === undefined ? null : spaced(formatDuration(n.idle_ms)),
     n.alive ? null : 'LOST',
   ]);
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { CatalogManager } from '../catalog/catalog-manager.js';
 import { buildInfo } from '../common/build-info.js';
+import { processHealth } from '../common/health/health-board.js';
 import type { Logger } from '../common/logging.js';
 import type { FrontendOptions } from '../config/options.js';
 import { FrontendInstance } from '../frontend/instance.js';
@@ -31,6 +32,7 @@ import { frontendHandlers } from './frontend-handlers.js';
 
 /** A frontend reports itself this often (GreptimeDB: 6× the datanodes' interval). */
 const FRONTEND_HEARTBEAT_MS = 18_000;
+const METASRV_HEALTH_KEY = 'frontend:metasrv';
 
 /** The meta client, and how to let it go. */
 export type ClosableMetaService = MetaService & { close(): void | Promise<void> };
@@ -65,9 +67,6 @@ export class FrontendServices implements ComponentServices {
       routed.invalidate(e.kind === 'table_changed' ? e.table_id : undefined);
     };
     this.unsubscribe = meta.subscribe(forget);
-    // The metasrv must answer before the frontend says it started: a clear failure otherwise.
-    const nodes = await meta.clusterInfo();
-    this.logger.info({ metasrv_addrs: c.meta_client.metasrv_addrs, nodes: nodes.length }, 'connected to the metasrv');
     const ddl = new MetaTableDdl(meta, c.meta_client.ddl_timeout, (task) => forget(task.kind === 'create_table' || task.kind === 'alter_table' || task.kind === 'drop_table' || task.kind === 'truncate_table' ? { kind: 'table_changed', table_id: 'info' in task ? task.info.table_id : task.before.table_id } : { kind: 'reset' }));
     const spillDir = join(this.spillRoot, 'query');
     mkdirSync(spillDir, { recursive: true });
@@ -90,27 +89,41 @@ export class FrontendServices implements ComponentServices {
     return handlers;
   }
 
-  /** Reports this frontend to the metasrv (information_schema.cluster_info), now and every 18 s. */
+  /**
+   * Reports this frontend to the metasrv (information_schema.cluster_info), now and every 18 s (every
+   * second while it cannot reach it). Unreachable, the frontend still starts and answers — each
+   * statement fails with the metasrv's unavailability — and `/ready` says 503 until it is reached.
+   */
   private startHeartbeat(meta: MetaService): void {
     const peer = { id: frontendId(this.config.grpc.addr), addr: this.config.grpc.addr };
     const started = Date.now();
-    let failing = false;
+    let reached: boolean | undefined;
     const beat = () => {
       meta
         .heartbeat({ role: 'frontend', peer, version: buildInfo().version, start_time_ms: started, regions: [] })
         .then(() => {
-          if (failing) this.logger.info('heartbeats reach the metasrv again');
-          failing = false;
+          if (reached !== true) this.logger.info({ metasrv_addrs: this.config.meta_client.metasrv_addrs }, reached === false ? 'the metasrv is reachable again' : 'joined the cluster: the metasrv answers');
+          reached = true;
+          processHealth.clear(METASRV_HEALTH_KEY);
+          next(FRONTEND_HEARTBEAT_MS);
         })
         .catch((err: unknown) => {
-          if (!failing) this.logger.warn({ err }, 'a heartbeat to the metasrv failed (retried)');
-          failing = true;
+          const message = `cannot reach the metasrv at ${this.config.meta_client.metasrv_addrs.join(',')}: ${(err as Error).message}`;
+          if (reached !== false) this.logger.error({ err }, `${message} (retried every second)`);
+          reached = false;
+          processHealth.set(METASRV_HEALTH_KEY, 'frontend', message, true);
+          next(1000);
         });
     };
+    const next = (ms: number) => {
+      if (this.heartbeatStopped) return;
+      this.heartbeat = setTimeout(beat, ms);
+      this.heartbeat.unref();
+    };
     beat();
-    this.heartbeat = setInterval(beat, FRONTEND_HEARTBEAT_MS);
-    this.heartbeat.unref();
   }
+
+  private heartbeatStopped = false;
 
   interrupt(): number {
     this.frontend?.processes.killAll('the server is shutting down');
@@ -118,7 +131,8 @@ export class FrontendServices implements ComponentServices {
   }
 
   async stop(): Promise<void> {
-    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeatStopped = true;
+    if (this.heartbeat !== undefined) clearTimeout(this.heartbeat);
     this.frontend?.processes.killAll('the server is shutting down');
     this.users?.close();
     this.users = undefined;

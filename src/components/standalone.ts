@@ -1,7 +1,6 @@
 import type { Logger } from '../common/logging.js';
 import type { LoadedConfig } from '../config/load.js';
 import { standaloneSchema } from '../config/options.js';
-import { frontendNotServedYet } from './frontend.js';
 import { ServingComponent, type Component } from './component.js';
 import { StandaloneServices, type StandaloneServicesOptions } from './standalone-services.js';
 
@@ -17,10 +16,7 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
-    notServedYet: frontendNotServedYet(c)
-      .filter((s) => !['SQL and PromQL over HTTP', 'InfluxDB line protocol', 'OpenTSDB', 'Prometheus remote write/read'].includes(s))
-      .filter((s) => !s.startsWith('PostgreSQL on ') && !s.startsWith('MySQL on ') && !s.startsWith('gRPC on '))
-      .concat('PromQL over HTTP'),
+    notServedYet: ['PromQL over HTTP'],
     services: new StandaloneServices(c, logger, services),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),

@@ -481,7 +481,14 @@ export const metasrvSchema = section('tsdb metasrv: cluster metadata, region pla
     spellings: { LeaseBased: 'lease_based', LoadBased: 'load_based' },
   }),
   use_memory_store: boolean({ doc: 'Keep metadata in memory instead of etcd (for tests only).', default: false }),
-  enable_region_failover: boolean({ doc: 'Move the regions of a failed datanode to live ones.', default: false }),
+  enable_region_failover: boolean({
+    doc: 'Move the regions of a failed datanode to live ones (their data must be on object storage all datanodes share). Refused unless allow_region_failover_on_local_wal is set too: rows a lost datanode acknowledged but had not flushed are only in its local WAL and are lost when its regions move.',
+    default: false,
+  }),
+  allow_region_failover_on_local_wal: boolean({
+    doc: 'Accept that region failover loses the rows a lost datanode had acknowledged but not yet flushed (they are only in its local WAL).',
+    default: false,
+  }),
   http: httpBasic,
   logging: logging({
     computed: { doc: '{data_home}/logs', resolve: (c) => join(c.root['data_home'], 'logs') },
