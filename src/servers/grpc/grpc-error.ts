@@ -7,7 +7,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { shouldLogError, StatusCode } from '../../common/error/status-code.js';
-import { errorMessage, statusCodeOf } from '../../common/error/tsdb-error.js';
+import { errorMessage, statusCodeOf, TsdbError } from '../../common/error/tsdb-error.js';
 
 /**
  * gRPC status of each code: GreptimeDB's mapping, with one departure: PlanQuery (3000), which
@@ -89,4 +89,19 @@ export function toGrpcError(err: unknown, log?: { error(obj: object, msg: string
   if (shouldLogError(code)) log?.error({ err }, `${what} failed: ${message}`);
   if (MASKED.has(code)) message = `Internal error: ${code}`;
   return grpcError(code, message);
+}
+
+const KNOWN_CODES = new Set<number>(Object.values(StatusCode).filter((v): v is number => typeof v === 'number'));
+
+/**
+ * The TsdbError a tsdb server put in the trailers of a failed call (its code, its message), for
+ * clients of tsdb's own services; undefined when the call failed before reaching one (no trailers).
+ */
+export function errorOfTrailers(err: Partial<grpc.ServiceError>): TsdbError | undefined {
+  for (const key of ERR_CODE_KEYS) {
+    const value = err.metadata?.get(key)[0];
+    const code = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : undefined;
+    if (code !== undefined && KNOWN_CODES.has(code) && code !== StatusCode.Success) return new TsdbError(code as StatusCode, err.details ?? '', { cause: err });
+  }
+  return undefined;
 }

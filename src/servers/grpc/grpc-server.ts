@@ -36,6 +36,7 @@ export class GrpcServer implements Server {
   private readonly services: Array<{ definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }> = [];
   private readonly packages: protoLoader.PackageDefinition[] = [];
   private readonly log: Logger;
+  private readonly shutdownListeners: Array<() => void> = [];
 
   constructor(private readonly opts: GrpcServerOptions) {
     this.log = opts.logger.child({ server: 'grpc' });
@@ -49,6 +50,15 @@ export class GrpcServer implements Server {
     if (this.server !== undefined) throw new Error('gRPC services must be added before the server starts');
     this.services.push({ definition, implementation });
     if (packageDefinition !== undefined && !this.packages.includes(packageDefinition)) this.packages.push(packageDefinition);
+  }
+
+  /**
+   * Calls `listener` when shutdown begins, before it waits for the calls in flight: services with
+   * calls that never end on their own (subscriptions) end them there, so that shutdown does not
+   * wait `shutdownTimeout` for them.
+   */
+  onShutdown(listener: () => void): void {
+    this.shutdownListeners.push(listener);
   }
 
   async start(addr: string): Promise<void> {
@@ -82,10 +92,18 @@ export class GrpcServer implements Server {
         server.forceShutdown();
         resolve();
       }, timeout);
+      // Listening stops first, so that a client told its stream ended cannot open a new one here.
       server.tryShutdown(() => {
         clearTimeout(timer);
         resolve();
       });
+      for (const listener of this.shutdownListeners) {
+        try {
+          listener();
+        } catch (err) {
+          this.log.warn({ err }, 'a gRPC service failed to end its calls at shutdown');
+        }
+      }
     });
     this.log.info(`${this.name} server stopped`);
   }

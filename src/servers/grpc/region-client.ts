@@ -27,7 +27,7 @@ import type { WriteBatch } from '../../types/write-batch.js';
 import { IpcMessageDecoder } from './arrow-ipc.js';
 import { FLIGHT_SERVICE_NAME, flightPackageDefinition, type FlightDataMessage } from './flight-service.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from './grpc-server.js';
-import { ERR_CODE_KEYS } from './grpc-error.js';
+import { errorOfTrailers } from './grpc-error.js';
 import {
   countOf,
   encodeRegionQuery,
@@ -47,18 +47,13 @@ export interface RemoteRegionServerOptions {
   readonly requestTimeoutMs?: number;
 }
 
-const KNOWN_CODES = new Set<number>(Object.values(StatusCode).filter((v): v is number => typeof v === 'number'));
-
 /** The TsdbError of a failed call to the region server at `addr`. */
 export function regionCallError(err: unknown, addr: string, what: string): TsdbError {
   if (err instanceof TsdbError) return err;
   const e = err as Partial<grpc.ServiceError>;
   if (typeof e.code !== 'number') return new TsdbError(StatusCode.Internal, `${what} on region server ${addr} failed: ${errorMessage(err)}`, { cause: err });
-  for (const key of ERR_CODE_KEYS) {
-    const value = e.metadata?.get(key)[0];
-    const code = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : undefined;
-    if (code !== undefined && KNOWN_CODES.has(code) && code !== StatusCode.Success) return new TsdbError(code as StatusCode, e.details ?? '', { cause: err });
-  }
+  const sent = errorOfTrailers(e);
+  if (sent !== undefined) return sent;
   const details = e.details ?? '';
   switch (e.code) {
     case grpc.status.UNAVAILABLE:
