@@ -283,6 +283,10 @@ export function rangeResponseOf(m: RangeResponseMessage): KvEntry[] {
   return out;
 }
 
+export function tableIdMessage(id: number): AllocateTableIdResponseMessage {
+  return { table_id: u32Of(id, 'table_id') };
+}
+
 export function tableIdOf(m: AllocateTableIdResponseMessage): number {
   return u32Of(m.table_id, 'table_id');
 }

@@ -20,7 +20,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { StatusCode } from '../../common/error/status-code.js';
-import { TsdbError } from '../../common/error/tsdb-error.js';
+import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
 import type { MetaEvent, MetaService } from '../../meta/meta-service.js';
 import type { GrpcServer } from './grpc-server.js';
@@ -37,6 +37,7 @@ import {
   metaPackageDefinition,
   metaServiceDefinition,
   rangeResponseMessage,
+  tableIdMessage,
   type DdlRequestMessage,
   type GetRequestMessage,
   type HeartbeatRequestMessage,
@@ -68,11 +69,22 @@ function decoded<T>(request: T, type: string): T {
   return request;
 }
 
-/** A unary method: `run` gets the decoded request; its answer or error completes the call. */
-function unary<Req, Res>(what: string, type: string, log: Logger, run: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>) {
+/**
+ * A unary method: `run` decodes the request and calls the metasrv (what it throws goes to the
+ * client as is: a request that does not fit is InvalidArguments); `encode` builds the answer, and
+ * an answer that does not fit the wire (a table id past u32) is the metasrv's fault, Internal.
+ */
+function unary<Req, Value, Res>(what: string, type: string, log: Logger, run: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Value>, encode: (value: Value) => Res) {
   return (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
     Promise.resolve()
       .then(() => run(decoded(call.request, type), call))
+      .then((value) => {
+        try {
+          return encode(value);
+        } catch (err) {
+          throw new TsdbError(StatusCode.Internal, `the metasrv's answer to ${what} cannot be sent: ${errorMessage(err)}`, { cause: err });
+        }
+      })
       .then(
         (response) => callback(null, response),
         (err: unknown) => callback(toGrpcError(err, log, what)),
@@ -89,15 +101,12 @@ function remainingMs(call: grpc.ServerUnaryCall<unknown, unknown>): number | und
 
 function metaServiceImplementation(meta: MetaService, log: Logger, subscriptions: Set<() => void>): grpc.UntypedServiceImplementation {
   return {
-    Heartbeat: unary('heartbeat', 'HeartbeatRequest', log, async (m: HeartbeatRequestMessage) => heartbeatResponseMessage(await meta.heartbeat(heartbeatRequestOf(m)))),
-    Get: unary('metadata get', 'GetRequest', log, async (m: GetRequestMessage) => getResponseMessage(await meta.get(m.key ?? ''))),
-    Range: unary('metadata range', 'RangeRequest', log, async (m: RangeRequestMessage) => rangeResponseMessage(await meta.range(m.prefix ?? ''))),
-    AllocateTableId: unary('table id allocation', 'AllocateTableIdRequest', log, async () => ({ table_id: await meta.allocateTableId() })),
-    Ddl: unary('DDL task', 'DdlRequest', log, async (m: DdlRequestMessage, call) => {
-      const task = ddlTaskOf(m);
-      return ddlResponseMessage(await meta.ddl(task, remainingMs(call)));
-    }),
-    ClusterInfo: unary('cluster info', 'ClusterInfoRequest', log, async () => clusterInfoMessage(await meta.clusterInfo())),
+    Heartbeat: unary('heartbeat', 'HeartbeatRequest', log, (m: HeartbeatRequestMessage) => meta.heartbeat(heartbeatRequestOf(m)), heartbeatResponseMessage),
+    Get: unary('metadata get', 'GetRequest', log, (m: GetRequestMessage) => meta.get(m.key ?? ''), getResponseMessage),
+    Range: unary('metadata range', 'RangeRequest', log, (m: RangeRequestMessage) => meta.range(m.prefix ?? ''), rangeResponseMessage),
+    AllocateTableId: unary('table id allocation', 'AllocateTableIdRequest', log, () => meta.allocateTableId(), tableIdMessage),
+    Ddl: unary('DDL task', 'DdlRequest', log, (m: DdlRequestMessage, call) => meta.ddl(ddlTaskOf(m), remainingMs(call)), ddlResponseMessage),
+    ClusterInfo: unary('cluster info', 'ClusterInfoRequest', log, () => meta.clusterInfo(), clusterInfoMessage),
     Subscribe: (call: grpc.ServerWritableStream<unknown, MetaEventMessage>) => subscribe(meta, call, log, subscriptions),
   };
 }

@@ -227,6 +227,9 @@ test('meta service: allocateTableId answers the metasrv ids in order', async () 
   assert.equal(await client.allocateTableId(), 1025);
   fake.nextTableId = 0xffff_ffff;
   assert.equal(await client.allocateTableId(), 0xffff_ffff);
+  // Past u32: the metasrv's fault, not sent wrapped around.
+  await assert.rejects(client.allocateTableId(), isError(StatusCode.Internal, 'Internal error: 1003'));
+  fake.nextTableId = 1024;
 });
 
 test('meta service: every DDL task kind round-trips as JSON, with its result', async () => {
