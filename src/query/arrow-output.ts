@@ -10,7 +10,7 @@ import { Field, Int64, makeData, RecordBatch, Schema, Struct, TimestampMicroseco
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { queryArrow } from './arrow-result.js';
+import { isArrowTypeUnsupported, queryArrow } from './arrow-result.js';
 import { DUCKDB_TYPE_KEY } from './arrow-scan-function.js';
 import type { OutputColumn } from './output.js';
 import { NO_RESULT_LIMITS, resultsTooLarge, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
@@ -93,8 +93,8 @@ export async function readArrowResult(
   try {
     stream = await queryArrow(conn, sql, { ...(signal !== undefined && { signal }) });
   } catch (err) {
-    // queryArrow refuses a result of other types before it reads a row.
-    if (err instanceof TsdbError && err.code === StatusCode.Unsupported && / of type /.test(err.message)) return undefined;
+    // queryArrow refuses a result of other types before it runs.
+    if (isArrowTypeUnsupported(err)) return undefined;
     throw err;
   }
   const fields = stream.schema.fields;

@@ -2,7 +2,7 @@
  * `queryArrow`: a DuckDB query's result streamed as Arrow record batches, the region side of a region
  * query (DESIGN.md D13: a region answers its fragment as Arrow batches; `types/region-server.ts`
  * `RegionQueryStream`). DuckDB here has no arrow extension, so the result is streamed through
- * @duckdb/node-api (`conn.stream`, then one `fetchChunk` per DuckDB chunk of ≤ 2,048 rows) and each
+ * @duckdb/node-api (prepared, then streamed: one `fetchChunk` per DuckDB chunk of ≤ 2,048 rows) and each
  * chunk's vectors are read in bulk: one native copy of a vector's data (`vector_get_data`) and of its
  * validity mask, appended to the batch's typed arrays by `set` (fixed-width types whose DuckDB
  * layout is Arrow's) or a typed-array loop (booleans to bits, narrow decimals widened). Strings of
@@ -19,7 +19,8 @@
  * µs), TIME → Time64(µs), DECIMAL(p, s) → Decimal128(p, s), HUGEINT → Decimal128(38, 0) marked
  * `tsdb:duckdb_type = HUGEINT` in the field's metadata (lossless, and `publishArrow` gives HUGEINT
  * back; `sum(BIGINT)` is HUGEINT in DuckDB), "NULL" → Null. Any other type (UHUGEINT, INTERVAL, LIST,
- * STRUCT, MAP, UUID, ENUM, …) fails the call with TsdbError Unsupported naming the column.
+ * STRUCT, MAP, UUID, ENUM, …) fails the call with TsdbError Unsupported naming the column, once the
+ * query is bound and before it runs (`isArrowTypeUnsupported`).
  */
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk, type DuckDBDecimalType, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
@@ -60,6 +61,17 @@ import { DUCKDB_TYPE_KEY } from './arrow-scan-function.js';
 import { copyBits } from './copy-bits.js';
 import { duckdbError } from './duckdb-error.js';
 
+/** The end of the message of a result refused for a column's type (it crosses a region server's wire unchanged). */
+const ARROW_UNSUPPORTED = ' cannot be sent as Arrow';
+
+/**
+ * Whether `err` is `queryArrow`'s refusal of a result for a column's type (raised before the query
+ * runs), in this process or a region server's: the caller reads the result another way.
+ */
+export function isArrowTypeUnsupported(err: unknown): boolean {
+  return err instanceof TsdbError && err.code === StatusCode.Unsupported && err.message.endsWith(ARROW_UNSUPPORTED);
+}
+
 /** Rows per batch unless asked otherwise (DataFusion's batch size, so GreptimeDB's). */
 export const DEFAULT_BATCH_ROWS = 8192;
 
@@ -94,20 +106,22 @@ export async function queryArrow(conn: DuckDBConnection, sql: string, opts: Quer
   if (!Number.isSafeInteger(batchRows) || batchRows < 1) throw new TsdbError(StatusCode.InvalidArguments, `batchRows must be a positive integer, not ${batchRows}`);
   const guard = new InterruptGuard(conn, opts.signal);
   let result: DuckDBResult;
+  let readers: ColumnReader[];
   try {
     guard.throwIfAborted();
-    result = await guard.call(() => conn.stream(sql));
+    // Prepared first: a result of a type without an Arrow reader is refused once bound, before
+    // anything runs (a caller falls back on it: `isArrowTypeUnsupported`).
+    const prepared = await guard.call(() => conn.prepare(sql));
+    try {
+      readers = Array.from({ length: prepared.columnCount }, (_, c) => columnReader(prepared.columnName(c), prepared.columnType(c)));
+      result = await guard.call(() => prepared.stream());
+    } finally {
+      prepared.destroySync();
+    }
     guard.throwIfAborted();
   } catch (err) {
     guard.close();
     throw guard.abortError() ?? duckdbError(err);
-  }
-  let readers: ColumnReader[];
-  try {
-    readers = Array.from({ length: result.columnCount }, (_, c) => columnReader(result.columnName(c), result.columnType(c)));
-  } catch (err) {
-    guard.close();
-    throw err;
   }
   const schema = new Schema(readers.map((r) => r.field));
   return { schema, batches: new BatchStream(result, schema, readers, batchRows, guard) };
@@ -419,7 +433,7 @@ function columnReader(name: string, type: DuckDBType): ColumnReader {
     case DuckDBTypeId.SQLNULL:
       return new NullReader(field(new Null()));
     default:
-      throw new TsdbError(StatusCode.Unsupported, `column ${name} of type ${String(type)} cannot be sent as Arrow`);
+      throw new TsdbError(StatusCode.Unsupported, `column ${name} of type ${String(type)}${ARROW_UNSUPPORTED}`);
   }
 }
 
