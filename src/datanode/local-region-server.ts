@@ -15,6 +15,7 @@ import { registerMemtableScan } from '../engine/read/memtable-scan-function.js';
 import { timeLiteral } from '../engine/read/region-scan.js';
 import { queryArrow } from '../query/arrow-result.js';
 import { duckdbError } from '../query/duckdb-error.js';
+import { installFunctions } from '../query/session-functions.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionMetadata, TimestampType } from '../types/region-metadata.js';
 import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionStatistics, type ScanRelation } from '../types/region-server.js';
@@ -61,6 +62,9 @@ export class LocalRegionServer implements RegionServer {
     protected readonly engine: RegionEngine,
     private readonly queries?: DuckDBInstance,
   ) {}
+
+  /** tsdb's functions (`installFunctions`) in the DuckDB region queries run in, once installed. */
+  private functions: Promise<void> | undefined;
 
   createRegion(metadata: RegionMetadata, dir: string): Promise<void> {
     return this.engine.createRegion(metadata, dir);
@@ -137,8 +141,20 @@ export class LocalRegionServer implements RegionServer {
     try {
       const condition = query.scan === undefined ? undefined : scanCondition(metadata, query.scan);
       const rows = `SELECT * FROM (${scan.relation()})${condition === undefined ? '' : ` WHERE ${condition}`}`;
-      const sql = `WITH ${quoteIdent(REGION_RELATION)} AS (${rows}) ${query.sql ?? `SELECT * FROM ${quoteIdent(REGION_RELATION)}`}`;
+      const fragment = query.sql ?? `SELECT * FROM ${quoteIdent(REGION_RELATION)}`;
+      // The rows are a CTE of the fragment when it starts with SELECT or `(`; any other fragment
+      // (one with a WITH of its own, which a second WITH cannot precede) reads them as a view of its
+      // connection's own.
+      const asCte = /^\s*(SELECT\b|\()/i.test(fragment);
+      const sql = asCte ? `WITH ${quoteIdent(REGION_RELATION)} AS (${rows}) ${fragment}` : fragment;
       conn = await (this.queries ?? this.engine.duckdb).connect();
+      // A fragment may be a frontend's whole query, calling tsdb's functions.
+      const installing = (this.functions ??= installFunctions(conn));
+      await installing.catch((err: unknown) => {
+        // Tried again by the next query: a failure here (DuckDB's memory used up) is not for good.
+        if (this.functions === installing) this.functions = undefined;
+        throw duckdbError(err);
+      });
       // DuckDB runs every statement of a text it streams: a fragment with a `;` in it would run
       // statements of its own (CREATE, SET…) in the DuckDB all region queries share.
       const statements = await conn.extractStatements(sql).catch((err: unknown) => {
@@ -146,6 +162,11 @@ export class LocalRegionServer implements RegionServer {
       });
       if (statements.count !== 1) {
         throw new TsdbError(StatusCode.InvalidArguments, `A region query's fragment is one SELECT statement, not ${statements.count} statements`);
+      }
+      if (!asCte) {
+        await conn.run(`CREATE TEMPORARY VIEW ${quoteIdent(REGION_RELATION)} AS ${rows}`).catch((err: unknown) => {
+          throw duckdbError(err);
+        });
       }
       const result = await queryArrow(conn, sql, { ...(signal !== undefined && { signal }) }).catch((err: unknown) => {
         throw duckdbError(err);

@@ -32,9 +32,11 @@ export interface RegionQuery {
   /** Time range and primary key values; undefined: every row. */
   readonly scan?: ScanRequest;
   /**
-   * The fragment, a DuckDB SELECT over the relation `region` (`REGION_RELATION`) with the region's
+   * The fragment, one DuckDB SELECT over the relation `region` (`REGION_RELATION`) with the region's
    * columns by name: projection, filters, optionally a partial aggregation, sort and limit
-   * (`SELECT host, ts, usage FROM region WHERE usage > 90`). Undefined: `SELECT * FROM region`.
+   * (`SELECT host, ts, usage FROM region WHERE usage > 90`), or a frontend's whole query of a table
+   * whose rows are all in this region (it may have a WITH of its own and call tsdb's functions,
+   * `query/session-functions.ts`). Its answer keeps its order. Undefined: `SELECT * FROM region`.
    */
   readonly sql?: string;
 }

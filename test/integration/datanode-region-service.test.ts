@@ -12,6 +12,7 @@ import { test, type TestContext } from 'node:test';
 import type { RecordBatch } from 'apache-arrow';
 import { StatusCode } from '../../src/common/error/status-code.js';
 import { TsdbError } from '../../src/common/error/tsdb-error.js';
+import { isArrowTypeUnsupported } from '../../src/query/arrow-result.js';
 import { RemoteRegionServer } from '../../src/servers/grpc/region-client.js';
 import { regionDirName, regionId, type RegionId } from '../../src/types/region-id.js';
 import type { ColumnMetadata, RegionMetadata } from '../../src/types/region-metadata.js';
@@ -188,6 +189,30 @@ test('a datanode drives a region: create, write, query fragments, delete, flush,
   const gone = await failure(query(client, id, {}));
   assert.equal(gone.code, StatusCode.RegionNotFound, gone.message);
   assert.equal((await failure(client.write(id, puts(rows)))).code, StatusCode.RegionNotFound);
+  assert.ok(proc.running);
+});
+
+test("a datanode runs a frontend's whole query as a fragment: a WITH of its own, tsdb's functions, every type Arrow carries; one it does not carry is refused before the query runs", async (t) => {
+  const { client, proc } = await startDatanode(t);
+  const id = await create(client, 1);
+  await client.write(id, puts([['a', 1000, 1.5, 2n ** 62n], ['a', 2000, 2.5, 2n ** 62n], ['b', 1000, 4, 1n]]));
+  // A WITH of the fragment's own: the region's rows are then a view of the query's connection.
+  const cte = await query(client, id, { scan: { start: 1000n }, sql: '-- the whole query\nWITH r AS (SELECT host, v FROM region WHERE v > 2) SELECT host, max(v) AS m FROM r GROUP BY host ORDER BY host' });
+  assert.deepEqual(cte.rows, [['a', 2.5], ['b', 4]]);
+  // tsdb's functions (session-functions.ts), as the frontend's rewrites leave them.
+  const fns = await query(client, id, { sql: "SELECT date_bin(INTERVAL '1 hour', ts) AS b, date_format(max(ts), '%H:%M:%S') AS f, to_unixtime(min(ts)) AS u, __tsdb_instant(TIMESTAMP '1970-01-01 00:00:00', TIMESTAMP '1970-01-01 00:00:00', 'Europe/Paris') AS i FROM region GROUP BY b" });
+  assert.deepEqual(fns.rows, [[0, '00:00:02', 1n, -3_600_000]]);
+  // HUGEINT (a sum past 64 bits) and DECIMAL cross exactly; names may repeat.
+  const sums = await query(client, id, { sql: "SELECT sum(n) AS s, sum(n) AS s, CAST(sum(v) AS DECIMAL(20, 3)) AS d FROM region WHERE host = 'a'" });
+  assert.deepEqual(sums.names, ['s', 's', 'd']);
+  assert.equal(String(sums.rows[0]![0]), String(2n ** 63n));
+  // An interval: refused once bound, with the error the frontend falls back on.
+  const refused = await failure(query(client, id, { sql: 'SELECT max(ts) - min(ts) AS span FROM region' }));
+  assert.equal(refused.code, StatusCode.Unsupported);
+  assert.ok(isArrowTypeUnsupported(refused), refused.message);
+  // Still one statement, whatever its form.
+  const two = await failure(query(client, id, { sql: 'WITH r AS (SELECT 1) SELECT * FROM r; SELECT 2' }));
+  assert.equal(two.code, StatusCode.InvalidArguments, two.message);
   assert.ok(proc.running);
 });
 
