@@ -4,6 +4,9 @@
  * record batches the way a datanode answers over the network. Every call is recorded; a call can be
  * made to fail (`failNext`), and a query can be held until released (`holdQueries`) to test
  * cancellation. It has no `scanRelation`: the frontend reads it as it reads a remote region server.
+ * A projection (`SELECT "a", "b" FROM region`) is answered here; any other fragment (a frontend's
+ * whole query) runs in a DuckDB of its own, sandboxed and with tsdb's functions as a datanode's,
+ * over the region's rows published as Arrow. `close()` closes that DuckDB.
  */
 import {
   Binary,
@@ -31,11 +34,16 @@ import {
   Utf8,
   type DataType,
 } from 'apache-arrow';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { sandboxDuckDb } from '../../src/common/duckdb-sandbox.js';
 import { StatusCode } from '../../src/common/error/status-code.js';
+import { queryArrow } from '../../src/query/arrow-result.js';
+import { publishArrow, registerArrowScan } from '../../src/query/arrow-scan-function.js';
+import { installFunctions } from '../../src/query/session-functions.js';
 import { TsdbError } from '../../src/common/error/tsdb-error.js';
 import { formatRegionId, type RegionId } from '../../src/types/region-id.js';
 import type { ColumnMetadata, ColumnType, RegionMetadata } from '../../src/types/region-metadata.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionStatistics } from '../../src/types/region-server.js';
+import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionStatistics } from '../../src/types/region-server.js';
 import { OP_DELETE, type WriteBatch } from '../../src/types/write-batch.js';
 
 type Value = number | bigint | boolean | string | Uint8Array | null;
@@ -158,6 +166,47 @@ export class FakeRegionServer implements RegionServer {
   private releaseHold: (() => void) | undefined;
   /** Statistics answered for every region (memtable_rows is the rows held). */
   sstFiles = 0;
+  /** Where fragments other than a projection run, opened by the first. */
+  private duckdb: Promise<DuckDBInstance> | undefined;
+
+  /** Closes the DuckDB fragments ran in, if any. */
+  async close(): Promise<void> {
+    const db = await this.duckdb?.catch(() => undefined);
+    this.duckdb = undefined;
+    db?.closeSync();
+  }
+
+  private fragmentDuckDb(): Promise<DuckDBInstance> {
+    this.duckdb ??= (async () => {
+      const db = await DuckDBInstance.create(':memory:', { threads: '1' });
+      const conn = await db.connect();
+      try {
+        registerArrowScan(conn);
+        await installFunctions(conn);
+        await sandboxDuckDb(conn, []);
+      } finally {
+        conn.closeSync();
+      }
+      return db;
+    })();
+    return this.duckdb;
+  }
+
+  /** The answer of `sql` over `batch` (the region's rows of the scan) as a relation named `region`. */
+  private async runFragment(sql: string, schema: Schema, batches: readonly RecordBatch[], signal?: AbortSignal): Promise<RegionQueryStream> {
+    const conn = await (await this.fragmentDuckDb()).connect();
+    const rows = publishArrow(schema, batches);
+    try {
+      await conn.run(`CREATE TEMPORARY VIEW ${REGION_RELATION} AS SELECT * FROM ${rows.sql}`);
+      const answer = await queryArrow(conn, sql, { ...(signal !== undefined && { signal }) });
+      const out: RecordBatch[] = [];
+      for await (const b of answer.batches) out.push(b);
+      return { schema: answer.schema, batches: (async function* () { yield* out; })() };
+    } finally {
+      rows.dispose();
+      conn.closeSync();
+    }
+  }
 
   /** The next call of `method` fails with `error`. */
   failNext(method: string, error: Error): void {
@@ -291,6 +340,7 @@ export class FakeRegionServer implements RegionServer {
     const children = columns.map((c) => columnData(c, rows.map((row) => value(row, c))));
     const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
     const batches = rows.length === 0 ? [] : [batch];
+    if (names === undefined && query.sql !== undefined) return this.runFragment(query.sql, schema, batches, signal);
     async function* stream(): AsyncGenerator<RecordBatch> {
       for (const b of batches) {
         signal?.throwIfAborted();
