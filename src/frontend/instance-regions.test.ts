@@ -14,6 +14,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
+import { limitErrorSql } from '../query/resource-limits.js';
 import { QueryGate } from './query-gate.js';
 import { openQueryDuckDb } from '../query/query-duckdb.js';
 import type { IngestTable } from './ingest-request.js';
@@ -23,9 +24,10 @@ import { newSession } from './session.js';
 async function frontend(t: TestContext, regions = new FakeRegionServer(), kv = new MemoryKvBackend()): Promise<{ fe: FrontendInstance; regions: FakeRegionServer; kv: MemoryKvBackend }> {
   const queries = await openQueryDuckDb({ threads: 1, spillDir: join(tempDir(t), 'spill'), readableDirs: [], registerFunctions: registerArrowScan });
   const fe = new FrontendInstance(await CatalogManager.open(kv), regions, queries);
-  t.after(() => {
+  t.after(async () => {
     fe.close();
     queries.closeSync();
+    await regions.close();
   });
   return { fe, regions, kv };
 }
@@ -65,8 +67,8 @@ test('CREATE TABLE creates its region with the table schema; INSERT writes there
   ]);
   const query = regions.calls.findLast((c) => c.method === 'query')!;
   assert.equal(query.id, tableRegionIds(info)[0]);
-  // A remote region is asked for the table's columns by name.
-  assert.equal(query.query!.sql, 'SELECT "host", "dc", "ts", "usage", "n" FROM region');
+  // The table's one region is remote: it runs the whole query, reading its rows as `region`.
+  assert.equal(query.query!.sql, 'SELECT host, dc, ts, usage, n FROM ((SELECT * FROM "region")) AS "cpu" ORDER BY host');
   assert.deepEqual(await rows(fe, 'SELECT count(*), sum(usage) FROM cpu'), [[2, 1.5]]);
 });
 
@@ -182,13 +184,37 @@ test("a query whose regions' answers pass query.max_result_bytes fails with a cl
     queries.closeSync();
   });
   const s = newSession();
-  await fe.executeSql('CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE)', s);
-  await fe.executeSql(`INSERT INTO m VALUES ${Array.from({ length: 1000 }, (_, i) => `(${i}, ${i})`).join(', ')}`, s);
-  const err = await failure(fe.executeSql('SELECT count(*) FROM m', s));
+  await fe.executeSql('CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE); CREATE TABLE k (kt TIMESTAMP TIME INDEX, kv DOUBLE)', s);
+  await fe.executeSql(`INSERT INTO m VALUES ${Array.from({ length: 1000 }, (_, i) => `(${i}, ${i})`).join(', ')}; INSERT INTO k VALUES (1, 1)`, s);
+  // A join reads each table's rows here: m's 1,000 timestamps are 8,000 bytes.
+  const err = await failure(fe.executeSql('SELECT count(*) FROM m JOIN k ON m.ts = k.kt', s));
   assert.equal(err.code, StatusCode.RuntimeResourcesExhausted);
   assert.match(err.message, /query\.max_result_bytes/);
   // A narrower query passes.
-  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM m WHERE ts < 100'), [[100]]);
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM (SELECT ts FROM m WHERE ts < 100) AS early JOIN k ON early.ts = k.kt'), [[1]]);
+  // Run whole on the region, a query of m alone ships its answer, which counts as the rows did.
+  assert.deepEqual(await rows(fe, 'SELECT count(*) FROM m'), [[1000]]);
+  const answer = await failure(fe.executeSql('SELECT ts, v FROM m', s));
+  assert.equal(answer.code, StatusCode.RuntimeResourcesExhausted);
+  assert.match(answer.message, /query\.max_result_bytes/);
+});
+
+test("a query's answer run whole on its region counts against query.max_result_rows as it arrives", async (t) => {
+  const regions = new FakeRegionServer();
+  const queries = await openQueryDuckDb({ threads: 1, spillDir: join(tempDir(t), 'spill'), readableDirs: [], registerFunctions: registerArrowScan });
+  const fe = new FrontendInstance(await CatalogManager.open(new MemoryKvBackend()), regions, queries, ['File'], { gate: new QueryGate(0, 0), limits: { maxRows: 10, maxBytes: 0 } });
+  t.after(async () => {
+    fe.close();
+    queries.closeSync();
+    await regions.close();
+  });
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE)', s);
+  await fe.executeSql(`INSERT INTO m VALUES ${Array.from({ length: 100 }, (_, i) => `(${i}, ${i})`).join(', ')}`, s);
+  const err = await failure(fe.executeSql('SELECT v FROM m', s));
+  assert.equal(err.code, StatusCode.RuntimeResourcesExhausted);
+  assert.match(err.message, /more than 10 rows \(query\.max_result_rows\)/);
+  assert.deepEqual(await rows(fe, 'SELECT v FROM m ORDER BY v DESC LIMIT 10'), [[99], [98], [97], [96], [95], [94], [93], [92], [91], [90]]);
 });
 
 test('a session asking for Arrow (Flight DoGet) gets its query rows as Arrow; INSERT … SELECT and DELETE still read rows', async (t) => {
@@ -207,21 +233,140 @@ test('a session asking for Arrow (Flight DoGet) gets its query rows as Arrow; IN
   assert.deepEqual(await rows(fe, 'SELECT host, v FROM b ORDER BY host'), [['y', 2], ['z', 3]]);
 });
 
-test('a remote region is asked for the columns a query names; all of them for *, a whole-row reference or a NATURAL join', async (t) => {
+test('a remote region read here (a query of two tables) is asked for the columns a query names; all of them for *, a whole-row reference or a NATURAL join', async (t) => {
   const { fe, regions } = await frontend(t);
   const s = newSession();
   await fe.executeSql("CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, w DOUBLE); INSERT INTO m VALUES ('a', 1, 1, 2)", s);
+  await fe.executeSql('CREATE TABLE k (kt TIMESTAMP TIME INDEX, kv DOUBLE); INSERT INTO k VALUES (1, 1)', s);
+  const id = tableRegionIds((await fe.catalog.table('public', 'm'))!)[0]!;
   const asked = async (sql: string) => {
     await fe.executeSql(sql, s);
-    return regions.calls.findLast((c) => c.method === 'query')!.query!.sql;
+    return regions.calls.findLast((c) => c.method === 'query' && c.id === id)!.query!.sql;
   };
-  assert.equal(await asked('SELECT max(v) FROM m WHERE host = \'a\''), 'SELECT "host", "v" FROM region');
-  assert.equal(await asked('SELECT count(*) FROM m'), 'SELECT "ts" FROM region');
+  assert.equal(await asked('SELECT max(v) FROM m, k WHERE host = \'a\''), 'SELECT "host", "v" FROM region');
+  assert.equal(await asked('SELECT count(*) FROM m, k'), 'SELECT "ts" FROM region');
   const all = 'SELECT "host", "ts", "v", "w" FROM region';
-  assert.equal(await asked('SELECT * FROM m'), all);
-  assert.equal(await asked('SELECT m FROM m'), all);
-  assert.equal(await asked('SELECT x FROM m AS x'), all);
-  assert.deepEqual(await rows(fe, 'SELECT m FROM m'), [[{ host: 'a', ts: 1, v: 1, w: 2 }]]);
+  assert.equal(await asked('SELECT * FROM m, k'), all);
+  assert.equal(await asked('SELECT m FROM m, k'), all);
+  assert.equal(await asked('SELECT x FROM m AS x, k'), all);
+  assert.deepEqual(await rows(fe, 'SELECT m FROM m, k'), [[{ host: 'a', ts: 1, v: 1, w: 2 }]]);
+});
+
+/** The region queries `sql` sends, in order. */
+async function regionQueries(fe: FrontendInstance, regions: FakeRegionServer, sql: string, s = newSession()): Promise<Array<{ sql: string | undefined; start?: bigint; end?: bigint }>> {
+  const before = regions.calls.length;
+  await fe.executeSql(sql, s);
+  return regions.calls.slice(before).filter((c) => c.method === 'query').map((c) => ({ sql: c.query!.sql, ...(c.query!.scan?.start !== undefined && { start: c.query!.scan.start }), ...(c.query!.scan?.end !== undefined && { end: c.query!.scan.end }) }));
+}
+
+async function records(fe: FrontendInstance, sql: string, s = newSession()): Promise<{ columns: Array<{ name: string; data_type: string }>; rows: unknown[][] }> {
+  const [out] = await fe.executeSql(sql, s);
+  assert.equal(out!.kind, 'records');
+  return out as unknown as { columns: Array<{ name: string; data_type: string }>; rows: unknown[][] };
+}
+
+const SERIES = "INSERT INTO m VALUES ('a', 1000, 1.5, 10), ('a', 2000, 2.5, 20), ('b', 1000, 4, 9007199254740993), ('b', 3000, 8, 1), ('c', 2000, 0.5, -3)";
+
+test('a query of one table whose one region is remote runs whole there: the region query is the query, only its answer comes back, in its order, with its names and types', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, n BIGINT)', s);
+  await fe.executeSql(SERIES, s);
+  const sql = 'SELECT host, avg(v) AS a, sum(n) AS total, count(*) FROM m WHERE ts >= 1000 AND ts < 3000 GROUP BY host ORDER BY a DESC';
+  const sent = await regionQueries(fe, regions, sql);
+  // One region query: the whole aggregation, over the query's time range.
+  assert.equal(sent.length, 1);
+  assert.match(sent[0]!.sql!, /^SELECT host, avg\(v\) AS a, sum\(n\) AS total, count_star\(\) FROM \(SELECT \* FROM "region"\) AS m WHERE .+ GROUP BY host ORDER BY a DESC$/);
+  assert.deepEqual([sent[0]!.start, sent[0]!.end], [1000n, 2999n]);
+  const out = await records(fe, sql);
+  assert.deepEqual(out.rows, [['b', 4, 9007199254740993n, 1], ['a', 2, 30, 2], ['c', 0.5, -3, 1]]);
+  // sum(BIGINT) is HUGEINT; count(*) is named as GreptimeDB names it.
+  assert.deepEqual(out.columns, [
+    { name: 'host', data_type: 'String' },
+    { name: 'a', data_type: 'Float64' },
+    { name: 'total', data_type: 'Int64' },
+    { name: 'count(*)', data_type: 'Int64' },
+  ]);
+  // Names an answer repeats, a sorted answer's order, a LIMIT.
+  const repeated = await records(fe, 'SELECT v, v, ts FROM m ORDER BY v DESC LIMIT 3');
+  assert.deepEqual(repeated.columns.map((c) => c.name), ['v', 'v', 'ts']);
+  assert.deepEqual(repeated.rows, [[8, 8, 3000], [4, 4, 1000], [2.5, 2.5, 2000]]);
+  // Decimals, dates, times and booleans cross as they are.
+  const typed = await records(fe, "SELECT CAST(v AS DECIMAL(10, 2)) AS d, CAST(ts AS DATE) AS day, v > 2 AS big, NULL AS nothing FROM m WHERE host = 'a' ORDER BY ts");
+  assert.deepEqual(typed.rows, [['1.50', 0, false, null], ['2.50', 0, true, null]]);
+  assert.deepEqual(typed.columns.map((c) => c.data_type).slice(0, 3), ['Decimal(10, 2)', 'Date', 'Boolean']);
+  // A query with a WITH of its own, a DISTINCT ON.
+  assert.deepEqual((await records(fe, 'WITH r AS (SELECT host, v FROM m WHERE v > 1) SELECT host, max(v) FROM r GROUP BY host ORDER BY host')).rows, [['a', 2.5], ['b', 8]]);
+  assert.deepEqual((await records(fe, 'SELECT DISTINCT ON (host) host, ts FROM m ORDER BY host, ts DESC')).rows, [['a', 2000], ['b', 3000], ['c', 2000]]);
+  const withSql = await regionQueries(fe, regions, 'WITH r AS (SELECT host, v FROM m) SELECT count(*) FROM r');
+  assert.match(withSql[0]!.sql!, /^WITH r AS/);
+});
+
+test("a query run whole on its region has been rewritten for the session here: its time zone, now(), database() and tsdb's functions", async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession('public', 'Asia/Shanghai');
+  await fe.executeSql('CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, n BIGINT)', s);
+  await fe.executeSql(SERIES, s);
+  // Local midnight in Shanghai is 16:00 UTC: every row is in the day that began at -8 h.
+  const sql = "SELECT date_trunc('day', ts) AS day, date_format(max(ts), '%H:%M:%S') AS last, to_unixtime(min(ts)) AS first, database() AS db, now() > ts AS past FROM m WHERE ts > '1970-01-01 08:00:01' GROUP BY day, db, past";
+  const sent = await regionQueries(fe, regions, sql, s);
+  assert.equal(sent.length, 1);
+  assert.doesNotMatch(sent[0]!.sql!, /now\(\)|database\(\)/);
+  assert.equal(sent[0]!.start, 1001n);
+  assert.deepEqual((await records(fe, sql, s)).rows, [[-8 * 3_600_000, '08:00:03', 2, 'public', true]]);
+});
+
+test('a query whose answer has a type that does not cross (a list, an interval) is refused before it runs there, then reads the rows here', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, n BIGINT)', s);
+  await fe.executeSql(SERIES, s);
+  const lists = 'SELECT host, list(v ORDER BY ts) AS vs FROM m GROUP BY host ORDER BY host';
+  const sent = await regionQueries(fe, regions, lists);
+  assert.deepEqual(sent.map((q) => q.sql), ['SELECT host, list(v ORDER BY ts) AS vs FROM ((SELECT * FROM "region")) AS "m" GROUP BY host ORDER BY host', 'SELECT "host", "ts", "v" FROM region']);
+  assert.deepEqual((await records(fe, lists)).rows, [['a', [1.5, 2.5]], ['b', [4, 8]], ['c', [0.5]]]);
+  const span = await records(fe, "SELECT max(ts) - min(ts) AS span FROM m WHERE host = 'b'");
+  assert.deepEqual(span.columns, [{ name: 'span', data_type: 'IntervalMonthDayNano' }]);
+  assert.deepEqual(span.rows, [['00:00:02']]);
+});
+
+test('EXPLAIN, a query of two tables and one naming a CTE as the region relation is named read the rows here', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, n BIGINT); CREATE TABLE k (kt TIMESTAMP TIME INDEX, kv DOUBLE)', s);
+  await fe.executeSql(`${SERIES}; INSERT INTO k VALUES (1000, 1)`, s);
+  assert.deepEqual((await regionQueries(fe, regions, 'EXPLAIN SELECT count(*) FROM m')).map((q) => q.sql), ['SELECT "ts" FROM region']);
+  assert.deepEqual((await regionQueries(fe, regions, 'SELECT count(*) FROM m, k WHERE ts = kt')).map((q) => q.sql), ['SELECT "ts" FROM region', 'SELECT "kt" FROM region']);
+  const cte = 'WITH region AS (SELECT host FROM m WHERE v > 2) SELECT count(*) FROM region';
+  assert.deepEqual((await regionQueries(fe, regions, cte)).map((q) => q.sql), ['SELECT "host", "v" FROM region']);
+  assert.deepEqual((await records(fe, cte)).rows, [[3]]);
+});
+
+test('a query of a logical metric table runs whole on its physical table region, that table’s rows left out', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE phy (ts TIMESTAMP TIME INDEX, val DOUBLE) ENGINE=metric WITH ('physical_metric_table' = '')", s);
+  await fe.executeSql("CREATE TABLE t1 (ts TIMESTAMP TIME INDEX, val DOUBLE, host STRING PRIMARY KEY) ENGINE=metric WITH ('on_physical_table' = 'phy')", s);
+  await fe.executeSql("CREATE TABLE t2 (ts TIMESTAMP TIME INDEX, val DOUBLE, job STRING PRIMARY KEY) ENGINE=metric WITH ('on_physical_table' = 'phy')", s);
+  await fe.executeSql("INSERT INTO t1 VALUES (0, 1, 'a'), (1000, 2, 'b'); INSERT INTO t2 VALUES (0, 10, 'x')", s);
+  const sql = 'SELECT host, sum(val) FROM t1 WHERE ts >= 0 GROUP BY host ORDER BY host';
+  const sent = await regionQueries(fe, regions, sql);
+  assert.equal(sent.length, 1);
+  assert.match(sent[0]!.sql!, /GROUP BY host/);
+  assert.deepEqual((await records(fe, sql)).rows, [['a', 1], ['b', 2]]);
+  assert.deepEqual((await records(fe, 'SELECT count(*) FROM t2')).rows, [[1]]);
+});
+
+test("a limit a query checks as it runs (a RANGE query's FILL slots), raised on the region that runs the query, is this process's limit error", async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE m (ts TIMESTAMP TIME INDEX, v DOUBLE); INSERT INTO m VALUES (1, 1)", s);
+  // What DuckDB on another node says of `limitErrorSql`'s error(): this process's marker, its message.
+  const marker = /'([^']+)'/.exec(limitErrorSql("''"))![1]!;
+  regions.failNext('query', new TsdbError(StatusCode.InvalidArguments, `${marker}Result too large: more than 10 rows (query.max_result_rows)`));
+  const err = await failure(fe.executeSql('SELECT count(*) FROM m', s));
+  assert.equal(err.code, StatusCode.RuntimeResourcesExhausted);
+  assert.equal(err.message, 'Result too large: more than 10 rows (query.max_result_rows)');
 });
 
 /** The region ids the calls of `method` made since call number `from` name, in order. */

@@ -527,6 +527,7 @@ export class FrontendInstance {
           timestampColumns,
           columnNames: info.columns.map((c) => c.name),
           relation: (range, keys, signal, columns) => this.tables.relation(info, range, keys, signal, columns),
+          pushdown: (query) => this.tables.pushdown(info, query),
         };
       },
     };

@@ -12,12 +12,15 @@ import { DEFAULT_CATALOG, tableRegionIds, type TableInfo } from '../catalog/tabl
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
-import type { Relation } from '../query/query-executor.js';
+import type { PushdownQuery, Relation } from '../query/query-executor.js';
+import { isArrowTypeUnsupported } from '../query/arrow-result.js';
+import { tooManyBytes, tooManyRows } from '../query/resource-limits.js';
+import { Field, Schema, type RecordBatch } from 'apache-arrow';
 import type { TimeRange } from '../query/time-predicates.js';
 import type { KeyValue, KeyValues } from '../query/key-predicates.js';
 import { isLogicalTable, LOGICAL_TABLE_OPTION, logicalRelation, physicalBatch } from './metric-engine.js';
 import type { RegionId } from '../types/region-id.js';
-import type { RegionServer, ScanRelation } from '../types/region-server.js';
+import { REGION_RELATION, type RegionQueryStream, type RegionServer, type ScanRelation } from '../types/region-server.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import { publishArrow } from '../query/arrow-scan-function.js';
 import { quoteIdent } from '../common/sql-quote.js';
@@ -162,6 +165,54 @@ export class TableRouter {
     const scan = await this.regionsRelation(storage, ids, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, projection, signal);
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
+  }
+
+  /**
+   * A query of `info` alone run whole where its rows are (`TableSource.pushdown`): when they are
+   * all in one region of a region server in another process, that region answers the query itself
+   * and only its answer crosses. Undefined (the query then reads the rows here) when the region
+   * server is this process's, the rows are in several regions, the query names a CTE as the region's
+   * relation is named, or the answer has a column of a type that cannot cross. The answer is
+   * received whole, within `query.maxRows` rows and `maxRegionBytes` bytes, and read in its order.
+   */
+  async pushdown(info: TableInfo, query: PushdownQuery): Promise<Relation | undefined> {
+    if (this.regions.scanRelation !== undefined || query.names.has(REGION_RELATION.toLowerCase())) return undefined;
+    const storage = await this.storageOf(info);
+    const ids = tableRegionIds(storage);
+    if (ids.length !== 1) return undefined;
+    const rows = `SELECT * FROM ${quoteIdent(REGION_RELATION)}`;
+    // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
+    const keyIds = storage === info && query.keys !== undefined ? keyColumnIds(info, query.keys) : undefined;
+    const scan: ScanRequest = { ...query.range, ...(keyIds !== undefined && { keys: keyIds }) };
+    let stream: RegionQueryStream;
+    try {
+      stream = await this.regions.query(ids[0]!, { scan, sql: query.text(storage === info ? rows : logicalRelation(info, rows)) }, query.signal);
+    } catch (err) {
+      // Refused once bound, before it ran (`queryArrow`).
+      if (isArrowTypeUnsupported(err)) return undefined;
+      throw err;
+    }
+    const batches: RecordBatch[] = [];
+    try {
+      let rowCount = 0;
+      let bytes = 0;
+      for await (const b of stream.batches) {
+        query.signal?.throwIfAborted();
+        rowCount += b.numRows;
+        if (query.maxRows > 0 && rowCount > query.maxRows) throw tooManyRows(query.maxRows);
+        bytes += arrowDataBytes(b.data);
+        if (this.maxRegionBytes > 0 && bytes > this.maxRegionBytes) throw tooManyBytes(this.maxRegionBytes);
+        batches.push(b);
+      }
+    } finally {
+      await stream.batches.return?.();
+    }
+    // Published under positional names, given back by the select list: an answer may repeat a name
+    // (`SELECT v, v`), which a relation may not.
+    const fields = stream.schema.fields;
+    const positional = new Schema(fields.map((f, i) => new Field(`c${i}`, f.type, f.nullable, f.metadata)));
+    const published = publishArrow(positional, batches, { ordered: true });
+    return { sql: `SELECT ${fields.map((f, i) => `${quoteIdent(`c${i}`)} AS ${quoteIdent(f.name)}`).join(', ')} FROM ${published.sql}`, release: () => published.dispose() };
   }
 
   async flush(info: TableInfo): Promise<void> {

@@ -2,7 +2,10 @@
  * Runs a query (SELECT, WITH, VALUES …) on DuckDB over tsdb tables (DESIGN.md D2, D6): DuckDB parses
  * it (`json_serialize_sql`), each table reference is renamed to a placeholder, the tree goes back to
  * SQL (`json_deserialize_sql`), each placeholder is replaced by the subquery of a consistent scan
- * of the table's regions, and DuckDB runs it. Scans live only as long as the query.
+ * of the table's regions, and DuckDB runs it. Scans live only as long as the query. A query of one
+ * table, read once, whose rows are elsewhere (a datanode) may run whole there instead
+ * (`TableSource.pushdown`): the same text with the rows' relation there in place of the table, its
+ * answer then read here in its order.
  *
  * Subqueries rather than temporary views: a view costs two more round trips to DuckDB (create,
  * drop) and is bound twice (at creation and in the query), which for Parquet files means reading
@@ -25,12 +28,12 @@ import { rewriteDistinctOn } from './distinct-on.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
-import { referencedColumns, tableRefs, type BaseTableNode } from './table-refs.js';
+import { cteNames, referencedColumns, tableRefs, type BaseTableNode } from './table-refs.js';
 import { keyValuesOf, type KeyValues } from './key-predicates.js';
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import { checkSandbox } from './sandbox.js';
-import type { ResultLimits } from './resource-limits.js';
+import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
 import type { TimeUnit } from '../types/time-unit.js';
@@ -68,6 +71,30 @@ export interface TableSource {
    * the relation may leave the others out.
    */
   relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation>;
+  /**
+   * A query that reads this table alone, once, run whole where the table's rows are when that is
+   * elsewhere (a datanode), so that only its answer comes back. Resolves to the answer as a
+   * relation whose rows keep the answer's order, or to undefined when the table does not take the
+   * query (then `relation` serves it).
+   */
+  pushdown?(query: PushdownQuery): Promise<Relation | undefined>;
+}
+
+/** A whole query handed to the one table it reads (`TableSource.pushdown`). */
+export interface PushdownQuery {
+  /**
+   * The query as it would run here (every rewrite done) with `relation`, SQL of the table's rows
+   * where they are, in place of the table.
+   */
+  text(relation: string): string;
+  /** Names the query's WITH clauses define (lower case): a relation naming one of them would read it instead. */
+  readonly names: ReadonlySet<string>;
+  /** The rows it reads, as `relation` gets them: the inclusive time range, the primary key values. */
+  readonly range?: TimeRange;
+  readonly keys?: KeyValues;
+  readonly signal?: AbortSignal;
+  /** Rows its answer may have (`ResultLimits.maxRows`; 0: no limit). */
+  readonly maxRows: number;
 }
 
 /**
@@ -270,6 +297,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     // A reference naming a table or its alias (`SELECT t FROM t`: the whole row) reads every column.
     const named = referencedColumns(tree);
     const referenced = named !== undefined && refs.some((r) => named.has(r.table_name.toLowerCase()) || (r.alias !== '' && named.has(r.alias.toLowerCase()))) ? undefined : named;
+    // Each table's reads, under the name its references have until its relation replaces them.
+    const reads: Array<{ view: string; source: TableSource; range: TimeRange | undefined; keys: KeyValues | undefined }> = [];
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
       let view = views.get(source.key);
@@ -279,10 +308,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
         const keyColumns = source.keyColumns ?? source.primaryKey;
         const keys = uses.get(source.key) === 1 && keyColumns !== undefined ? keyValuesOf(tree, ref, keyColumns) : undefined;
-        const relation = await source.relation(range, keys, ctx.signal, referenced);
-        relations.push(relation);
+        reads.push({ view, source, range, keys });
         views.set(source.key, view);
-        bodies.set(view, relation.sql);
         names.set(view, ref.table_name);
       }
       // Qualified column references (`cpu.usage`, `public.cpu.usage`) still name the table.
@@ -293,10 +320,41 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     rewriteSessionFunctions(tree, ctx);
     if (views.size > 0) rewriteDistinctOn(tree);
-    const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => bodies.get(views.get(sources[i]!.key)!)!);
+    // The query's text with the views' names where their relations go (spliced in as `(view)`).
+    const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => views.get(sources[i]!.key)!);
     const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
-    const replaced = spliced ?? (views.size === 0 ? deserialized : deserialized.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`));
-    const rewritten = foldedLists === undefined ? replaced : await foldedLists.restore(replaced);
+    const template = foldedLists === undefined ? (spliced ?? deserialized) : await foldedLists.restore(spliced ?? deserialized);
+    aborted();
+    // A table read alone, once, may run the whole query where its rows are (`TableSource.pushdown`):
+    // then only the answer is read here. EXPLAIN shows the plan of the query here, as it reads its tables.
+    let rewritten: string | undefined;
+    const only = reads.length === 1 && refs.length === 1 && explain === undefined ? reads[0]! : undefined;
+    if (only?.source.pushdown !== undefined) {
+      const answer = await only.source.pushdown({
+        text: (relation) => template.replace(PLACEHOLDER_PATTERN, () => `(${relation})`),
+        names: cteNames(tree),
+        ...(only.range !== undefined && { range: only.range }),
+        ...(only.keys !== undefined && { keys: only.keys }),
+        ...(ctx.signal !== undefined && { signal: ctx.signal }),
+        maxRows: ctx.limits?.maxRows ?? 0,
+      }).catch((err: unknown) => {
+        // A limit the query checks as it runs (`limitErrorSql`) fails it there with this process's marker.
+        throw (err instanceof TsdbError ? limitErrorOf(err.message) : undefined) ?? err;
+      });
+      aborted();
+      if (answer !== undefined) {
+        relations.push(answer);
+        rewritten = answer.sql;
+      }
+    }
+    if (rewritten === undefined) {
+      for (const r of reads) {
+        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced);
+        relations.push(relation);
+        bodies.set(r.view, relation.sql);
+      }
+      rewritten = views.size === 0 ? template : template.replace(PLACEHOLDER_PATTERN, (view: string) => `(${bodies.get(view.replaceAll('"', ''))!})`);
+    }
     aborted();
     if (explain !== undefined) {
       // GreptimeDB's EXPLAIN columns: plan_type, plan.

@@ -19,8 +19,9 @@ function isObject(v: Json | undefined): v is { [k: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Names defined by WITH clauses anywhere in the tree. */
-function cteNames(node: Json, out: Set<string>): Set<string> {
+/** Names defined by WITH clauses anywhere in the tree (lower case), added to `out`. */
+export function cteNames(tree: unknown, out = new Set<string>()): Set<string> {
+  const node = tree as Json;
   if (Array.isArray(node)) for (const x of node) cteNames(x, out);
   else if (isObject(node)) {
     const map = node['cte_map'];
