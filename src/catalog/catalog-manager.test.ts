@@ -5,6 +5,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
 import { CatalogManager } from './catalog-manager.js';
 import type { TableInfo } from './table-info.js';
+import { tablePlacement } from './table-route.js';
 
 function table(id: number, database: string, name: string): TableInfo {
   return {
@@ -83,4 +84,53 @@ test('table reads are cached; a change is seen at once, also by reads that raced
   assert.deepEqual((await c.table('public', 'x'))?.options, { ttl: '1day' });
   await c.dropTable(x);
   assert.equal(await c.table('public', 'x'), undefined);
+});
+
+test('cluster writes: a table with its placement is one batch; drop removes route and shares; alter checks the stored info', async () => {
+  const kv = new MemoryKvBackend();
+  const c = await CatalogManager.open(kv);
+  const info = { ...table(1024, 'public', 'p'), region_numbers: [0, 1, 2] };
+  const placement = tablePlacement(info, [
+    { id: 1, addr: 'a:1' },
+    { id: 2, addr: 'b:2' },
+    { id: 1, addr: 'a:1' },
+  ]);
+  let batches = 0;
+  const batch = kv.batch.bind(kv);
+  kv.batch = (ops) => {
+    batches++;
+    return batch(ops);
+  };
+  await c.createTable(info, placement);
+  assert.equal(batches, 1, 'name, info, route and shares in one batch');
+  assert.deepEqual(await c.tableRoute(1024), placement.route);
+  assert.deepEqual((await c.datanodeTable(1, 1024))?.regions, [
+    { region_number: 0, dir: 'tsdb/public/1024/1024_0000000000/' },
+    { region_number: 2, dir: 'tsdb/public/1024/1024_0000000002/' },
+  ]);
+  assert.deepEqual((await c.datanodeTables(2)).map((t) => t.regions.map((r) => r.region_number)), [[1]]);
+  await assert.rejects(c.createTable({ ...info, table_id: 1025 }, placement), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.TableAlreadyExists);
+  assert.equal(await kv.get('__table_info/1025'), undefined, 'a refused creation writes nothing');
+
+  // Alter: the stored info must still be `before`.
+  const renamed = { ...info, name: 'q', schema_version: 1 };
+  await assert.rejects(c.updateTable({ ...info, schema_version: 7 }, renamed, { checkCurrent: true }), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.RequestOutdated && /run the statement again/.test(e.message));
+  // Key order does not matter (the info may have crossed the network).
+  const reordered = JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(info).reverse()))) as TableInfo;
+  await c.updateTable(reordered, renamed, { checkCurrent: true });
+  assert.equal(await c.table('public', 'p'), undefined);
+  assert.equal((await c.table('public', 'q'))?.schema_version, 1);
+  await assert.rejects(c.updateTable(info, renamed, { checkCurrent: true }), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.TableNotFound);
+
+  // A region moves: route and both shares in one batch.
+  const moved = { ...placement.route, region_routes: placement.route.region_routes.map((r) => (r.region_number === 1 ? { ...r, leader_peer: { id: 1, addr: 'a:1' } } : r)), version: 1 };
+  const share1 = (await c.datanodeTable(1, 1024))!;
+  await c.updateRoute(moved, new Map([[2, undefined], [1, { ...share1, regions: [...share1.regions, { region_number: 1, dir: 'tsdb/public/1024/1024_0000000001/' }] }]]));
+  assert.equal(await c.datanodeTable(2, 1024), undefined);
+  assert.equal((await c.datanodeTable(1, 1024))?.regions.length, 3);
+
+  batches = 0;
+  await c.dropTable(renamed, moved);
+  assert.equal(batches, 1);
+  assert.deepEqual((await kv.range('')).map((e) => e.key).filter((k) => k.includes('1024')), [], 'nothing of the table is left');
 });

@@ -11,12 +11,19 @@
  * A table is created by writing its info first, then claiming its name with a compare-and-put, so
  * that two creations of one name cannot both win and a crash between the two leaves only an
  * unreferenced info record. `information_schema` is virtual: it is never stored.
+ *
+ * In a cluster the metasrv is the only writer and serializes the changes of each table name with
+ * its procedure locks; its changes carry the table's placement (table-route.ts) and are written
+ * as one batch each — name, info, `__table_route/{id}` and every `__dn_table/{node}/{id}` — so a
+ * crash never leaves a table whose route or datanode shares are missing, or the other way round.
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KvBackend } from '../meta/kv/kv-backend.js';
+import type { KvOp } from '../meta/kv/kv-backend.js';
 import { checkDatabaseName } from './limit-checks.js';
 import { DEFAULT_CATALOG, DEFAULT_DATABASE, FIRST_TABLE_ID, INFORMATION_SCHEMA, fullTableName, type DatabaseInfo, type TableInfo } from './table-info.js';
+import { datanodeTableKey, datanodeTablePrefix, routeNodeIds, tableRouteKey, type DatanodeTable, type TablePlacement, type TableRoute } from './table-route.js';
 
 const SEQ_TABLE_ID = '__meta_seq-table_id';
 
@@ -26,6 +33,17 @@ function encode(value: unknown): Uint8Array {
 
 function decode<T>(bytes: Uint8Array): T {
   return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
+}
+
+/** JSON with every object's keys sorted: equal for equal values, whatever order their keys came in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+function tableExists(info: Pick<TableInfo, 'catalog' | 'database' | 'name'>): TsdbError {
+  return new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(info)}\``);
 }
 
 export class CatalogManager {
@@ -177,27 +195,58 @@ export class CatalogManager {
   /**
    * Records a new table. Throws TableAlreadyExists (with the name) when the name is taken; the
    * caller has created the table's regions and removes them then.
+   *
+   * With a `placement` (a cluster's metasrv, which holds the name's lock): the name, info, route
+   * and every datanode's share in one batch, after checking that the name is free.
    */
-  async createTable(info: TableInfo): Promise<void> {
+  async createTable(info: TableInfo, placement?: TablePlacement): Promise<void> {
     return this.change(async () => {
+      if (placement !== undefined) {
+        if ((await this.kv.get(this.nameKey(info.database, info.name))) !== undefined) throw tableExists(info);
+        const ops: KvOp[] = [
+          { type: 'put', key: `__table_info/${info.table_id}`, value: encode(info) },
+          { type: 'put', key: this.nameKey(info.database, info.name), value: encode({ table_id: info.table_id }) },
+          { type: 'put', key: tableRouteKey(info.table_id), value: encode(placement.route) },
+        ];
+        for (const [node, share] of placement.datanodeTables) ops.push({ type: 'put', key: datanodeTableKey(node, info.table_id), value: encode(share) });
+        await this.kv.batch(ops);
+        return;
+      }
       await this.kv.put(`__table_info/${info.table_id}`, encode(info));
       const claimed = await this.kv.compareAndPut(this.nameKey(info.database, info.name), undefined, encode({ table_id: info.table_id }));
       if (!claimed) {
         await this.kv.delete(`__table_info/${info.table_id}`);
-        throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(info)}\``);
+        throw tableExists(info);
       }
     });
   }
 
-  /** Replaces a table's info (alter); a rename moves its name key in the same batch. */
-  async updateTable(before: TableInfo, after: TableInfo): Promise<void> {
+  /**
+   * Replaces a table's info (alter); a rename moves its name key in the same batch.
+   *
+   * With `checkCurrent` (a cluster's metasrv, which holds the names' locks): fails with
+   * RequestOutdated when the stored info is no longer `before` (another change came first; the
+   * statement can be run again), and writes the info and any rename in one batch.
+   */
+  async updateTable(before: TableInfo, after: TableInfo, opts: { readonly checkCurrent?: boolean } = {}): Promise<void> {
     return this.change(async () => {
+      if (opts.checkCurrent === true) {
+        await this.checkCurrent(before);
+        const ops: KvOp[] = [{ type: 'put', key: `__table_info/${after.table_id}`, value: encode(after) }];
+        if (before.name !== after.name || before.database !== after.database) {
+          if ((await this.kv.get(this.nameKey(after.database, after.name))) !== undefined) throw tableExists(after);
+          ops.push({ type: 'put', key: this.nameKey(after.database, after.name), value: encode({ table_id: after.table_id }) });
+          ops.push({ type: 'delete', key: this.nameKey(before.database, before.name) });
+        }
+        await this.kv.batch(ops);
+        return;
+      }
       if (before.name === after.name) {
         await this.kv.put(`__table_info/${after.table_id}`, encode(after));
         return;
       }
       if (!(await this.kv.compareAndPut(this.nameKey(after.database, after.name), undefined, encode({ table_id: after.table_id })))) {
-        throw new TsdbError(StatusCode.TableAlreadyExists, `Table already exists: \`${fullTableName(after)}\``);
+        throw tableExists(after);
       }
       await this.kv.batch([
         { type: 'put', key: `__table_info/${after.table_id}`, value: encode(after) },
@@ -206,13 +255,68 @@ export class CatalogManager {
     });
   }
 
-  /** Removes a table's name and info. */
-  async dropTable(info: TableInfo): Promise<void> {
+  /**
+   * Fails unless the stored info of `expected.table_id` is `expected`, under its name: TableNotFound
+   * when it is gone, RequestOutdated when it changed (a retry reads it again).
+   */
+  async checkCurrent(expected: TableInfo): Promise<void> {
+    const ref = await this.kv.get(this.nameKey(expected.database, expected.name));
+    const stored = ref === undefined || decode<{ table_id: number }>(ref).table_id !== expected.table_id ? undefined : await this.tableById(expected.table_id);
+    if (stored === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${fullTableName(expected)}`);
+    if (canonical(stored) !== canonical(expected)) {
+      throw new TsdbError(
+        StatusCode.RequestOutdated,
+        `Table ${fullTableName(expected)} was changed by another statement (schema version ${expected.schema_version} read, ${stored.schema_version} stored): run the statement again`,
+      );
+    }
+  }
+
+  /**
+   * Removes a table's name and info. With its `route` (a cluster's metasrv): the route and every
+   * datanode's share of the table go in the same batch.
+   */
+  async dropTable(info: TableInfo, route?: TableRoute): Promise<void> {
     return this.change(async () => {
-      await this.kv.batch([
+      const ops: KvOp[] = [
         { type: 'delete', key: this.nameKey(info.database, info.name) },
         { type: 'delete', key: `__table_info/${info.table_id}` },
-      ]);
+      ];
+      if (route !== undefined) {
+        ops.push({ type: 'delete', key: tableRouteKey(info.table_id) });
+        for (const node of routeNodeIds(route)) ops.push({ type: 'delete', key: datanodeTableKey(node, info.table_id) });
+      }
+      await this.kv.batch(ops);
+    });
+  }
+
+  /** A table's route (cluster). */
+  async tableRoute(tableId: number): Promise<TableRoute | undefined> {
+    const v = await this.kv.get(tableRouteKey(tableId));
+    return v === undefined ? undefined : decode<TableRoute>(v);
+  }
+
+  /** A datanode's share of one table. */
+  async datanodeTable(nodeId: number, tableId: number): Promise<DatanodeTable | undefined> {
+    const v = await this.kv.get(datanodeTableKey(nodeId, tableId));
+    return v === undefined ? undefined : decode<DatanodeTable>(v);
+  }
+
+  /** A datanode's shares of the tables (what it opens at start), by table id. */
+  async datanodeTables(nodeId: number): Promise<DatanodeTable[]> {
+    return (await this.kv.range(datanodeTablePrefix(nodeId))).map((e) => decode<DatanodeTable>(e.value));
+  }
+
+  /**
+   * Replaces a table's route and some datanodes' shares of it in one batch (a region moved: its
+   * leader and the shares of the nodes it left and joined); an undefined share is removed.
+   */
+  async updateRoute(route: TableRoute, shares: ReadonlyMap<number, DatanodeTable | undefined>): Promise<void> {
+    return this.change(async () => {
+      const ops: KvOp[] = [{ type: 'put', key: tableRouteKey(route.table_id), value: encode(route) }];
+      for (const [node, share] of shares) {
+        ops.push(share === undefined ? { type: 'delete', key: datanodeTableKey(node, route.table_id) } : { type: 'put', key: datanodeTableKey(node, route.table_id), value: encode(share) });
+      }
+      await this.kv.batch(ops);
     });
   }
 }

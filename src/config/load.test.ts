@@ -278,7 +278,7 @@ test('bad input: each problem names the option, the bad value and where it came 
   );
 
   assert.deepEqual(problems({ component: 'metasrv', flags: [flag(['selector'], 'random', '--selector'), flag(['bind_addr'], '1.2.3.4', '--bind-addr')] }), [
-    'selector: invalid value "random"; expected one of "lease_based", "load_based" (from command-line option --selector)',
+    'selector: invalid value "random"; expected one of "lease_based", "load_based", "round_robin" (from command-line option --selector)',
     'bind_addr: invalid address "1.2.3.4"; expected ip:port, e.g. "127.0.0.1:4000" (from command-line option --bind-addr)',
   ]);
 });

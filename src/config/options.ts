@@ -463,7 +463,7 @@ export const datanodeSchema = section('tsdb datanode: hosts regions and stores d
   export_metrics: exportMetricsRemote,
 });
 
-export const SELECTORS = ['lease_based', 'load_based'] as const;
+export const SELECTORS = ['lease_based', 'load_based', 'round_robin'] as const;
 
 export const metasrvSchema = section('tsdb metasrv: cluster metadata, region placement and failover.', {
   data_home: string({ doc: 'Working home directory.', default: '/tmp/metasrv/' }),
@@ -476,9 +476,9 @@ export const metasrvSchema = section('tsdb metasrv: cluster metadata, region pla
     spaceSeparated: true,
   }),
   selector: oneOf(SELECTORS, {
-    doc: 'How datanodes are chosen for new regions: `lease_based` or `load_based` (`LeaseBased`, `LoadBased` accepted).',
+    doc: 'How datanodes are chosen for new regions: `lease_based` (random), `load_based` (fewer regions, likelier) or `round_robin` (`LeaseBased`, `LoadBased`, `RoundRobin` accepted).',
     default: 'lease_based',
-    spellings: { LeaseBased: 'lease_based', LoadBased: 'load_based' },
+    spellings: { LeaseBased: 'lease_based', LoadBased: 'load_based', RoundRobin: 'round_robin' },
   }),
   use_memory_store: boolean({ doc: 'Keep metadata in memory instead of etcd (for tests only).', default: false }),
   enable_region_failover: boolean({
