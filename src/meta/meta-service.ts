@@ -97,7 +97,7 @@ export interface MetaService {
   /** Every entry whose key starts with `prefix`, sorted by key. */
   range(prefix: string): Promise<KvEntry[]>;
   allocateTableId(): Promise<number>;
-  /** Runs a DDL task; fails with DeadlineExceeded-like Cancelled after `timeoutMs` (the procedure still ends on its own). */
+  /** Runs a DDL task; fails with DeadlineExceeded after `timeoutMs` (the procedure still ends on its own). */
   ddl(task: DdlTask, timeoutMs?: number): Promise<DdlResult>;
   /** The nodes of the cluster (the metasrv first). */
   clusterInfo(): Promise<NodeInfo[]>;

@@ -233,6 +233,7 @@ test('regions a procedure is creating are neither closed, opened nor leased by h
     },
   });
   const creating = h.ms.ddl({ kind: 'create_table', info: tableInfo(1024, 'a'), if_not_exists: false });
+  creating.catch(() => {}); // awaited below, after the restart
   while (!held) await new Promise((r) => setImmediate(r));
   const res = await h.beat(1);
   assert.deepEqual([res.leased_regions, res.close_regions, res.open_regions], [[], [], []], 'created, not yet routed: left alone');
@@ -265,6 +266,7 @@ test('a restarted metasrv undoes a create stopped before its metadata: no table,
     },
   });
   const creating = h.ms.ddl({ kind: 'create_table', info: tableInfo(1024, 'a', { region_numbers: [0, 1, 2] }), if_not_exists: false });
+  creating.catch(() => {}); // awaited below, after the restart
   while (h.fakes.get(1)!.regions.size < 2) await new Promise((r) => setImmediate(r));
   crash = false;
   await h.restart();
@@ -324,6 +326,7 @@ test('a drop stopped after its metadata is finished by a restarted metasrv (regi
   await h.ms.ddl({ kind: 'create_table', info, if_not_exists: false });
   crash = true;
   const dropping = h.ms.ddl({ kind: 'drop_table', info });
+  dropping.catch(() => {}); // awaited below, after the restart
   while ((await h.ms.catalog.tableRoute(1024)) !== undefined) await new Promise((r) => setImmediate(r));
   await h.fakes.get(2)!.dropRegion(regionId(1024, 1)); // one region went before the crash
   crash = false;
@@ -348,6 +351,7 @@ test('an alter resumed after its regions were altered goes on to the metadata', 
   await h.ms.ddl({ kind: 'create_table', info, if_not_exists: false });
   crash = true;
   const altering = h.ms.ddl({ kind: 'alter_table', before: info, after: withColumn(info, 'w') });
+  altering.catch(() => {}); // awaited below, after the restart
   while (h.fakes.get(1)!.regions.get(regionId(1024, 0))!.metadata.schema_version === 0) await new Promise((r) => setImmediate(r));
   crash = false;
   // The fake accepts a repeated alter; an engine refuses it (InvalidArguments), which a resumed alter counts as done.
@@ -470,6 +474,7 @@ test('stop ends even with a procedure stuck in a datanode call', async (t) => {
   const fake = h.fakes.get(1)!;
   fake.createRegion = () => new Promise(() => {});
   const creating = h.ms.ddl({ kind: 'create_table', info: tableInfo(1024, 'a'), if_not_exists: false });
+  creating.catch(() => {}); // awaited below, after the restart
   await new Promise((r) => setTimeout(r, 10));
   const started = Date.now();
   await h.ms.stop();

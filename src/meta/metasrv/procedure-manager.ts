@@ -189,6 +189,8 @@ export class ProcedureManager {
   private async run(id: string, proc: Procedure, submitted: number, resumed: boolean, held: (() => void) | undefined): Promise<DdlResult> {
     let release = held;
     let slot = false;
+    // At once: a resumed procedure's regions are kept from heartbeats before any can arrive.
+    this.operatingBy.set(id, proc.operating());
     try {
       if (release === undefined) {
         const acquiring = this.locks.acquire(proc.locks());
@@ -201,7 +203,6 @@ export class ProcedureManager {
       }
       await this.takeSlot();
       slot = true;
-      this.operatingBy.set(id, proc.operating());
       const ctx = this.context(id, proc, submitted, resumed);
       try {
         const result = await proc.execute(ctx);
