@@ -26,22 +26,33 @@ interface KeyState {
 export class LockManager {
   private readonly keys = new Map<string, KeyState>();
 
-  /** Takes every lock of `requests` (a key named twice is taken once, exclusive if either is); resolves with the release. */
-  async acquire(requests: readonly LockRequest[]): Promise<() => void> {
+  /**
+   * Takes every lock of `requests` (a key named twice is taken once, exclusive if either is);
+   * resolves with the release. Each key is asked for as soon as the one before it is granted, in
+   * the same call stack, so a request queues on every free key before anything asked later.
+   */
+  acquire(requests: readonly LockRequest[]): Promise<() => void> {
     const merged = new Map<string, boolean>();
     for (const r of requests) merged.set(r.key, (merged.get(r.key) ?? false) || r.exclusive);
     const sorted = [...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const held: Array<[string, boolean]> = [];
-    for (const [key, exclusive] of sorted) {
-      await this.take(key, exclusive);
-      held.push([key, exclusive]);
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      for (const [key, exclusive] of held.reverse()) this.give(key, exclusive);
-    };
+    return new Promise((resolve) => {
+      const held: Array<[string, boolean]> = [];
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        for (const [key, exclusive] of held.reverse()) this.give(key, exclusive);
+      };
+      const next = (i: number): void => {
+        if (i === sorted.length) return resolve(release);
+        const [key, exclusive] = sorted[i]!;
+        this.take(key, exclusive, () => {
+          held.push([key, exclusive]);
+          next(i + 1);
+        });
+      };
+      next(0);
+    });
   }
 
   /** The keys held or waited for now (for tests and diagnostics). */
@@ -49,16 +60,17 @@ export class LockManager {
     return [...this.keys.keys()];
   }
 
-  private take(key: string, exclusive: boolean): Promise<void> {
+  /** Calls `granted` once the key is held: at once when it is free, else when `give` hands it over. */
+  private take(key: string, exclusive: boolean, granted: () => void): void {
     let s = this.keys.get(key);
     if (s === undefined) this.keys.set(key, (s = { readers: 0, writer: false, queue: [] }));
     if (s.queue.length === 0 && (exclusive ? !s.writer && s.readers === 0 : !s.writer)) {
       if (exclusive) s.writer = true;
       else s.readers++;
-      return Promise.resolve();
+      granted();
+      return;
     }
-    const state = s;
-    return new Promise((resolve) => state.queue.push({ exclusive, grant: resolve }));
+    s.queue.push({ exclusive, grant: granted });
   }
 
   private give(key: string, exclusive: boolean): void {

@@ -268,9 +268,14 @@ test('a restarted metasrv undoes a create stopped before its metadata: no table,
   const creating = h.ms.ddl({ kind: 'create_table', info: tableInfo(1024, 'a', { region_numbers: [0, 1, 2] }), if_not_exists: false });
   creating.catch(() => {}); // awaited below, after the restart
   while (h.fakes.get(1)!.regions.size < 2) await new Promise((r) => setImmediate(r));
+  // A second task for the name waits for the first's lock: persisted too, resumed after it.
+  const second = h.ms.ddl({ kind: 'create_table', info: tableInfo(1030, 'a'), if_not_exists: true });
+  second.catch(() => {});
+  while ((await procedureRecords(h)).length < 2) await new Promise((r) => setImmediate(r));
   crash = false;
   await h.restart();
   await assert.rejects(creating, rejectsWith(StatusCode.Cancelled, /metasrv is stopping/));
+  await assert.rejects(second, rejectsWith(StatusCode.Cancelled));
   await h.ms.whenIdle();
   assert.equal(await h.ms.catalog.table('public', 'a'), undefined);
   assert.deepEqual(regionsOnFakes(h), []);

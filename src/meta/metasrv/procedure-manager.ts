@@ -2,7 +2,7 @@
  * Runs the metasrv's procedures (procedure.ts): each is persisted when submitted and at every
  * step, takes its locks, then one of `maxRunning` slots (128), and its record is removed once it
  * finished (done, or failed with everything undone). A restarted metasrv resumes every record it
- * finds (`recover`), holding their locks before any new task can take them.
+ * finds (`recover`), queued for their locks before any new task.
  *
  * Calls to datanodes are retried while unreachable (StorageUnavailable), with a backoff doubling
  * from `retryDelayMs` (500 ms) over `maxRetries` tries (12), as GreptimeDB's metasrv does.
@@ -96,13 +96,14 @@ export class ProcedureManager {
   }
 
   /**
-   * Resumes every persisted procedure: their locks are taken before this returns (so no task
-   * submitted later overtakes them), then they run in the background. Returns how many.
+   * Resumes every persisted procedure, in the order they were submitted: each queued for its locks
+   * before this returns (so no task submitted later overtakes it), then run in the background.
+   * Returns how many.
    */
   async recover(): Promise<number> {
     const records = (await this.opts.kv.range(PROCEDURE_PREFIX)).map((e) => JSON.parse(Buffer.from(e.value).toString('utf8')) as ProcedureRecord);
     records.sort((a, b) => a.submitted_ms - b.submitted_ms);
-    const resumed: Array<{ record: ProcedureRecord; proc: Procedure; release: () => void }> = [];
+    const resumed: Array<{ record: ProcedureRecord; proc: Procedure; locking: Promise<() => void> }> = [];
     for (const record of records) {
       let proc: Procedure;
       try {
@@ -111,12 +112,12 @@ export class ProcedureManager {
         this.opts.logger.error({ err, procedure: record.id, kind: record.kind }, 'a persisted procedure cannot be read: left in place');
         continue;
       }
-      // Nothing else runs yet: every lock is free or held by an earlier record (which then goes first).
-      resumed.push({ record, proc, release: await this.locks.acquire(proc.locks()) });
+      // Queued now, in the order they were submitted: ahead of any task submitted later.
+      resumed.push({ record, proc, locking: this.locks.acquire(proc.locks()) });
     }
-    for (const { record, proc, release } of resumed) {
+    for (const { record, proc, locking } of resumed) {
       this.opts.logger.info({ procedure: record.id, kind: record.kind, step: record.step }, `resuming ${proc.describe()}`);
-      const done = this.track(record.id, proc, this.run(record.id, proc, record.submitted_ms, true, release));
+      const done = this.track(record.id, proc, this.run(record.id, proc, record.submitted_ms, true, locking));
       done.then(
         () => this.opts.logger.info({ procedure: record.id }, `resumed ${proc.describe()}: finished`),
         (err: unknown) => this.opts.logger.warn({ err, procedure: record.id }, `resumed ${proc.describe()}: failed`),
@@ -186,20 +187,18 @@ export class ProcedureManager {
     this.slotQueue.shift()?.();
   }
 
-  private async run(id: string, proc: Procedure, submitted: number, resumed: boolean, held: (() => void) | undefined): Promise<DdlResult> {
-    let release = held;
+  private async run(id: string, proc: Procedure, submitted: number, resumed: boolean, queued: Promise<() => void> | undefined): Promise<DdlResult> {
+    let release: (() => void) | undefined;
     let slot = false;
     // At once: a resumed procedure's regions are kept from heartbeats before any can arrive.
     this.operatingBy.set(id, proc.operating());
     try {
-      if (release === undefined) {
-        const acquiring = this.locks.acquire(proc.locks());
-        try {
-          release = await this.guard(acquiring);
-        } catch (err) {
-          void acquiring.then((r) => r());
-          throw err;
-        }
+      const acquiring = queued ?? this.locks.acquire(proc.locks());
+      try {
+        release = await this.guard(acquiring);
+      } catch (err) {
+        void acquiring.then((r) => r());
+        throw err;
       }
       await this.takeSlot();
       slot = true;
