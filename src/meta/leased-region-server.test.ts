@@ -27,6 +27,8 @@ test('writes need a current lease: a first one of 4 intervals when created or op
   let now = 10_000;
   const inner = new FakeRegionServer();
   const leased = new LeasedRegionServer(inner, { heartbeatIntervalMs: 1000, clock: () => now });
+  // The node has joined a cluster: a heartbeat was answered (with no region yet).
+  leased.renew([], now);
   await leased.createRegion(metadata, 'tsdb/public/1024/1024_0000000000/');
   assert.equal(leased.leaseDeadline(id), 14_000);
   now = 13_999;
@@ -56,4 +58,17 @@ test('writes need a current lease: a first one of 4 intervals when created or op
   await leased.dropRegion(id);
   assert.equal(leased.leaseDeadline(id), undefined);
   assert.equal(leased.scanRelation, undefined, 'the fake has no in-process scans, nor does its wrapper');
+});
+
+test('a datanode no metasrv has answered yet fences nothing; the first answer starts the leases', async () => {
+  let now = 10_000;
+  const inner = new FakeRegionServer();
+  const leased = new LeasedRegionServer(inner, { heartbeatIntervalMs: 1000, clock: () => now });
+  await leased.createRegion(metadata, 'tsdb/public/1024/1024_0000000000/');
+  now = 60_000;
+  assert.equal(await leased.write(id, batch), 1, 'a lone datanode serves the regions its own requests made');
+  leased.renew([], now);
+  await assert.rejects(leased.write(id, batch), readonly(/its lease lapsed 46s ago/));
+  leased.renew([id], now + 1000);
+  assert.equal(await leased.write(id, batch), 1);
 });

@@ -9,6 +9,12 @@
  * A region created or opened here gets a first lease of 4 heartbeat intervals (GreptimeDB), time
  * for the heartbeats to take over; closing or dropping it ends its lease. Every other request
  * passes through: reads, flushes and the metasrv's own requests are not fenced.
+ *
+ * Leases are enforced from the first heartbeat answer on (the node has joined a cluster): a
+ * datanode no metasrv has ever answered holds only the regions its own region requests created or
+ * opened — no metasrv knows them, so none can have moved them — and serves them without fencing
+ * (a lone datanode driven through its region service). A datanode opens the regions the metasrv
+ * places on it only through the metasrv, so every such region is fenced.
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -52,7 +58,15 @@ export class LeasedRegionServer implements RegionServer, RegionLeases {
     if (inner.scanRelation !== undefined) this.scanRelation = inner.scanRelation.bind(inner);
   }
 
+  /** Whether a heartbeat was ever answered (leases are enforced from then on). */
+  private joined = false;
+
   renew(ids: Iterable<RegionId>, deadlineMs: number): void {
+    this.joined = true;
+    this.extend(ids, deadlineMs);
+  }
+
+  private extend(ids: Iterable<RegionId>, deadlineMs: number): void {
     for (const id of ids) {
       const current = this.deadlines.get(id);
       if (current === undefined || current < deadlineMs) this.deadlines.set(id, deadlineMs);
@@ -65,7 +79,7 @@ export class LeasedRegionServer implements RegionServer, RegionLeases {
 
   /** A first lease (4 intervals from now) for a region just opened or created, unless it holds a longer one. */
   grant(id: RegionId): void {
-    this.renew([id], this.clock() + FIRST_LEASE_INTERVALS * this.intervalMs);
+    this.extend([id], this.clock() + FIRST_LEASE_INTERVALS * this.intervalMs);
   }
 
   /** When the lease of a region ends (undefined: it has none). */
@@ -75,6 +89,7 @@ export class LeasedRegionServer implements RegionServer, RegionLeases {
 
   /** Fails with RegionReadonly unless the region's lease is current. */
   private checkLease(id: RegionId): void {
+    if (!this.joined) return;
     const deadline = this.deadlines.get(id);
     const now = this.clock();
     if (deadline !== undefined && now < deadline) return;

@@ -14,18 +14,19 @@ import { spawnTsdb, startTsdb } from '../support/tsdb-process.js';
 
 type Component = 'standalone' | 'frontend' | 'datanode' | 'metasrv';
 
-function argsFor(component: Component, dir: string): { args: string[]; env: NodeJS.ProcessEnv } {
+/** `metasrv`: the address of a metasrv the frontend or datanode joins. */
+function argsFor(component: Component, dir: string, metasrv = ''): { args: string[]; env: NodeJS.ProcessEnv } {
   const logs = ['--log-dir', join(dir, 'logs')];
   switch (component) {
     case 'standalone':
       return { args: ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', join(dir, 'home'), ...logs], env: {} };
     case 'frontend':
       return {
-        args: ['frontend', 'start', '--http-addr', '127.0.0.1:0', ...logs],
+        args: ['frontend', 'start', '--http-addr', '127.0.0.1:0', '--metasrv-addr', metasrv, ...logs],
         env: { TSDB_FRONTEND__USER_PROVIDER: 'static_user_provider:cmd:admin=hunter2' },
       };
     case 'datanode':
-      return { args: ['datanode', 'start', '--node-id', '42', '--http-addr', '127.0.0.1:0', '--data-home', join(dir, 'home'), ...logs], env: {} };
+      return { args: ['datanode', 'start', '--node-id', '42', '--http-addr', '127.0.0.1:0', '--data-home', join(dir, 'home'), '--metasrv-addrs', metasrv, ...logs], env: {} };
     case 'metasrv':
       return { args: ['metasrv', 'start', '--http-addr', '127.0.0.1:0', '--use-memory-store', ...logs], env: { TSDB_METASRV__DATA_HOME: join(dir, 'home') } };
   }
@@ -34,7 +35,9 @@ function argsFor(component: Component, dir: string): { args: string[]; env: Node
 for (const component of ['standalone', 'frontend', 'datanode', 'metasrv'] as const) {
   test(`${component}: starts, serves /health, /status and /config, stops on SIGTERM with exit 0`, async (t) => {
     const dir = tempDir(t);
-    const { args, env } = argsFor(component, dir);
+    // A frontend or datanode joins a cluster: its metasrv first.
+    const metasrv = component === 'frontend' || component === 'datanode' ? await startTsdb(t, ['metasrv', 'start', '--bind-addr', '127.0.0.1:0', '--http-addr', '127.0.0.1:0', '--use-memory-store'], { env: { TSDB_METASRV__DATA_HOME: tempDir(t) } }) : undefined;
+    const { args, env } = argsFor(component, dir, metasrv?.grpc);
     const { proc, baseUrl, http } = await startTsdb(t, args, { env });
 
     const health = await fetch(`${baseUrl}/health`);

@@ -51,8 +51,10 @@ export class TestCluster {
   async startMetasrv(extra: readonly string[] = [], opts: SpawnOptions = {}): Promise<Started> {
     const store = this.opts.etcd !== undefined ? ['--store-addrs', this.opts.etcd.join(',')] : ['--use-memory-store'];
     const home = this.metasrvHome ?? (this.metasrvHome = tempDir(this.t, 'tsdb-metasrv-'));
-    const bind = this.metasrv?.grpc ?? '127.0.0.1:0';
-    this.metasrv = await startTsdb(this.t, ['metasrv', 'start', '--bind-addr', bind, '--server-addr', bind, '--http-addr', '127.0.0.1:0', ...store, ...(this.opts.metasrvArgs ?? []), ...extra], {
+    // A restarted metasrv keeps its address (nodes know it); the first binds a free port and advertises it.
+    const bind = this.metasrv?.grpc;
+    const addr = bind === undefined ? ['--bind-addr', '127.0.0.1:0'] : ['--bind-addr', bind, '--server-addr', bind];
+    this.metasrv = await startTsdb(this.t, ['metasrv', 'start', ...addr, '--http-addr', '127.0.0.1:0', ...store, ...(this.opts.metasrvArgs ?? []), ...extra], {
       ...opts,
       env: { TSDB_METASRV__DATA_HOME: home, ...opts.env },
     });

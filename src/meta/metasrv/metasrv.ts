@@ -155,7 +155,7 @@ export class Metasrv implements MetaService {
     }
     this.logger.info(
       { store: this.params.kv.description, selector: this.selector.name, heartbeat_interval_ms: this.heartbeatIntervalMs, failover: this.params.enableFailover === true, known_nodes: known, resumed_procedures: resumed },
-      'metasrv started',
+      'metasrv ready: metadata store open, procedures resumed',
     );
   }
 
