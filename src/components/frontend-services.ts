@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { CatalogManager } from '../catalog/catalog-manager.js';
+import type { TableInfo } from '../catalog/table-info.js';
 import { buildInfo } from '../common/build-info.js';
 import { processHealth } from '../common/health/health-board.js';
 import type { Logger } from '../common/logging.js';
@@ -81,7 +82,7 @@ export class FrontendServices implements ComponentServices {
       sstMetaCache: false,
       pageCache: false,
     });
-    const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow) };
+    const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow), routes: async (t: TableInfo) => (await routed.route(t.table_id))?.region_routes };
     const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl, cluster));
     this.startHeartbeat(meta);
     const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);

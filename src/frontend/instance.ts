@@ -8,6 +8,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { LocalTableDdl, type TableDdl } from '../catalog/table-ddl.js';
 import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
+import type { RegionRoute } from '../catalog/table-route.js';
 import { informationSchemaTable, type ClusterNodeRow, type InformationSchemaSource } from '../catalog/information-schema.js';
 import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { valuesRelation } from '../query/values-relation.js';
@@ -105,7 +106,7 @@ export class FrontendInstance {
      */
     private readonly ddl: TableDdl = new LocalTableDdl(catalog, regions),
     /** What a cluster's frontend knows of the cluster (`information_schema.cluster_info`); absent in a standalone server. */
-    private readonly cluster?: { nodes(): Promise<ClusterNodeRow[]> },
+    private readonly cluster?: { nodes(): Promise<ClusterNodeRow[]>; routes(t: TableInfo): Promise<readonly RegionRoute[] | undefined> },
   ) {
     this.tables = new TableRouter(catalog, regions, budget.limits.maxBytes);
     this.metricTables = new MetricTables(catalog, ddl, this.schemaLocks);
@@ -578,7 +579,7 @@ export class FrontendInstance {
   private informationSchemaSource(session?: Session): InformationSchemaSource {
     return {
       ...(session !== undefined && { processes: () => processRows(this.processes.list(session.user)) }),
-      ...(this.cluster !== undefined && { clusterNodes: () => this.cluster!.nodes() }),
+      ...(this.cluster !== undefined && { clusterNodes: () => this.cluster!.nodes(), regionRoutes: (t: TableInfo) => this.cluster!.routes(t) }),
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
       regionStatistics: (t) =>
