@@ -6,8 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { encodeWriteRequest } from '../../src/servers/prometheus/remote-write.js';
 import { startEtcd } from '../support/etcd.js';
 import { startCluster } from '../support/cluster.js';
+import { mysqlClient, pgClient } from '../support/sql-clients.js';
 
 test('a cluster on etcd: tables are placed across datanodes, rows written and read through the frontend', async (t) => {
   const etcd = await startEtcd(t);
@@ -36,4 +38,45 @@ test('two frontends see the same tables: DDL on one is visible on the other', as
   const gone = await c.sql('SELECT * FROM shared', 1);
   assert.equal(gone.status, 400, JSON.stringify(gone.body));
   assert.equal(gone.body.code, 4001);
+});
+
+test('ingestion through a frontend: line protocol, Prometheus remote write, MySQL and PostgreSQL; a partitioned table spread over the datanodes', async (t) => {
+  const c = await startCluster(t, { datanodes: 3 });
+  const fe = c.frontends[0]!;
+
+  // InfluxDB line protocol: the table is created on first write (its region placed by the metasrv).
+  const lp = ['cpu,host=a usage=1.5 1000000000', 'cpu,host=b usage=2.5 2000000000', 'cpu,host=a usage=3.5 3000000000'].join('\n');
+  const w = await fetch(`${fe.baseUrl}/v1/influxdb/api/v2/write?bucket=public&precision=ns`, { method: 'POST', body: lp });
+  assert.equal(w.status, 204, await w.text());
+  assert.deepEqual(await c.rows('SELECT host, count(*), sum(usage) FROM cpu GROUP BY host ORDER BY host'), [['a', 2, 5], ['b', 1, 2.5]]);
+
+  // Prometheus remote write: logical metric tables on the physical one.
+  const series = [{ labels: [{ name: '__name__', value: 'up' }, { name: 'job', value: 'api' }], samples: [{ timestampMs: 1000, value: 1 }, { timestampMs: 2000, value: 0 }] }];
+  const rw = await fetch(`${fe.baseUrl}/v1/prometheus/write`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' }, body: encodeWriteRequest(series) });
+  assert.equal(rw.status, 204, await rw.text());
+  assert.deepEqual(await c.rows('SELECT job, tsdb_value FROM up ORDER BY tsdb_timestamp'), [['api', 1], ['api', 0]]);
+
+  // MySQL and PostgreSQL clients: DDL, writes and reads.
+  const mysql = await mysqlClient(fe.mysql!, undefined, 1);
+  t.after(() => mysql.close());
+  assert.ok((await mysql.run('CREATE TABLE m (k STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v BIGINT)')).ok);
+  assert.ok((await mysql.run("INSERT INTO m VALUES ('x', 1000, 7), ('y', 2000, 8)")).ok);
+  const pg = await pgClient(fe.postgres!, undefined, 1);
+  t.after(() => pg.close());
+  assert.ok((await pg.run("INSERT INTO m VALUES ('z', 3000, 9)")).ok);
+  assert.deepEqual(await c.rows('SELECT k, v FROM m ORDER BY k'), [['x', 7], ['y', 8], ['z', 9]]);
+
+  // A partitioned table: one region per expression, on different datanodes (round robin over 3).
+  assert.equal((await c.sql(`CREATE TABLE p (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE) PARTITION ON COLUMNS (host) (host < 'h', host >= 'h' AND host < 'p', host >= 'p')`)).status, 200);
+  const hosts = ['a', 'b', 'c', 'i', 'j', 'q', 'r', 's', 't'];
+  assert.equal((await c.sql(`INSERT INTO p VALUES ${hosts.map((h, i) => `('${h}', ${1000 * (i + 1)}, ${i})`).join(', ')}`)).body.output[0]?.affectedrows, hosts.length);
+  const peers = await c.rows(`SELECT region_id % 4294967296, peer_id, peer_addr FROM information_schema.region_peers WHERE table_name = 'p' ORDER BY region_id`);
+  assert.equal(new Set(peers.map((r) => r[1])).size, 3, `three regions on three datanodes: ${JSON.stringify(peers)}`);
+  for (const [, id, addr] of peers) assert.equal(addr, await c.regionAddrOf(Number(id)));
+  await c.sql('ADMIN flush_table(\'p\')');
+  const rows = await c.rows(`SELECT region_id % 4294967296, region_rows FROM information_schema.region_statistics WHERE table_id = (SELECT table_id FROM information_schema.tables WHERE table_name = 'p') ORDER BY region_id`);
+  assert.deepEqual(rows, [[0, 3], [1, 2], [2, 4]], 'each row in the region its expression names');
+  assert.deepEqual(await c.rows('SELECT count(*), sum(v), min(host), max(host) FROM p'), [[9, 36, 'a', 't']]);
+  assert.deepEqual(await c.rows(`SELECT host, v FROM p WHERE host IN ('b', 'j', 's') ORDER BY host`), [['b', 1], ['j', 4], ['s', 7]]);
+  assert.deepEqual(await c.rows(`SELECT host >= 'p' AS late, count(*) FROM p GROUP BY late ORDER BY late`), [[false, 5], [true, 4]]);
 });

@@ -13,6 +13,7 @@ import { test, type TestContext } from 'node:test';
 import { parseJsonExact, renderResponse, splitCase } from '../support/sql-cases.js';
 import { tempDir } from '../support/temp.js';
 import { startTsdb, type Started } from '../support/tsdb-process.js';
+import { startCluster } from '../support/cluster.js';
 
 const CASES = fileURLToPath(new URL('../../../test/cases/', import.meta.url));
 const UPDATE = process.env['TSDB_UPDATE_CASES'] === '1';
@@ -66,4 +67,9 @@ test('golden SQL cases give the same results with the regions on a datanode, thr
   assert.ok(datanode.grpc !== undefined, 'the datanode serves its region service');
   const { baseUrl } = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { script: REMOTE_STANDALONE, scriptArgs: [datanode.grpc] });
   await runCases(t, baseUrl, false);
+});
+
+test('golden SQL cases give the same results through the frontend of a cluster (metasrv, 3 datanodes)', async (t) => {
+  const cluster = await startCluster(t, { datanodes: 3 });
+  await runCases(t, cluster.url, false);
 });
