@@ -10,6 +10,9 @@ import { encodeWriteRequest } from '../../src/servers/prometheus/remote-write.js
 import { startEtcd } from '../support/etcd.js';
 import { startCluster } from '../support/cluster.js';
 import { mysqlClient, pgClient } from '../support/sql-clients.js';
+import { cpuRows, greptimeGrpc } from '../support/greptime-grpc.js';
+import { TestCluster } from '../support/cluster.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 test('a cluster on etcd: tables are placed across datanodes, rows written and read through the frontend', async (t) => {
   const etcd = await startEtcd(t);
@@ -56,6 +59,12 @@ test('ingestion through a frontend: line protocol, Prometheus remote write, MySQ
   assert.equal(rw.status, 204, await rw.text());
   assert.deepEqual(await c.rows('SELECT job, tsdb_value FROM up ORDER BY tsdb_timestamp'), [['api', 1], ['api', 0]]);
 
+  // GreptimeDB's gRPC row inserts (a new table) on the frontend's gRPC port.
+  const grpc = greptimeGrpc(t, fe.grpc!);
+  const inserted = await grpc.handle(cpuRows('grpc_cpu', [['a', 1000, 1.5], ['b', 2000, null]], { dbname: 'public' }));
+  assert.ok(inserted.ok && inserted.value.affected_rows?.value === 2, JSON.stringify(inserted));
+  assert.deepEqual(await c.rows('SELECT host, v FROM grpc_cpu ORDER BY host'), [['a', 1.5], ['b', null]]);
+
   // MySQL and PostgreSQL clients: DDL, writes and reads.
   const mysql = await mysqlClient(fe.mysql!, undefined, 1);
   t.after(() => mysql.close());
@@ -79,4 +88,33 @@ test('ingestion through a frontend: line protocol, Prometheus remote write, MySQ
   assert.deepEqual(await c.rows('SELECT count(*), sum(v), min(host), max(host) FROM p'), [[9, 36, 'a', 't']]);
   assert.deepEqual(await c.rows(`SELECT host, v FROM p WHERE host IN ('b', 'j', 's') ORDER BY host`), [['b', 1], ['j', 4], ['s', 7]]);
   assert.deepEqual(await c.rows(`SELECT host >= 'p' AS late, count(*) FROM p GROUP BY late ORDER BY late`), [[false, 5], [true, 4]]);
+});
+
+test('a metasrv whose etcd is down at start says it is not ready, retries, and serves once etcd answers', async (t) => {
+  const etcd = await startEtcd(t);
+  const endpoint = etcd.endpoint;
+  await etcd.stop();
+  const c = new TestCluster(t, { etcd: [endpoint] });
+  const ms = await c.startMetasrv();
+  const ready = await fetch(`${ms.baseUrl}/ready`);
+  assert.equal(ready.status, 503);
+  const body = (await ready.json()) as { ready: boolean; degraded: Array<{ message: string }> };
+  assert.equal(body.ready, false);
+  assert.match(body.degraded[0]!.message, new RegExp(`metadata store unreachable: cannot reach etcd at ${endpoint}`));
+  await ms.proc.waitForLog((l) => l.level === 'error' && /^metasrv not ready: cannot reach etcd/.test(l.msg));
+  // Meta requests answer "not ready" (retryable), not a hang.
+  assert.equal((await fetch(`${ms.baseUrl}/admin/nodes`)).status >= 500, true);
+
+  const again = await etcd.restart();
+  t.after(() => again.stop());
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${ms.baseUrl}/ready`)).status === 200) break;
+    assert.ok(i < 200, 'the metasrv becomes ready once etcd answers');
+    await sleep(100);
+  }
+  await c.startDatanode(1);
+  await c.startFrontend();
+  assert.equal((await c.sql('CREATE TABLE t (ts TIMESTAMP TIME INDEX, v DOUBLE)')).status, 200);
+  assert.equal((await c.sql('INSERT INTO t VALUES (1, 2)')).status, 200);
+  assert.deepEqual(await c.rows('SELECT v FROM t'), [[2]]);
 });
