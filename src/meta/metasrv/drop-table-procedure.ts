@@ -11,7 +11,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { regionId, type RegionId } from '../../types/region-id.js';
 import type { DdlResult } from '../meta-service.js';
 import type { LockRequest } from './lock-manager.js';
-import { lockKeys, Procedure, type ProcedureContext } from './procedure.js';
+import { Procedure, tableLocks, type ProcedureContext } from './procedure.js';
 
 export interface DropTableData {
   readonly info: TableInfo;
@@ -33,12 +33,7 @@ export class DropTableProcedure extends Procedure<DropTableData> {
   }
 
   locks(): LockRequest[] {
-    const i = this.data.info;
-    return [
-      { key: lockKeys.database(i.database), exclusive: false },
-      { key: lockKeys.tableName(i.database, i.name), exclusive: true },
-      { key: lockKeys.tableId(i.table_id), exclusive: true },
-    ];
+    return tableLocks(this.data.info);
   }
 
   override operating(): RegionId[] {

@@ -95,3 +95,12 @@ export const lockKeys = {
   tableName: (db: string, name: string) => `table_name/${db}/${name}`,
   tableId: (id: number) => `table_id/${id}`,
 };
+
+/** The locks of a procedure that changes one existing table: its database shared, its name and id exclusive. */
+export function tableLocks(info: { readonly database: string; readonly name: string; readonly table_id: number }): LockRequest[] {
+  return [
+    { key: lockKeys.database(info.database), exclusive: false },
+    { key: lockKeys.tableName(info.database, info.name), exclusive: true },
+    { key: lockKeys.tableId(info.table_id), exclusive: true },
+  ];
+}

@@ -10,7 +10,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { formatRegionId, regionId } from '../../types/region-id.js';
 import type { DdlResult } from '../meta-service.js';
 import type { LockRequest } from './lock-manager.js';
-import { lockKeys, Procedure, type ProcedureContext } from './procedure.js';
+import { Procedure, tableLocks, type ProcedureContext } from './procedure.js';
 
 export interface TruncateTableData {
   readonly info: TableInfo;
@@ -31,12 +31,7 @@ export class TruncateTableProcedure extends Procedure<TruncateTableData> {
   }
 
   locks(): LockRequest[] {
-    const i = this.data.info;
-    return [
-      { key: lockKeys.database(i.database), exclusive: false },
-      { key: lockKeys.tableName(i.database, i.name), exclusive: true },
-      { key: lockKeys.tableId(i.table_id), exclusive: true },
-    ];
+    return tableLocks(this.data.info);
   }
 
   async execute(ctx: ProcedureContext): Promise<DdlResult> {
