@@ -5,11 +5,12 @@
 // SIGTERM) stops them in reverse order and waits for each; a node that does not stop within 20 s
 // is killed. Run `npm run build` first.
 //
-//   node scripts/local-cluster.mjs [--datanodes N] [--dir DIR] [--memory-store] [--http-port 4000]
+//   node scripts/local-cluster.mjs [--datanodes N] [--dir DIR] [--memory-store] [--port-offset K]
 //
-// The frontend serves the usual ports: HTTP 4000, gRPC 4001, MySQL 4002, PostgreSQL 4003
-// (`--http-port` moves all four together). The metasrv listens on 3002 (its HTTP on 3000), the
-// datanodes' region services on 3101, 3102, … and their HTTP servers on 5001, 5002, …
+// The frontend serves the usual ports: HTTP 4000, gRPC 4001, MySQL 4002, PostgreSQL 4003. The
+// metasrv listens on 3002 (its HTTP on 3000), the datanodes' region services on 3101, 3102, … and
+// their HTTP servers on 5001, 5002, …, etcd on 2379 (peers 2380). `--port-offset K` adds K to every
+// port, to run beside servers already on them.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,12 +22,12 @@ const { values } = parseArgs({
     datanodes: { type: 'string', default: '3' },
     dir: { type: 'string', default: '/tmp/tsdb-cluster' },
     'memory-store': { type: 'boolean', default: false },
-    'http-port': { type: 'string', default: '4000' },
+    'port-offset': { type: 'string', default: '0' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: node scripts/local-cluster.mjs [--datanodes N] [--dir DIR] [--memory-store] [--http-port 4000]\n');
+  process.stdout.write('usage: node scripts/local-cluster.mjs [--datanodes N] [--dir DIR] [--memory-store] [--port-offset K]\n');
   process.exit(0);
 }
 const datanodes = Number(values.datanodes);
@@ -34,7 +35,13 @@ if (!Number.isInteger(datanodes) || datanodes < 1 || datanodes > 32) {
   process.stderr.write(`--datanodes must be a whole number from 1 to 32, not ${values.datanodes}\n`);
   process.exit(2);
 }
-const base = Number(values['http-port']);
+const offset = Number(values['port-offset']);
+if (!Number.isInteger(offset) || offset < -2000 || offset > 60000) {
+  process.stderr.write(`--port-offset must be a whole number from -2000 to 60000, not ${values['port-offset']}\n`);
+  process.exit(2);
+}
+const port = (p) => p + offset;
+const base = port(4000);
 const dir = resolve(values.dir);
 mkdirSync(dir, { recursive: true });
 const tsdb = join(import.meta.dirname, '..', 'bin', 'tsdb');
@@ -95,23 +102,26 @@ try {
   let store = ['--use-memory-store'];
   if (useEtcd) {
     const etcdDir = join(dir, 'etcd');
-    run('etcd', ETCD, ['--name=tsdb-local', `--data-dir=${etcdDir}`, '--listen-client-urls=http://127.0.0.1:2379', '--advertise-client-urls=http://127.0.0.1:2379', '--listen-peer-urls=http://127.0.0.1:2380', '--initial-advertise-peer-urls=http://127.0.0.1:2380', '--initial-cluster=tsdb-local=http://127.0.0.1:2380']);
-    await waitHttp('etcd', 'http://127.0.0.1:2379/health');
-    store = ['--store-addrs', '127.0.0.1:2379'];
+    const client = `http://127.0.0.1:${port(2379)}`;
+    const peer = `http://127.0.0.1:${port(2380)}`;
+    run('etcd', ETCD, ['--name=tsdb-local', `--data-dir=${etcdDir}`, `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`, `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`, `--initial-cluster=tsdb-local=${peer}`]);
+    await waitHttp('etcd', `${client}/health`);
+    store = ['--store-addrs', `127.0.0.1:${port(2379)}`];
   }
-  const metaHttp = base - 1000;
-  run('metasrv', process.execPath, [tsdb, 'metasrv', 'start', '--bind-addr', '127.0.0.1:3002', '--server-addr', '127.0.0.1:3002', '--http-addr', `127.0.0.1:${metaHttp}`, ...store], { TSDB_METASRV__DATA_HOME: join(dir, 'metasrv') });
+  const metaHttp = port(3000);
+  const meta = `127.0.0.1:${port(3002)}`;
+  run('metasrv', process.execPath, [tsdb, 'metasrv', 'start', '--bind-addr', meta, '--server-addr', meta, '--http-addr', `127.0.0.1:${metaHttp}`, ...store], { TSDB_METASRV__DATA_HOME: join(dir, 'metasrv') });
   await waitHttp('metasrv', `http://127.0.0.1:${metaHttp}/ready`);
   for (let i = 1; i <= datanodes; i++) {
     const home = join(dir, `datanode${i}`);
-    run(`datanode${i}`, process.execPath, [tsdb, 'datanode', 'start', '--node-id', String(i), '--rpc-addr', `127.0.0.1:${3100 + i}`, '--http-addr', `127.0.0.1:${base + 1000 + i}`, '--data-home', home, '--metasrv-addrs', '127.0.0.1:3002']);
+    run(`datanode${i}`, process.execPath, [tsdb, 'datanode', 'start', '--node-id', String(i), '--rpc-addr', `127.0.0.1:${port(3100 + i)}`, '--http-addr', `127.0.0.1:${port(5000 + i)}`, '--data-home', home, '--metasrv-addrs', meta]);
   }
-  for (let i = 1; i <= datanodes; i++) await waitHttp(`datanode${i}`, `http://127.0.0.1:${base + 1000 + i}/health`);
-  run('frontend', process.execPath, [tsdb, 'frontend', 'start', '--http-addr', `127.0.0.1:${base}`, '--rpc-addr', `127.0.0.1:${base + 1}`, '--mysql-addr', `127.0.0.1:${base + 2}`, '--postgres-addr', `127.0.0.1:${base + 3}`, '--metasrv-addr', '127.0.0.1:3002']);
+  for (let i = 1; i <= datanodes; i++) await waitHttp(`datanode${i}`, `http://127.0.0.1:${port(5000 + i)}/health`);
+  run('frontend', process.execPath, [tsdb, 'frontend', 'start', '--http-addr', `127.0.0.1:${base}`, '--rpc-addr', `127.0.0.1:${base + 1}`, '--mysql-addr', `127.0.0.1:${base + 2}`, '--postgres-addr', `127.0.0.1:${base + 3}`, '--metasrv-addr', meta]);
   await waitHttp('frontend', `http://127.0.0.1:${base}/health`);
   process.stdout.write(
     [
-      `tsdb cluster up (${useEtcd ? 'etcd on 127.0.0.1:2379' : 'metadata in memory'}, ${datanodes} datanode(s)); data and logs in ${dir}`,
+      `tsdb cluster up (${useEtcd ? `etcd on 127.0.0.1:${port(2379)}` : 'metadata in memory'}, ${datanodes} datanode(s)); data and logs in ${dir}`,
       `  SQL over HTTP  curl -XPOST http://127.0.0.1:${base}/v1/sql -d 'sql=SHOW TABLES'`,
       `  MySQL          mysql -h 127.0.0.1 -P ${base + 2}`,
       `  PostgreSQL     psql -h 127.0.0.1 -p ${base + 3} -d public`,
