@@ -188,6 +188,9 @@ function batchOf(info: TableInfo, t: IngestTable, times: { unit: TimeUnit; vecto
   return { op: OP_PUT, rowCount: t.rowCount, columns };
 }
 
+/** How often a schema change raced by another writer is tried. */
+const SCHEMA_ATTEMPTS = 5;
+
 export class Ingester {
   constructor(
     private readonly catalog: CatalogManager,
@@ -243,7 +246,7 @@ export class Ingester {
     for (const [i, t] of tables.entries()) {
       if (t.rowCount === 0 || failed.has(i)) continue;
       try {
-        const info = infos[i] !== undefined ? await this.addColumns(database, t) : await this.create(database, t, db.options, opts);
+        const info = await this.withSchemaRetries(() => (infos[i] !== undefined ? this.addColumns(database, t) : this.create(database, t, db.options, opts)));
         ready.push({ info, table: t, index: i });
       } catch (err) {
         fail(i, err);
@@ -298,6 +301,24 @@ export class Ingester {
     const failed = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
     return batches.reduce((n, b) => n + b.batch.rowCount, 0);
+  }
+
+  /**
+   * Runs a schema change of ingestion again when another writer changed the table first — in a
+   * cluster, another frontend: the table it was about to create exists now (TableAlreadyExists),
+   * or the table it extends is no longer the one it read (RequestOutdated). The catalog is read
+   * afresh each time. Nothing has been written yet, so running it again is safe.
+   */
+  private async withSchemaRetries<T>(step: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await step();
+      } catch (err) {
+        const raced = err instanceof TsdbError && (err.code === StatusCode.TableAlreadyExists || err.code === StatusCode.RequestOutdated);
+        if (!raced || attempt >= SCHEMA_ATTEMPTS) throw err;
+        this.catalog.invalidate();
+      }
+    }
   }
 
   /** Creates the table of `t` (or, when another writer just did, extends that one). */

@@ -41,6 +41,15 @@ test('two frontends see the same tables: DDL on one is visible on the other', as
   const gone = await c.sql('SELECT * FROM shared', 1);
   assert.equal(gone.status, 400, JSON.stringify(gone.body));
   assert.equal(gone.body.code, 4001);
+
+  // Both frontends create one new table by line protocol at once, each adding fields of its own:
+  // the loser of each race reads the table again and extends it; every row lands.
+  const write = (i: number, lines: string) => fetch(`${c.frontends[i]!.baseUrl}/v1/influxdb/api/v2/write?bucket=public&precision=ms`, { method: 'POST', body: lines });
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, k) => write(k % 2, `raced,host=h${k} f${k % 4}=${k} ${1000 + k}`)),
+  );
+  for (const a of answers) assert.equal(a.status, 204, await a.text());
+  assert.deepEqual(await c.rows('SELECT count(*), sum(coalesce(f0, 0) + coalesce(f1, 0) + coalesce(f2, 0) + coalesce(f3, 0)) FROM raced', 1), [[8, 28]]);
 });
 
 test('ingestion through a frontend: line protocol, Prometheus remote write, MySQL and PostgreSQL; a partitioned table spread over the datanodes', async (t) => {
