@@ -475,3 +475,59 @@ test('ingestion into a partitioned table splits its rows; a row delete goes to t
   assert.deepEqual(regionsAsked(regions, from, 'write'), [r0, r1]);
   assert.deepEqual(await rows(fe, 'SELECT host, zone FROM disk ORDER BY host'), [['c', 'apac']]);
 });
+
+test('a query of several regions of a partitioned table splits: each region answers the whole query or its partial aggregates, the frontend the rest', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql("CREATE TABLE sp (host STRING, dc STRING, ts TIMESTAMP TIME INDEX, v DOUBLE, n BIGINT, i INT, PRIMARY KEY (host, dc)) PARTITION ON COLUMNS (host) (host < 'h', host >= 'h' AND host < 'p', host >= 'p')", s);
+  const [r0, r1, r2] = tableRegionIds((await fe.catalog.table('public', 'sp'))!) as [bigint, bigint, bigint];
+  await fe.executeSql(
+    "INSERT INTO sp VALUES ('a', 'x', 1000, 1, 1, 1), ('a', 'y', 2000, 2, 2, 2), ('k', 'x', 1000, 3, 3, 3), ('k', 'x', 61000, NULL, 9223372036854775807, NULL), ('q', 'y', 1000, 5, 9223372036854775807, 7), ('z', 'x', 2000, 6, NULL, 8), (NULL, 'x', 3000, 7, 7, 7)",
+    s,
+  );
+  const answer = async (sql: string): Promise<{ columns: Array<{ name: string; data_type: string }>; rows: unknown[][] }> => {
+    const [out] = await fe.executeSql(sql, s);
+    return out as unknown as { columns: Array<{ name: string; data_type: string }>; rows: unknown[][] };
+  };
+  /**
+   * `sql`'s answer (`expected`, its names and types those of the query reading the rows here: the
+   * same over a CTE of the table) and the fragment each region ran.
+   */
+  const split = async (sql: string, expected: unknown[][]): Promise<string> => {
+    const from = regions.calls.length;
+    const got = await answer(sql);
+    const queries = regions.calls.slice(from).filter((c) => c.method === 'query');
+    assert.deepEqual(queries.map((q) => q.id), [r0, r1, r2], sql);
+    assert.ok(queries.every((q) => q.query!.sql === queries[0]!.query!.sql), sql);
+    const here = await answer(`WITH w AS (SELECT * FROM sp) ${sql.replace(' FROM sp', ' FROM w AS sp')}`);
+    assert.deepEqual(got.columns.map((c) => [c.name, c.data_type]), here.columns.map((c) => [c.name, c.data_type]), sql);
+    assert.deepEqual(got.rows, here.rows, sql);
+    assert.deepEqual(got.rows, expected, sql);
+    return queries[0]!.query!.sql!;
+  };
+  const max = 9223372036854775807n;
+  // GROUP BY the partition column: the whole query per region, ORDER BY and LIMIT (raised by the OFFSET) there and again here.
+  assert.equal(
+    await split('SELECT host, count(*) AS c, sum(n) FROM sp GROUP BY host ORDER BY c DESC, host LIMIT 2 OFFSET 1', [['k', 2, max + 3n], ['q', 1, max]]),
+    'SELECT host, count_star() AS c, sum(n) AS "sum(sp.n)" FROM (SELECT * FROM "region") AS sp GROUP BY host ORDER BY c DESC, host LIMIT 3',
+  );
+  assert.equal(await split('SELECT host, dc, max(v) FROM sp GROUP BY dc, host HAVING max(v) > 2 ORDER BY 3 DESC', [[null, 'x', 7], ['z', 'x', 6], ['q', 'y', 5], ['k', 'x', 3]]), 'SELECT host, dc, max(v) AS "max(sp.v)" FROM (SELECT * FROM "region") AS sp GROUP BY dc, host HAVING (max(v) > 2) ORDER BY 3 DESC');
+  // A filter and projection: the same.
+  assert.equal(await split('SELECT * FROM sp WHERE ts >= 2000 ORDER BY ts DESC, host NULLS FIRST LIMIT 3', [['k', 'x', 61000, null, max, null], [null, 'x', 3000, 7, 7, 7], ['a', 'y', 2000, 2, 2, 2]]), 'SELECT * FROM (SELECT * FROM "region") AS sp WHERE (ts >= CAST(epoch_ms(2000) AS TIMESTAMP_MS)) ORDER BY ts DESC, host NULLS FIRST LIMIT 3');
+  // Other groups: partial aggregates per region, their final aggregation here (count BIGINT, sum of BIGINT HUGEINT, avg DOUBLE).
+  assert.equal(
+    await split('SELECT dc, count(*), count(v), sum(n), avg(i), max(v) AS mv, min(ts) FROM sp GROUP BY dc HAVING count(*) > 1 ORDER BY 1', [['x', 5, 4, max + 11n, 19 / 4, 7, 1000], ['y', 2, 2, max + 2n, 4.5, 5, 1000]]),
+    'SELECT dc AS __tsdb_part_0, count_star() AS __tsdb_part_1, count(v) AS __tsdb_part_2, sum(n) AS __tsdb_part_3, sum(i) AS __tsdb_part_4, count(i) AS __tsdb_part_5, max(v) AS __tsdb_part_6, min(ts) AS __tsdb_part_7 FROM (SELECT * FROM "region") AS sp GROUP BY dc',
+  );
+  // No groups; a time bucket; ORDER BY an aggregate not selected; an empty region's answer.
+  assert.equal(await split('SELECT count(*), sum(v), min(host), avg(v) FROM sp', [[7, 24, 'a', 4]]), 'SELECT count_star() AS __tsdb_part_0, sum(v) AS __tsdb_part_1, min(host) AS __tsdb_part_2, count(v) AS __tsdb_part_3 FROM (SELECT * FROM "region") AS sp');
+  await split("SELECT date_bin(INTERVAL '1 minute', ts) AS b, count(*) AS c FROM sp GROUP BY b ORDER BY sum(v) DESC", [[0, 6], [60000, 1]]);
+  await split("SELECT count(*), sum(i) FROM sp WHERE dc = 'y' AND host < 'b'", [[1, 2]]);
+  await split("SELECT dc, avg(n) FROM sp WHERE host > 'zz' GROUP BY dc", []);
+  // What does not split reads the rows here: a DISTINCT aggregate, a window, a sort by a column not selected.
+  for (const sql of ['SELECT count(DISTINCT dc) FROM sp', 'SELECT host, row_number() OVER (ORDER BY ts) FROM sp ORDER BY 2', 'SELECT host FROM sp ORDER BY ts, host']) {
+    const from = regions.calls.length;
+    await answer(sql);
+    assert.ok(regions.calls.slice(from).filter((c) => c.method === 'query').every((q) => /^SELECT "[a-z]+"(, "[a-z]+")* FROM region$/.test(q.query!.sql!)), sql);
+  }
+});

@@ -79,6 +79,9 @@ const SHOW_ROWS = `__tsdb_show_rows_${randomBytes(6).toString('hex')}`;
 /** How often a cancelled query's connection (or, at shutdown, every running one) is interrupted again until the query ends. */
 const INTERRUPT_REPEAT_MS = 100;
 
+/** Column types `sum` and `avg` take as numbers (a split query's partial sums: `query/query-split.ts`). */
+const NUMERIC_TYPES: ReadonlySet<string> = new Set(['Int8', 'Int16', 'Int32', 'Int64', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Float32', 'Float64']);
+
 /** Query connections kept open between queries. */
 const MAX_IDLE_CONNECTIONS = 8;
 
@@ -527,6 +530,8 @@ export class FrontendInstance {
           keyColumns: [...new Set([...info.primary_key, ...(info.partition?.columns ?? [])])],
           timestampColumns,
           columnNames: info.columns.map((c) => c.name),
+          ...(info.partition !== undefined && info.partition.columns.length > 0 && { partitionColumns: info.partition.columns }),
+          numericColumns: info.columns.filter((c) => NUMERIC_TYPES.has(c.data_type)).map((c) => c.name),
           relation: (range, keys, signal, columns) => this.tables.relation(info, range, keys, signal, columns),
           pushdown: (query) => this.tables.pushdown(info, query),
         };

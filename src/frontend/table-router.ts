@@ -14,6 +14,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
 import type { PushdownQuery, Relation } from '../query/query-executor.js';
 import { isArrowTypeUnsupported } from '../query/arrow-result.js';
+import { splitColumn } from '../query/query-split.js';
 import { tooManyBytes, tooManyRows } from '../query/resource-limits.js';
 import { Field, Schema, type RecordBatch } from 'apache-arrow';
 import type { TimeRange } from '../query/time-predicates.js';
@@ -168,51 +169,110 @@ export class TableRouter {
   }
 
   /**
-   * A query of `info` alone run whole where its rows are (`TableSource.pushdown`): when they are
-   * all in one region of a region server in another process, that region answers the query itself
-   * and only its answer crosses. Undefined (the query then reads the rows here) when the region
-   * server is this process's, the rows are in several regions, the query names a CTE as the region's
-   * relation is named, or the answer has a column of a type that cannot cross. The answer is
-   * received whole, within `query.maxRows` rows and `maxRegionBytes` bytes, and read in its order.
+   * A query of `info` alone run where its rows are (`TableSource.pushdown`), so that only answers
+   * cross: when the rows it reads are all in one region of a region server in another process, that
+   * region answers the query itself; when they are in several regions of a partitioned table and
+   * the query splits (`query.split`, `query/query-split.ts`), each region answers its part, in
+   * parallel, and the frontend's final query over their answers gives the answer. Undefined (the
+   * query then reads the rows here) when the region server is this process's, the query does not
+   * split, names a CTE as the region's relation is named, or an answer has a column of a type that
+   * cannot cross. Answers are received whole, within `query.maxRows` rows (when they are the
+   * answer's rows) and `maxRegionBytes` bytes together.
    */
   async pushdown(info: TableInfo, query: PushdownQuery): Promise<Relation | undefined> {
     if (this.regions.scanRelation !== undefined || query.names.has(REGION_RELATION.toLowerCase())) return undefined;
     const storage = await this.storageOf(info);
-    const ids = tableRegionIds(storage);
-    if (ids.length !== 1) return undefined;
+    // A logical metric table's rows are read from its physical table's regions as a whole.
+    const ids = storage === info ? this.readRegions(storage, query.keys) : tableRegionIds(storage);
+    if (ids.length === 0 || (ids.length > 1 && storage !== info)) return undefined;
     const rows = `SELECT * FROM ${quoteIdent(REGION_RELATION)}`;
     // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
     const keyIds = storage === info && query.keys !== undefined ? keyColumnIds(info, query.keys) : undefined;
     const scan: ScanRequest = { ...query.range, ...(keyIds !== undefined && { keys: keyIds }) };
-    let stream: RegionQueryStream;
-    try {
-      stream = await this.regions.query(ids[0]!, { scan, sql: query.text(storage === info ? rows : logicalRelation(info, rows)) }, query.signal);
-    } catch (err) {
-      // Refused once bound, before it ran (`queryArrow`).
-      if (isArrowTypeUnsupported(err)) return undefined;
-      throw err;
+    if (ids.length === 1) {
+      const answer = await this.regionAnswers(ids, scan, query.text(storage === info ? rows : logicalRelation(info, rows)), query.maxRows, query.signal);
+      if (answer === undefined) return undefined;
+      const [{ schema, batches }] = answer as [RegionAnswer];
+      // Published under positional names, given back by the select list: an answer may repeat a name
+      // (`SELECT v, v`), which a relation may not.
+      const published = publishArrow(positional(schema), batches, { ordered: true });
+      return { sql: `SELECT ${schema.fields.map((f, i) => `${splitColumn(i)} AS ${quoteIdent(f.name)}`).join(', ')} FROM ${published.sql}`, release: () => published.dispose() };
     }
-    const batches: RecordBatch[] = [];
-    try {
-      let rowCount = 0;
-      let bytes = 0;
-      for await (const b of stream.batches) {
-        query.signal?.throwIfAborted();
-        rowCount += b.numRows;
-        if (query.maxRows > 0 && rowCount > query.maxRows) throw tooManyRows(query.maxRows);
-        bytes += arrowDataBytes(b.data);
-        if (this.maxRegionBytes > 0 && bytes > this.maxRegionBytes) throw tooManyBytes(this.maxRegionBytes);
-        batches.push(b);
+    const split = await query.split?.();
+    query.signal?.throwIfAborted();
+    if (split === undefined) return undefined;
+    const answers = await this.regionAnswers(ids, scan, split.text(rows), split.allRows ? query.maxRows : 0, query.signal);
+    if (answers === undefined) return undefined;
+    // Each answer published apart (their columns' nullability or metadata may differ), united by position.
+    const published = answers.map((a) => publishArrow(positional(a.schema), a.batches, { ordered: false }));
+    const release = () => published.forEach((p) => p.dispose());
+    const sql = split.final(`(${published.map((p) => `SELECT * FROM ${p.sql}`).join(' UNION ALL ')})`, answers[0]!.schema.fields.map((f) => f.name));
+    if (sql === undefined) {
+      release();
+      return undefined;
+    }
+    return { sql, release };
+  }
+
+  /**
+   * The answers of the regions `ids` to the query `sql` (each reading its rows with `scan`), asked
+   * in parallel and received whole: within `maxRows` rows (0: any) and `maxRegionBytes` bytes
+   * together. Undefined when a region refuses the query for a column's type that cannot cross
+   * (`isArrowTypeUnsupported`). On a failure the other regions' queries are stopped.
+   */
+  private async regionAnswers(ids: readonly RegionId[], scan: ScanRequest, sql: string, maxRows: number, signal?: AbortSignal): Promise<RegionAnswer[] | undefined> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const held = { rows: 0, bytes: 0 };
+    const read = async (id: RegionId): Promise<RegionAnswer | undefined> => {
+      let stream: RegionQueryStream;
+      try {
+        stream = await this.regions.query(id, { scan, sql }, stop.signal);
+      } catch (err) {
+        // Refused once bound, before it ran (`queryArrow`).
+        if (isArrowTypeUnsupported(err)) return undefined;
+        throw err;
       }
+      const batches: RecordBatch[] = [];
+      try {
+        for await (const b of stream.batches) {
+          signal?.throwIfAborted();
+          stop.signal.throwIfAborted();
+          held.rows += b.numRows;
+          if (maxRows > 0 && held.rows > maxRows) throw tooManyRows(maxRows);
+          held.bytes += arrowDataBytes(b.data);
+          if (this.maxRegionBytes > 0 && held.bytes > this.maxRegionBytes) throw tooManyBytes(this.maxRegionBytes);
+          batches.push(b);
+        }
+      } finally {
+        await stream.batches.return?.();
+      }
+      return { schema: stream.schema, batches };
+    };
+    try {
+      const answers = await Promise.all(
+        ids.map((id) =>
+          read(id).then(
+            (a) => {
+              if (a === undefined) stop.abort();
+              return a;
+            },
+            (err: unknown) => {
+              stop.abort();
+              throw err;
+            },
+          ),
+        ),
+      ).catch((err: unknown) => {
+        // The statement's own cancellation, not a region's stop, is what the caller reports.
+        signal?.throwIfAborted();
+        throw err;
+      });
+      return answers.some((a) => a === undefined) ? undefined : (answers as RegionAnswer[]);
     } finally {
-      await stream.batches.return?.();
+      signal?.removeEventListener('abort', onAbort);
     }
-    // Published under positional names, given back by the select list: an answer may repeat a name
-    // (`SELECT v, v`), which a relation may not.
-    const fields = stream.schema.fields;
-    const positional = new Schema(fields.map((f, i) => new Field(`c${i}`, f.type, f.nullable, f.metadata)));
-    const published = publishArrow(positional, batches, { ordered: true });
-    return { sql: `SELECT ${fields.map((f, i) => `${quoteIdent(`c${i}`)} AS ${quoteIdent(f.name)}`).join(', ')} FROM ${published.sql}`, release: () => published.dispose() };
   }
 
   async flush(info: TableInfo): Promise<void> {
@@ -222,6 +282,17 @@ export class TableRouter {
   async compact(info: TableInfo): Promise<void> {
     for (const id of tableRegionIds(await this.storageOf(info))) await this.regions.compactRegion(id);
   }
+}
+
+/** A region's answer to a query, received whole. */
+interface RegionAnswer {
+  readonly schema: Schema;
+  readonly batches: RecordBatch[];
+}
+
+/** `schema` with its fields named by position (`splitColumn`): an answer may repeat a name, a relation may not. */
+function positional(schema: Schema): Schema {
+  return new Schema(schema.fields.map((f, i) => new Field(splitColumn(i), f.type, f.nullable, f.metadata)));
 }
 
 /** A delete batch with only its table's key columns (the primary key and the time index). */

@@ -36,6 +36,7 @@ import { checkSandbox } from './sandbox.js';
 import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
+import { FINAL_INPUT, splitQuery, wholeFinalSql } from './query-split.js';
 import type { TimeUnit } from '../types/time-unit.js';
 
 /** A table as an SQL relation, valid until released. */
@@ -61,6 +62,13 @@ export interface TableSource {
   readonly timestampColumns?: ReadonlyMap<string, TimeUnit>;
   /** Every column's name. */
   readonly columnNames?: readonly string[];
+  /**
+   * A partitioned table's partition columns (`catalog/partition-rule.ts`): a query its regions may
+   * answer apart (`PushdownQuery.split`). Absent: the table is not partitioned.
+   */
+  readonly partitionColumns?: readonly string[];
+  /** Its columns of integer and floating-point types. */
+  readonly numericColumns?: readonly string[];
   /**
    * The table's rows (of the inclusive time range only, when given; the relation may also leave
    * out rows whose primary key columns hold none of `keys`' values) as a relation for DuckDB.
@@ -95,6 +103,25 @@ export interface PushdownQuery {
   readonly signal?: AbortSignal;
   /** Rows its answer may have (`ResultLimits.maxRows`; 0: no limit). */
   readonly maxRows: number;
+  /**
+   * How the query splits over several regions of a partitioned table, each answering its part
+   * (`query-split.ts`), worked out when asked; undefined when it does not split.
+   */
+  split?(): Promise<RegionSplit | undefined>;
+}
+
+/** A query split over a partitioned table's regions (`PushdownQuery.split`). */
+export interface RegionSplit {
+  /** What each region runs, with `relation` (SQL of the region's rows there) in place of the table. */
+  text(relation: string): string;
+  /**
+   * The frontend's query of the regions' answers: `answers` is a relation of them all, their
+   * columns named `splitColumn(i)`; `names` their names in a region's answer. Undefined when the
+   * answers do not have the columns the split expects (the table changed meanwhile).
+   */
+  final(answers: string, names: readonly string[]): string | undefined;
+  /** Whether the answer is every row of the regions' answers (`maxRows` then bounds those). */
+  readonly allRows: boolean;
 }
 
 /**
@@ -225,6 +252,59 @@ function spliceUnchanged(tree: unknown, parsed: string, sql: string, refs: reado
   return unchanged ? spliceTableRefs(sql, parsedRefs.map((ref, i) => ({ ref, relation: relationOf(i) }))) : undefined;
 }
 
+/** DuckDB's aggregate function names (lower case), asked once per process: they are built in. */
+let aggregateNames: Promise<ReadonlySet<string>> | undefined;
+
+function aggregatesOf(conn: DuckDBConnection): Promise<ReadonlySet<string>> {
+  const asking = (aggregateNames ??= conn
+    .runAndReadAll("SELECT DISTINCT lower(function_name) FROM duckdb_functions() WHERE function_type = 'aggregate'")
+    .then((r) => new Set(r.getRows().map((row) => row[0] as string))));
+  // A failure (DuckDB's memory used up) is asked again by the next query.
+  asking.catch(() => {
+    if (aggregateNames === asking) aggregateNames = undefined;
+  });
+  return asking;
+}
+
+const FINAL_INPUT_PATTERN = new RegExp(`"?${FINAL_INPUT}"?`, 'g');
+
+/**
+ * How the query `tree` (its one table a placeholder; `template` its text) splits over the regions
+ * of a partitioned table (`query-split.ts`): the regions' query and the frontend's, as text.
+ */
+async function regionSplit(conn: DuckDBConnection, tree: unknown, template: string, source: TableSource, restore: (text: string) => Promise<string>): Promise<RegionSplit | undefined> {
+  const table = {
+    partitionColumns: source.partitionColumns ?? [],
+    columnNames: source.columnNames ?? [],
+    numericColumns: new Set((source.numericColumns ?? []).map((c) => c.toLowerCase())),
+    aggregates: await aggregatesOf(conn),
+  };
+  let copy = structuredClone(tree);
+  let split = splitQuery(copy, table);
+  if (split === undefined) {
+    // An unaliased item the final step computes otherwise keeps its name only by an alias: DuckDB's name of it.
+    const items = selectLists(copy)[0] ?? [];
+    const unnamed = items.filter((i): i is Node => isNode(i) && i['alias'] === '' && i['class'] !== 'COLUMN_REF' && i['class'] !== 'STAR');
+    if (unnamed.length === 0) return undefined;
+    copy = structuredClone(tree);
+    for (const item of (selectLists(copy)[0] ?? []).filter((i): i is Node => isNode(i) && i['alias'] === '' && i['class'] !== 'COLUMN_REF' && i['class'] !== 'STAR')) {
+      item['alias'] = await expressionName(conn, item);
+    }
+    split = splitQuery(copy, table);
+    if (split?.kind !== 'partial') return undefined;
+  }
+  const deserialize = async (t: unknown) => restore((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(t))})`)).getRows()[0]![0] as string);
+  const region = split.kind === 'whole' && split.unchanged ? template : await deserialize(split.region);
+  const text = (relation: string) => region.replace(PLACEHOLDER_PATTERN, () => `(${relation})`);
+  if (split.kind === 'whole') {
+    const whole = split;
+    return { text, final: (answers, names) => (names.length === whole.columns ? wholeFinalSql(whole, answers, names) : undefined), allRows: whole.limit === undefined && whole.offset === undefined };
+  }
+  const columns = split.columns;
+  const final = await deserialize(split.final);
+  return { text, final: (answers, names) => (names.length === columns ? final.replace(FINAL_INPUT_PATTERN, () => answers) : undefined), allRows: false };
+}
+
 /** Runs one query in `conn`; returns its rows. */
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
   const nowMs = Date.now();
@@ -337,6 +417,9 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         ...(only.keys !== undefined && { keys: only.keys }),
         ...(ctx.signal !== undefined && { signal: ctx.signal }),
         maxRows: ctx.limits?.maxRows ?? 0,
+        ...(only.source.partitionColumns !== undefined && {
+          split: () => regionSplit(conn, tree, template, only.source, (text) => foldedLists?.restore(text) ?? Promise.resolve(text)),
+        }),
       }).catch((err: unknown) => {
         // A limit the query checks as it runs (`limitErrorSql`) fails it there with this process's marker.
         throw (err instanceof TsdbError ? limitErrorOf(err.message) : undefined) ?? err;
