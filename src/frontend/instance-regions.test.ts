@@ -530,4 +530,10 @@ test('a query of several regions of a partitioned table splits: each region answ
     await answer(sql);
     assert.ok(regions.calls.slice(from).filter((c) => c.method === 'query').every((q) => /^SELECT "[a-z]+"(, "[a-z]+")* FROM region$/.test(q.query!.sql!)), sql);
   }
+  // An answer of a type that cannot cross (an interval): refused by a region before it runs, the others stopped, the rows read here.
+  const from = regions.calls.length;
+  assert.deepEqual((await answer('SELECT host, max(ts) - min(ts) AS d FROM sp GROUP BY host ORDER BY host')).rows.length, 5);
+  const asked = regions.calls.slice(from).filter((c) => c.method === 'query').map((q) => q.query!.sql!);
+  assert.equal(asked.filter((q) => q.startsWith('SELECT host, max(ts) - min(ts) AS d FROM')).length, 3);
+  assert.deepEqual(asked.filter((q) => !q.startsWith('SELECT host, max(ts) - min(ts) AS d FROM')), ['SELECT "host", "ts" FROM region', 'SELECT "host", "ts" FROM region', 'SELECT "host", "ts" FROM region']);
 });

@@ -225,6 +225,7 @@ export class TableRouter {
     const onAbort = () => stop.abort(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const held = { rows: 0, bytes: 0 };
+    let refused = false;
     const read = async (id: RegionId): Promise<RegionAnswer | undefined> => {
       let stream: RegionQueryStream;
       try {
@@ -255,7 +256,11 @@ export class TableRouter {
         ids.map((id) =>
           read(id).then(
             (a) => {
-              if (a === undefined) stop.abort();
+              // One refusal is the answer: the others need not go on.
+              if (a === undefined) {
+                refused = true;
+                stop.abort();
+              }
               return a;
             },
             (err: unknown) => {
@@ -265,8 +270,10 @@ export class TableRouter {
           ),
         ),
       ).catch((err: unknown) => {
-        // The statement's own cancellation, not a region's stop, is what the caller reports.
+        // The statement's own cancellation, not a region's stop, is what the caller reports; a
+        // query stopped for another region's refusal is that refusal.
         signal?.throwIfAborted();
+        if (refused) return [undefined];
         throw err;
       });
       return answers.some((a) => a === undefined) ? undefined : (answers as RegionAnswer[]);
