@@ -18,6 +18,8 @@ export interface ClusterOptions {
   readonly metasrvArgs?: readonly string[];
   /** Environment of every datanode (e.g. shared object storage). */
   readonly datanodeEnv?: NodeJS.ProcessEnv;
+  /** More arguments of datanode `id`'s command line (e.g. a `--wal-dir` under its `home`). */
+  readonly datanodeArgs?: (id: number, home: string) => readonly string[];
   readonly frontendArgs?: readonly string[];
 }
 
@@ -71,7 +73,7 @@ export class TestCluster {
     }
     const prev = this.datanodes.get(id);
     const rpc = prev !== undefined ? await this.regionAddrOf(id) : '127.0.0.1:0';
-    const dn = await startTsdb(this.t, ['datanode', 'start', '--node-id', String(id), '--http-addr', '127.0.0.1:0', '--rpc-addr', rpc, '--data-home', home, '--metasrv-addrs', this.metaAddr], { env: { ...this.opts.datanodeEnv } });
+    const dn = await startTsdb(this.t, ['datanode', 'start', '--node-id', String(id), '--http-addr', '127.0.0.1:0', '--rpc-addr', rpc, '--data-home', home, '--metasrv-addrs', this.metaAddr, ...(this.opts.datanodeArgs?.(id, home) ?? [])], { env: { ...this.opts.datanodeEnv } });
     this.datanodes.set(id, dn);
     await this.waitAlive(id);
     return dn;
