@@ -134,3 +134,51 @@ test('cluster writes: a table with its placement is one batch; drop removes rout
   assert.equal(batches, 1);
   assert.deepEqual((await kv.range('')).map((e) => e.key).filter((k) => k.includes('1024')), [], 'nothing of the table is left');
 });
+
+test('databases and datanode shares are cached; the shares follow the changes made here, so they are known with the store unreachable', async () => {
+  const kv = new MemoryKvBackend();
+  const c = await CatalogManager.open(kv);
+  const unreachable = new TsdbError(StatusCode.StorageUnavailable, 'etcd is down');
+  let down = false;
+  const real = { get: kv.get.bind(kv), range: kv.range.bind(kv), batch: kv.batch.bind(kv) };
+  kv.get = (k) => (down ? Promise.reject(unreachable) : real.get(k));
+  kv.range = (p) => (down ? Promise.reject(unreachable) : real.range(p));
+
+  assert.equal((await c.database('public'))?.name, 'public');
+  await c.alterDatabase('public', { ttl: '1d' }, []);
+  assert.deepEqual((await c.database('public'))?.options, { ttl: '1d' }, 'a change of a database is seen at once');
+  assert.deepEqual(await c.datanodeTables(1), []);
+  assert.deepEqual(await c.datanodeTables(2), []);
+
+  const a = { ...table(1024, 'public', 'a'), region_numbers: [0, 1] };
+  await c.createTable(a, tablePlacement(a, [{ id: 1, addr: 'a:1' }, { id: 2, addr: 'b:2' }]));
+  const b = table(1025, 'public', 'b');
+  await c.createTable(b, tablePlacement(b, [{ id: 1, addr: 'a:1' }]));
+  const shares = async (node: number) => (await c.datanodeTables(node)).map((s) => [s.table_id, s.regions.map((r) => r.region_number)]);
+  const stored = async (node: number) => (await real.range(`__dn_table/${node}/`)).map((e) => JSON.parse(Buffer.from(e.value).toString('utf8')) as { table_id: number; regions: Array<{ region_number: number }> }).map((s) => [s.table_id, s.regions.map((r) => r.region_number)]);
+  // Region 1 of `a` moves to datanode 1; `b` is dropped.
+  const route = (await c.tableRoute(1024))!;
+  const share1 = (await c.datanodeTable(1, 1024))!;
+  await c.updateRoute(
+    { ...route, region_routes: route.region_routes.map((r) => ({ ...r, leader_peer: { id: 1, addr: 'a:1' } })), version: 1 },
+    new Map([[2, undefined], [1, { ...share1, regions: [...share1.regions, { region_number: 1, dir: 'tsdb/public/1024/1024_0000000001/' }] }]]),
+  );
+  await c.dropTable(b, (await c.tableRoute(1025))!);
+  await c.database('public');
+
+  down = true;
+  assert.deepEqual((await c.database('public'))?.options, { ttl: '1d' }, 'the database from the cache');
+  assert.deepEqual(await shares(1), [[1024, [0, 1]]]);
+  assert.deepEqual(await shares(2), []);
+  down = false;
+  assert.deepEqual(await shares(1), await stored(1), 'the cache is what the store holds');
+
+  // A batch that fails may have been applied: the shares are read again.
+  kv.batch = () => Promise.reject(unreachable);
+  await assert.rejects(c.dropTable(a, (await c.tableRoute(1024))!));
+  down = true;
+  await assert.rejects(c.datanodeTables(1), (e: unknown) => e === unreachable);
+  down = false;
+  kv.batch = real.batch;
+  assert.deepEqual(await shares(1), [[1024, [0, 1]]]);
+});

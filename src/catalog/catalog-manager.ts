@@ -54,22 +54,94 @@ export class CatalogManager {
    * writes and the wiring calls `invalidate()` on its events.
    */
   private readonly tableCache = new Map<string, Promise<TableInfo | undefined>>();
+  /**
+   * Databases by name, kept the same way: a statement does not read its database from the store
+   * each time (in a cluster, a round trip to the metasrv and etcd), and a frontend whose metasrv
+   * cannot reach etcd still reads and writes the tables it knows.
+   */
+  private readonly databaseCache = new Map<string, Promise<DatabaseInfo | undefined>>();
+  /**
+   * Datanodes' shares by node id, for the metasrv's heartbeat answers: kept across its own changes
+   * (`batchWithShares`), so that while etcd cannot be reached the leases of regions whose placement
+   * is known are still renewed. Forgotten by `invalidate()`.
+   */
+  private readonly shareCache = new Map<number, Promise<DatanodeTable[]>>();
 
   private constructor(private readonly kv: KvBackend) {}
 
   /** Runs a change of the catalog with the cache cleared before and after (reads during it are not kept). */
   private async change<T>(fn: () => Promise<T>): Promise<T> {
-    this.tableCache.clear();
+    this.forgetNames();
     try {
       return await fn();
     } finally {
-      this.tableCache.clear();
+      this.forgetNames();
+    }
+  }
+
+  private forgetNames(): void {
+    this.tableCache.clear();
+    this.databaseCache.clear();
+  }
+
+  /**
+   * Applies a batch that writes datanodes' shares. The cached shares follow it (this process is
+   * the only writer: applying a put or delete to a list read before or after the batch gives the
+   * list after it) rather than being forgotten, so that a metasrv whose etcd stops answering right
+   * after a DDL still knows what each datanode holds. A batch that failed may or may not have been
+   * applied: then every cached share is forgotten.
+   */
+  private async batchWithShares(ops: readonly KvOp[]): Promise<void> {
+    try {
+      await this.kv.batch(ops);
+    } catch (err) {
+      this.shareCache.clear();
+      throw err;
+    }
+    const byNode = new Map<number, KvOp[]>();
+    for (const op of ops) {
+      const m = /^__dn_table\/(\d+)\/(\d+)$/.exec(op.key);
+      if (m === null) continue;
+      const node = Number(m[1]);
+      byNode.set(node, [...(byNode.get(node) ?? []), op]);
+    }
+    for (const [node, nodeOps] of byNode) {
+      const before = this.shareCache.get(node);
+      if (before === undefined) continue;
+      const after = before.then((list) => {
+        const byKey = new Map(list.map((share) => [datanodeTableKey(node, share.table_id), share]));
+        for (const op of nodeOps) {
+          if (op.type === 'put') byKey.set(op.key, decode<DatanodeTable>(op.value));
+          else byKey.delete(op.key);
+        }
+        return [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, share]) => share);
+      });
+      this.shareCache.set(node, after);
+      after.catch(() => {
+        if (this.shareCache.get(node) === after) this.shareCache.delete(node);
+      });
     }
   }
 
   /** Forgets what was read (the metadata changed elsewhere). */
   invalidate(): void {
     this.tableCache.clear();
+    this.databaseCache.clear();
+    this.shareCache.clear();
+  }
+
+  /** `read(key)` through `cache`; a failed read is not kept. */
+  private cached<K, V>(cache: Map<K, Promise<V>>, key: K, read: () => Promise<V>): Promise<V> {
+    let p = cache.get(key);
+    if (p === undefined) {
+      p = read();
+      cache.set(key, p);
+      const kept = p;
+      p.catch(() => {
+        if (cache.get(key) === kept) cache.delete(key);
+      });
+    }
+    return p;
   }
 
   /**
@@ -98,8 +170,10 @@ export class CatalogManager {
 
   async database(name: string): Promise<DatabaseInfo | undefined> {
     if (name === INFORMATION_SCHEMA) return { name, options: {}, created_at: 0 };
-    const v = await this.kv.get(this.dbKey(name));
-    return v === undefined ? undefined : decode<DatabaseInfo>(v);
+    return this.cached(this.databaseCache, name, async () => {
+      const v = await this.kv.get(this.dbKey(name));
+      return v === undefined ? undefined : decode<DatabaseInfo>(v);
+    });
   }
 
   /** Every database, `information_schema` included, sorted by name. */
@@ -112,17 +186,19 @@ export class CatalogManager {
   async createDatabase(name: string, options: Readonly<Record<string, string>>, ifNotExists: boolean): Promise<boolean> {
     checkDatabaseName(name);
     const info: DatabaseInfo = { name, options, created_at: Date.now() };
-    if (name !== INFORMATION_SCHEMA && (await this.kv.compareAndPut(this.dbKey(name), undefined, encode(info)))) return true;
+    if (name !== INFORMATION_SCHEMA && (await this.change(() => this.kv.compareAndPut(this.dbKey(name), undefined, encode(info))))) return true;
     if (ifNotExists) return false;
     // GreptimeDB answers InvalidArguments here (reference api.md §2), not DatabaseAlreadyExists.
     throw new TsdbError(StatusCode.InvalidArguments, `Schema ${name} already exists`);
   }
 
   async alterDatabase(name: string, set: Readonly<Record<string, string>>, unset: readonly string[]): Promise<void> {
-    const current = await this.requireDatabase(name);
-    const options: Record<string, string> = { ...current.options, ...set };
-    for (const k of unset) delete options[k];
-    await this.kv.put(this.dbKey(name), encode({ ...current, options }));
+    return this.change(async () => {
+      const current = await this.requireDatabase(name);
+      const options: Record<string, string> = { ...current.options, ...set };
+      for (const k of unset) delete options[k];
+      await this.kv.put(this.dbKey(name), encode({ ...current, options }));
+    });
   }
 
   /** Removes a database record (its tables must be dropped first by the caller). */
@@ -140,14 +216,7 @@ export class CatalogManager {
   }
 
   table(db: string, name: string): Promise<TableInfo | undefined> {
-    const key = `${db}/${name}`;
-    let cached = this.tableCache.get(key);
-    if (cached === undefined) {
-      cached = this.readTable(db, name);
-      this.tableCache.set(key, cached);
-      cached.catch(() => this.tableCache.delete(key));
-    }
-    return cached;
+    return this.cached(this.tableCache, `${db}/${name}`, () => this.readTable(db, name));
   }
 
   private async readTable(db: string, name: string): Promise<TableInfo | undefined> {
@@ -209,7 +278,7 @@ export class CatalogManager {
           { type: 'put', key: tableRouteKey(info.table_id), value: encode(placement.route) },
         ];
         for (const [node, share] of placement.datanodeTables) ops.push({ type: 'put', key: datanodeTableKey(node, info.table_id), value: encode(share) });
-        await this.kv.batch(ops);
+        await this.batchWithShares(ops);
         return;
       }
       await this.kv.put(`__table_info/${info.table_id}`, encode(info));
@@ -285,7 +354,7 @@ export class CatalogManager {
         ops.push({ type: 'delete', key: tableRouteKey(info.table_id) });
         for (const node of routeNodeIds(route)) ops.push({ type: 'delete', key: datanodeTableKey(node, info.table_id) });
       }
-      await this.kv.batch(ops);
+      await this.batchWithShares(ops);
     });
   }
 
@@ -302,8 +371,8 @@ export class CatalogManager {
   }
 
   /** A datanode's shares of the tables (what it opens at start), by table id. */
-  async datanodeTables(nodeId: number): Promise<DatanodeTable[]> {
-    return (await this.kv.range(datanodeTablePrefix(nodeId))).map((e) => decode<DatanodeTable>(e.value));
+  datanodeTables(nodeId: number): Promise<DatanodeTable[]> {
+    return this.cached(this.shareCache, nodeId, async () => (await this.kv.range(datanodeTablePrefix(nodeId))).map((e) => decode<DatanodeTable>(e.value)));
   }
 
   /**
@@ -316,7 +385,7 @@ export class CatalogManager {
       for (const [node, share] of shares) {
         ops.push(share === undefined ? { type: 'delete', key: datanodeTableKey(node, route.table_id) } : { type: 'put', key: datanodeTableKey(node, route.table_id), value: encode(share) });
       }
-      await this.kv.batch(ops);
+      await this.batchWithShares(ops);
     });
   }
 }
