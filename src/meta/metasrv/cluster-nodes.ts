@@ -45,12 +45,16 @@ function encode(value: unknown): Uint8Array {
 
 export class ClusterNodes {
   private readonly nodes = new Map<string, NodeState>();
+  /** The write of each node's last heartbeat under way. */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly kv: KvBackend,
     /** How long a datanode's heartbeat keeps it alive. */
     readonly datanodeLeaseMs: number,
     readonly frontendLeaseMs: number,
+    /** A heartbeat that could not be written to the store (it is kept in memory all the same). */
+    private readonly onPersistError: (err: unknown) => void = () => {},
   ) {}
 
   /** Reads the nodes the store knows (a restarted metasrv): each as of its last heartbeat. */
@@ -77,8 +81,15 @@ export class ClusterNodes {
   }
 
   /**
-   * Records a heartbeat (in memory at once, then in the store); refuses a datanode id held by a
-   * live datanode at another address. Returns the state before, if any.
+   * Records a heartbeat: in memory at once, and in the store in the background; refuses a datanode
+   * id held by a live datanode at another address. Returns the state before, if any.
+   *
+   * A heartbeat never waits for the store: what is kept there only tells a restarted metasrv which
+   * nodes it had, and liveness is decided from memory. Were it waited for, a store that stops
+   * answering would hold each heartbeat for the store's deadline (5 s for etcd), longer than the
+   * node waits for its answer, and leases would lapse for a store outage alone. One write per node
+   * at a time: while one is under way, the next heartbeats are kept in memory only (the next one
+   * after it is written).
    */
   async record(req: HeartbeatRequest, now: number): Promise<NodeState | undefined> {
     const key = `${req.role}/${req.peer.id}`;
@@ -100,10 +111,21 @@ export class ClusterNodes {
       shared_storage: req.shared_storage === true,
     };
     this.nodes.set(key, state);
-    const ops = [{ type: 'put' as const, key: nodeInfoKey(req.role, req.peer.id), value: encode(state) }];
-    if (req.role === 'datanode') ops.push({ type: 'put', key: datanodeLeaseKey(req.peer.id), value: encode({ timestamp_millis: now, node_addr: req.peer.addr }) });
-    await this.kv.batch(ops);
+    if (!this.writing.has(key)) {
+      const ops = [{ type: 'put' as const, key: nodeInfoKey(req.role, req.peer.id), value: encode(state) }];
+      if (req.role === 'datanode') ops.push({ type: 'put', key: datanodeLeaseKey(req.peer.id), value: encode({ timestamp_millis: now, node_addr: req.peer.addr }) });
+      const write = this.kv
+        .batch(ops)
+        .catch((err: unknown) => this.onPersistError(err))
+        .finally(() => this.writing.delete(key));
+      this.writing.set(key, write);
+    }
     return before;
+  }
+
+  /** Waits for the writes of heartbeats under way (stop, tests). */
+  async flush(): Promise<void> {
+    await Promise.all(this.writing.values());
   }
 
   datanode(id: number): NodeState | undefined {

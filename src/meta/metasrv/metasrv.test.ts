@@ -496,3 +496,31 @@ test('tables created concurrently under one name: one wins', async (t) => {
   const winner = (await h.ms.catalog.table('public', 'same'))!.table_id;
   assert.deepEqual(regionsOnFakes(h), [`1:${regionId(winner, 0)}`, `2:${regionId(winner, 1)}`]);
 });
+
+test('with the store unreachable, heartbeats still renew the leases of the regions placed before (by a DDL just before too); DDL fails', async (t) => {
+  const kv = new MemoryKvBackend();
+  const h = await metasrvHarness(t, kv, [1, 2]);
+  await h.ms.ddl({ kind: 'create_table', info: tableInfo(1024, 'a', { region_numbers: [0, 1] }), if_not_exists: false });
+  const [r0, r1] = [regionId(1024, 0), regionId(1024, 1)]; // on 1 and 2, and no heartbeat since
+  const real = { get: kv.get, range: kv.range, put: kv.put, batch: kv.batch, compareAndPut: kv.compareAndPut };
+  const unreachable = () => Promise.reject(new TsdbError(StatusCode.StorageUnavailable, 'etcd at 10.0.0.1:2379 is unavailable'));
+  const unanswered: Array<() => void> = [];
+  kv.get = unreachable;
+  kv.range = unreachable;
+  kv.put = unreachable;
+  kv.compareAndPut = unreachable;
+  // A store that does not answer at all: a heartbeat must not wait for it.
+  kv.batch = () => new Promise<void>((resolve) => unanswered.push(resolve));
+  t.after(() => {
+    Object.assign(kv, real);
+    for (const answer of unanswered) answer();
+  });
+  h.now += 5000;
+  const within = <T>(p: Promise<T>): Promise<T> => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the heartbeat waited for the store')), 1000).unref())]);
+  const one = await within(h.beat(1, [r0]));
+  const two = await within(h.beat(2, [r1]));
+  assert.deepEqual([one.leased_regions, one.close_regions, two.leased_regions, two.close_regions], [[String(r0)], [], [String(r1)], []]);
+  assert.ok(unanswered.length > 0, 'the heartbeats were sent to the store');
+  assert.ok((await h.ms.clusterInfo()).filter((n) => n.role === 'datanode').every((n) => n.alive && n.last_activity_ms === h.now));
+  await assert.rejects(h.ms.ddl({ kind: 'create_table', info: tableInfo(1025, 'b'), if_not_exists: false }), rejectsWith(StatusCode.StorageUnavailable, /etcd at 10\.0\.0\.1:2379 is unavailable/));
+});

@@ -7,7 +7,9 @@
  * - DDL: each task a procedure (procedure-manager.ts): persisted, locked, retried; a restarted
  *   metasrv finishes or undoes what it finds (`start()`). A task answers once its change is
  *   committed and every subscriber told; after `timeoutMs` it fails and the procedure goes on.
- * - Heartbeats: nodes recorded (cluster-nodes.ts); a datanode is told which of its regions keep
+ * - Heartbeats: nodes recorded (cluster-nodes.ts; in memory, written to the store without waiting
+ *   for it, and placements read from the catalog's cache: an etcd outage alone does not let the
+ *   leases of regions whose placement is known lapse); a datanode is told which of its regions keep
  *   their lease (those the routes place there), which to close (placed elsewhere or nowhere) and
  *   which to open (placed there, not reported). Regions a procedure is creating, dropping or
  *   moving are left out of all three until it is done.
@@ -42,6 +44,8 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 3000;
 /** A frontend reports itself 6× less often than a datanode (GreptimeDB). */
 const FRONTEND_INTERVAL_FACTOR = 6;
 const FAILOVER_TICK_MS = 1000;
+/** How long stop() waits for heartbeats being written to the store. */
+const NODE_WRITE_WAIT_MS = 1000;
 
 /** A node's lease: 3 heartbeat intervals and 1 s (10 s for the default 3 s). */
 export function leaseMsOf(intervalMs: number): number {
@@ -108,7 +112,10 @@ export class Metasrv implements MetaService {
     this.clock = params.clock ?? Date.now;
     this.logger = params.logger;
     this.selector = createSelector(params.selector ?? 'lease_based', params.random);
-    this.nodes = new ClusterNodes(params.kv, this.leaseMs, leaseMsOf(FRONTEND_INTERVAL_FACTOR * this.heartbeatIntervalMs));
+    this.nodes = new ClusterNodes(params.kv, this.leaseMs, leaseMsOf(FRONTEND_INTERVAL_FACTOR * this.heartbeatIntervalMs), (err) => {
+      // An unreachable store is reported once by whoever watches it (the metasrv's /ready); anything else is worth a line.
+      if (!(err instanceof TsdbError && err.code === StatusCode.StorageUnavailable)) this.logger.warn({ err }, 'a heartbeat could not be written to the metadata store (kept in memory)');
+    });
   }
 
   /** The catalog the metasrv writes (after start). */
@@ -166,6 +173,10 @@ export class Metasrv implements MetaService {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.manager?.stop();
+    // Heartbeats being written are waited for (a restart then knows them), a while at most: the store may not answer.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.nodes.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, NODE_WRITE_WAIT_MS)))]);
+    clearTimeout(timer);
     for (const c of this.connections.values()) {
       try {
         (c as RegionServer & { close?: () => void }).close?.();
