@@ -6,7 +6,9 @@
  * etcd unreachable at start does not keep the process from starting: its HTTP server answers
  * (`/ready` 503, `/health` says why), the meta service answers "not ready" (retryable), and the
  * connection is retried with backoff, each failure logged, until etcd answers; then the metasrv
- * starts and says so. Never a silent "started" without its store.
+ * starts and says so. Never a silent "started" without its store. Once started, etcd is watched
+ * (`meta/kv/watched-kv-backend.ts`): while it cannot be reached `/ready` says 503 and the log
+ * says why; metadata calls then fail at once with StorageUnavailable naming etcd.
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -16,6 +18,7 @@ import type { MetasrvOptions } from '../config/options.js';
 import { EtcdKvBackend } from '../meta/kv/etcd-kv-backend.js';
 import type { KvBackend } from '../meta/kv/kv-backend.js';
 import { MemoryKvBackend } from '../meta/kv/memory-kv-backend.js';
+import { WatchedKvBackend } from '../meta/kv/watched-kv-backend.js';
 import type { MetaService } from '../meta/meta-service.js';
 import { Metasrv } from '../meta/metasrv/metasrv.js';
 import type { GrpcServer } from '../servers/grpc/grpc-server.js';
@@ -109,7 +112,7 @@ export class MetasrvServices implements RpcServices {
         return;
       }
       if (processHealth.has(STORE_HEALTH_KEY)) this.logger.info({ store_addr: endpoints }, 'etcd reachable again');
-      await this.open(kv);
+      await this.open(this.watch(kv));
     } catch (err) {
       if (this.stopped) return;
       const message = `cannot reach etcd at ${endpoints.join(',')} (${(err as Error).message}); retrying in ${Math.round(waitMs / 100) / 10} s`;
@@ -117,6 +120,22 @@ export class MetasrvServices implements RpcServices {
       this.logger.error({ store_addr: endpoints }, `metasrv not ready: ${message}`);
       this.retry = setTimeout(() => void this.connectStore(Math.min(waitMs * 2, MAX_RETRY_MS)), waitMs);
     }
+  }
+
+  /** etcd once open: an outage marks the metasrv not ready (and is logged) until etcd answers again. */
+  private watch(kv: KvBackend): KvBackend {
+    const endpoints = this.config.store_addr.join(',');
+    return new WatchedKvBackend(kv, {
+      onDown: (err) => {
+        const message = `cannot reach etcd at ${endpoints}: ${err.message}`;
+        processHealth.set(STORE_HEALTH_KEY, 'metasrv', `metadata store unreachable: ${message}`, true);
+        this.logger.error({ store_addr: this.config.store_addr }, `metasrv not ready: ${message}; DDL and metadata reads fail until it answers (tried every second), heartbeats keep the leases of regions whose placement is known`);
+      },
+      onUp: (downMs) => {
+        processHealth.clear(STORE_HEALTH_KEY);
+        this.logger.info({ store_addr: this.config.store_addr, down_ms: downMs }, `etcd reachable again after ${Math.round(downMs / 100) / 10} s: metasrv ready`);
+      },
+    });
   }
 
   private async open(kv: KvBackend): Promise<void> {
