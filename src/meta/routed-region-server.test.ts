@@ -85,3 +85,65 @@ test('a region without a leader, or unknown to its route, is a clear error; regi
   await assert.rejects(routed.statistics(regionId(2000, 0)), (e) => e instanceof TsdbError && e.code === StatusCode.RegionNotFound && /its table has no route/.test(e.message));
   await assert.rejects(routed.openRegion(regionId(1024, 0)), (e) => e instanceof TsdbError && e.code === StatusCode.Unexpected);
 });
+
+const REGION = regionId(1024, 0);
+
+function routeTo(id: number, version: number): Uint8Array {
+  const route: TableRoute = { table_id: 1024, version, region_routes: [{ region_number: 0, leader_peer: { id, addr: `dn${id}:3001` }, follower_peers: [] }] };
+  return Buffer.from(JSON.stringify(route));
+}
+
+/** Datanodes answering flushes, each failing with `fail[id]` while it is set; the calls each got. */
+function flushingDatanodes() {
+  const fail = new Map<number, TsdbError>();
+  const calls = new Map<number, number>();
+  const connect = (peer: Peer) =>
+    ({
+      flushRegion: async () => {
+        calls.set(peer.id, (calls.get(peer.id) ?? 0) + 1);
+        const err = fail.get(peer.id);
+        if (err !== undefined) throw err;
+      },
+      close: () => {},
+    }) as unknown as RegionServer & { close(): void };
+  return { fail, calls, connect };
+}
+
+test('a leader that fails a request as gone sends it to the leader the route names now', async () => {
+  const dn = flushingDatanodes();
+  let stored = routeTo(1, 0);
+  let reads = 0;
+  const routed = new RoutedRegionServer({ get: async (k) => (assert.equal(k, tableRouteKey(1024)), reads++, stored), connect: dn.connect });
+  await routed.flushRegion(REGION);
+  // The region moved to datanode 2 (a failover); datanode 1 is unreachable.
+  stored = routeTo(2, 1);
+  dn.fail.set(1, new TsdbError(StatusCode.StorageUnavailable, 'dn1 is unavailable'));
+  await routed.flushRegion(REGION);
+  assert.deepEqual([dn.calls.get(1), dn.calls.get(2), reads], [2, 1, 2]);
+  await routed.flushRegion(REGION);
+  assert.deepEqual([dn.calls.get(2), reads], [2, 2], 'the new route is kept');
+});
+
+test('a route that cannot be read again is kept: the metasrv unreachable does not take the table down', async () => {
+  const dn = flushingDatanodes();
+  let metasrvDown = false;
+  const routed = new RoutedRegionServer({
+    get: async () => {
+      if (metasrvDown) throw new TsdbError(StatusCode.StorageUnavailable, 'the metadata store is unreachable');
+      return routeTo(1, 0);
+    },
+    connect: dn.connect,
+  });
+  await routed.flushRegion(REGION);
+  metasrvDown = true;
+  // The leader refuses once (its lease lapsed for a moment): the error is the leader's…
+  dn.fail.set(1, new TsdbError(StatusCode.RegionReadonly, 'lease lapsed'));
+  await assert.rejects(routed.flushRegion(REGION), /lease lapsed/);
+  // …and the next request still goes to it.
+  dn.fail.delete(1);
+  await routed.flushRegion(REGION);
+  assert.equal(dn.calls.get(1), 3);
+  // An event that says the route changed does drop it.
+  routed.invalidate(1024);
+  await assert.rejects(routed.flushRegion(REGION), /the metadata store is unreachable/);
+});

@@ -4,6 +4,8 @@
  * metasrv and cached until an event says the route changed). A request that finds the leader gone
  * (unreachable, or the region no longer there: it moved) drops the cached route and, when the route
  * now names another leader, is sent there once more — so frontends follow a failover on their own.
+ * A route that cannot be read again is kept, so that a metasrv or etcd outage does not take the
+ * tables whose leaders still serve them down with it.
  *
  * Regions are created and removed by the metasrv's DDL procedures, not from here.
  */
@@ -41,11 +43,29 @@ export class RoutedRegionServer implements RegionServer {
   route(tableId: number): Promise<TableRoute | undefined> {
     let r = this.routes.get(tableId);
     if (r === undefined) {
-      r = this.opts.get(tableRouteKey(tableId)).then((v) => (v === undefined ? undefined : (JSON.parse(Buffer.from(v).toString('utf8')) as TableRoute)));
+      r = this.read(tableId);
       this.routes.set(tableId, r);
-      r.catch(() => this.routes.delete(tableId));
+      const kept = r;
+      r.catch(() => {
+        if (this.routes.get(tableId) === kept) this.routes.delete(tableId);
+      });
     }
     return r;
+  }
+
+  private read(tableId: number): Promise<TableRoute | undefined> {
+    return this.opts.get(tableRouteKey(tableId)).then((v) => (v === undefined ? undefined : (JSON.parse(Buffer.from(v).toString('utf8')) as TableRoute)));
+  }
+
+  /**
+   * Reads a table's route again after its leader failed a request. Until the read succeeds the
+   * cached route stays: with the metasrv (or its etcd) unreachable it is still the best known,
+   * and dropping it would fail every later request of the table, which the leader may well serve.
+   */
+  private async reread(tableId: number): Promise<void> {
+    const fresh = this.read(tableId);
+    await fresh;
+    this.routes.set(tableId, fresh);
   }
 
   private async leader(id: RegionId): Promise<Peer> {
@@ -76,8 +96,9 @@ export class RoutedRegionServer implements RegionServer {
       return await call(this.server(first));
     } catch (err) {
       if (!(err instanceof TsdbError) || !STALE_ROUTE_CODES.has(err.code)) throw err;
-      this.invalidate(tableIdOf(id));
-      const now = await this.leader(id).catch(() => first);
+      const now = await this.reread(tableIdOf(id))
+        .then(() => this.leader(id))
+        .catch(() => first);
       if (now.addr === first.addr && now.id === first.id) throw err;
       return call(this.server(now));
     }
