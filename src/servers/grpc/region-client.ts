@@ -14,6 +14,8 @@
  *   StorageUnavailable too), which clients see as retryable (gRPC UNAVAILABLE, HTTP 503) and which
  *   keeps its message, where Internal's is masked;
  * - DEADLINE_EXCEEDED: DeadlineExceeded; CANCELLED: Cancelled; anything else: Internal.
+ * A channel whose region server went away tries to connect again at most a second apart, so a
+ * restarted datanode is served again at once (grpc-js's own backoff reaches 2 minutes).
  * Not served here: the in-process `scanRelation`.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -41,6 +43,8 @@ import {
 } from './region-messages.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** How soon a channel to an unreachable region server tries to connect again. */
+const RECONNECT_BACKOFF_MS = { initial: 100, max: 1000 } as const;
 
 export interface RemoteRegionServerOptions {
   /** Deadline of each region request (not of queries), in milliseconds; default 60 s. */
@@ -81,6 +85,10 @@ export class RemoteRegionServer implements RegionServer {
     this.client = new grpc.Client(addr, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': DEFAULT_MAX_MESSAGE_SIZE,
       'grpc.max_send_message_length': DEFAULT_MAX_MESSAGE_SIZE,
+      // A datanode back from a restart is reached within a second: grpc-js's default backoff
+      // grows to 2 min, and until it ends every call fails at once without trying to connect.
+      'grpc.initial_reconnect_backoff_ms': RECONNECT_BACKOFF_MS.initial,
+      'grpc.max_reconnect_backoff_ms': RECONNECT_BACKOFF_MS.max,
     });
     this.handleMethod = (regionPackageDefinition()[REGION_SERVICE_NAME] as grpc.ServiceDefinition)['Handle'] as grpc.MethodDefinition<RegionRequestMessage, RegionResponseMessage>;
     this.doGetMethod = (flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition)['DoGet'] as grpc.MethodDefinition<{ ticket: Buffer }, FlightDataMessage>;

@@ -526,6 +526,42 @@ test('region service: a request to a stopped region server fails with StorageUna
   }
 });
 
+test('region service: a region server back after an outage is reached within a second or so', async () => {
+  const double = new DoubleRegionServer();
+  const first = await startServer(double);
+  const remote = new RemoteRegionServer(first.addr, { requestTimeoutMs: 3000 });
+  try {
+    await remote.flushRegion(1n);
+    await first.server.shutdown();
+    // Six seconds of failed calls: grpc-js's default backoff would wait about 4 s before its next try.
+    const down = Date.now();
+    while (Date.now() - down < 6000) {
+      await assert.rejects(remote.flushRegion(1n), { code: StatusCode.StorageUnavailable });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const again = new GrpcServer({ logger: silentLogger() });
+    addRegionService(again, double, silentLogger());
+    await again.start(first.addr);
+    try {
+      const back = Date.now();
+      for (;;) {
+        try {
+          await remote.flushRegion(1n);
+          break;
+        } catch (err) {
+          assert.ok(err instanceof TsdbError && err.code === StatusCode.StorageUnavailable, String(err));
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      assert.ok(Date.now() - back < 1600, `reached ${Date.now() - back} ms after it came back`);
+    } finally {
+      await again.shutdown();
+    }
+  } finally {
+    remote.close();
+  }
+});
+
 // ---- malformed input, from raw clients ----
 
 function rawHandle(bytes: Uint8Array): Promise<void> {
