@@ -15,7 +15,8 @@
  *   keeps its message, where Internal's is masked;
  * - DEADLINE_EXCEEDED: DeadlineExceeded; CANCELLED: Cancelled; anything else: Internal.
  * A channel whose region server went away tries to connect again at most a second apart, so a
- * restarted datanode is served again at once (grpc-js's own backoff reaches 2 minutes).
+ * restarted datanode is served again at once (grpc-js's own backoff reaches 2 minutes); one that
+ * stops answering with calls open is found out by pings (`DEFAULT_KEEPALIVE_MS`).
  * Not served here: the in-process `scanRelation`.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -46,9 +47,19 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** How soon a channel to an unreachable region server tries to connect again. */
 const RECONNECT_BACKOFF_MS = { initial: 100, max: 1000 } as const;
 
+/**
+ * A region server that stops answering with calls open (a hung or paused process, packets
+ * dropped) is noticed by pings: one every `time` while calls are open, the connection dropped and
+ * its calls failed (StorageUnavailable) when one is not answered within `timeout` — at most 15 s
+ * for a query, which has no deadline of its own, where it would wait for its statement's.
+ */
+export const DEFAULT_KEEPALIVE_MS = { time: 5000, timeout: 10_000 } as const;
+
 export interface RemoteRegionServerOptions {
   /** Deadline of each region request (not of queries), in milliseconds; default 60 s. */
   readonly requestTimeoutMs?: number;
+  /** Pings while calls are open (`DEFAULT_KEEPALIVE_MS`). */
+  readonly keepalive?: { readonly timeMs: number; readonly timeoutMs: number };
 }
 
 /** The TsdbError of a failed call to the region server at `addr`. */
@@ -89,6 +100,8 @@ export class RemoteRegionServer implements RegionServer {
       // grows to 2 min, and until it ends every call fails at once without trying to connect.
       'grpc.initial_reconnect_backoff_ms': RECONNECT_BACKOFF_MS.initial,
       'grpc.max_reconnect_backoff_ms': RECONNECT_BACKOFF_MS.max,
+      'grpc.keepalive_time_ms': opts.keepalive?.timeMs ?? DEFAULT_KEEPALIVE_MS.time,
+      'grpc.keepalive_timeout_ms': opts.keepalive?.timeoutMs ?? DEFAULT_KEEPALIVE_MS.timeout,
     });
     this.handleMethod = (regionPackageDefinition()[REGION_SERVICE_NAME] as grpc.ServiceDefinition)['Handle'] as grpc.MethodDefinition<RegionRequestMessage, RegionResponseMessage>;
     this.doGetMethod = (flightPackageDefinition()[FLIGHT_SERVICE_NAME] as grpc.ServiceDefinition)['DoGet'] as grpc.MethodDefinition<{ ticket: Buffer }, FlightDataMessage>;

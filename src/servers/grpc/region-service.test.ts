@@ -1,6 +1,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { Float64, Int64, makeVector, RecordBatch, Table, Utf8, vectorFromArray, type Schema } from 'apache-arrow';
 import { FlightClient } from '../../../test/support/flight-client.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -559,6 +560,48 @@ test('region service: a region server back after an outage is reached within a s
     }
   } finally {
     remote.close();
+  }
+});
+
+test('region service: a region server that stops answering mid-query (hung, paused) fails the query by the pings, not hangs it', { timeout: 10_000 }, async () => {
+  const double = new DoubleRegionServer();
+  const { server: hung, addr: hungAddr } = await startServer(double);
+  // A proxy that can stop forwarding without closing anything: a process paused, packets dropped.
+  const sockets: Socket[] = [];
+  const proxy = createNetServer((client) => {
+    const upstream = connect(Number(hungAddr.split(':')[1]), '127.0.0.1');
+    sockets.push(client, upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const remote = new RemoteRegionServer(`127.0.0.1:${(proxy.address() as { port: number }).port}`, { keepalive: { timeMs: 200, timeoutMs: 300 } });
+  try {
+    const first = table(3).batches[0]!;
+    double.answer = {
+      schema: first.schema,
+      batches: async function* () {
+        yield first;
+        await new Promise(() => {});
+      },
+    };
+    const stream = await remote.query(1n, {});
+    assert.equal((await stream.batches.next()).done, false);
+    const pending = stream.batches.next();
+    for (const s of sockets) {
+      s.unpipe();
+      s.pause();
+    }
+    const stalled = Date.now();
+    await assert.rejects(pending, (err: unknown) => err instanceof TsdbError && err.code === StatusCode.StorageUnavailable);
+    assert.ok(Date.now() - stalled < 3000, `failed ${Date.now() - stalled} ms after the server stopped answering`);
+  } finally {
+    remote.close();
+    for (const s of sockets) s.destroy();
+    proxy.close();
+    await hung.shutdown();
   }
 });
 
