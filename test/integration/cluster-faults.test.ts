@@ -140,6 +140,8 @@ test('a datanode killed without failover: its tables fail fast with a retryable 
   await c.startDatanode(victim);
   const started = Date.now() - restart;
   const readable = started + (await eventually(async () => (await c.sql('SELECT count(*) FROM on_a')).status === 200, 'on_a readable after the restart'));
+  // The frontend's channel to it tries again within a second (not after grpc-js's growing backoff).
+  assert.ok(readable - started < 5000, `served ${readable - started} ms after the datanode started`);
   t.diagnostic(`datanode ${victim} killed: errors answered in ${late.ms} ms; restarted in ${started} ms, its table readable ${readable} ms after the restart began`);
   await a.ok(10);
   assert.deepEqual(await a.lost(), { lost: 0, unacked: 0 });
@@ -175,6 +177,8 @@ test('failover onto shared object storage: a killed datanode\'s flushed rows are
   t.after(() => {
     if (paused.running) process.kill(paused.pid, 'SIGCONT');
   });
+  // A query sent to the paused node: no answer comes, and none is awaited past the pings (15 s).
+  const pausedQuery = sqlTimed(c, 'SELECT count(*) FROM paused');
   // Until its regions move, the killed node's table answers a retryable error, fast.
   const down = await sqlTimed(c, 'SELECT count(*) FROM killed');
   assert.equal(down.status, 503, JSON.stringify(down));
@@ -184,6 +188,10 @@ test('failover onto shared object storage: a killed datanode\'s flushed rows are
   // Lease (10 s from the last heartbeat) + failover tick (1 s) + opening on the survivor.
   const movedMs = await eventually(async () => (await c.sql('SELECT count(*) FROM killed')).status === 200, 'the killed datanode\'s table is served again', 30_000);
   const failoverMs = Date.now() - lost;
+  const inFlight = await pausedQuery;
+  assert.ok(inFlight.ms < 20_000, `the query sent to the paused node answered after ${inFlight.ms} ms`);
+  // Failed by the pings (503), or, the route having moved meanwhile, answered by the new leader.
+  assert.ok(inFlight.status === 503 || (inFlight.status === 200 && inFlight.rows === 200), JSON.stringify(inFlight));
   await eventually(async () => (await c.sql('SELECT count(*) FROM paused')).status === 200, 'the paused datanode\'s table is served again', 10_000);
   assert.equal(await leaderOf(c, 'killed'), survivor);
   assert.equal(await leaderOf(c, 'paused'), survivor);
@@ -204,9 +212,14 @@ test('failover onto shared object storage: a killed datanode\'s flushed rows are
   await tables.killed.ok(50);
   await tables.paused.ok(50);
   assert.equal(await leaderOf(c, 'killed'), survivor);
+  // The new leader keeps what it acknowledged since: restarted (quicker than a lease: no failover), it replays its WAL.
+  assert.equal((await c.datanodes.get(survivor)!.proc.stop('SIGTERM')).code, 0);
+  await c.startDatanode(survivor);
+  await eventually(async () => (await c.sql('SELECT count(*) FROM killed')).status === 200, 'the new leader serves the moved table after its restart', 10_000);
+  assert.equal(await leaderOf(c, 'killed'), survivor, 'no failover for a restart within the lease');
   const lostRows = { killed: await tables.killed.lost(), paused: await tables.paused.lost(), stays: await tables.stays.lost() };
   assert.deepEqual(lostRows, { killed: { lost: 100, unacked: 0 }, paused: { lost: 100, unacked: 0 }, stays: { lost: 0, unacked: 0 } });
-  t.diagnostic(`failover: the killed datanode's table served again ${failoverMs} ms after the kill (${movedMs} ms of 503s); acknowledged rows lost: ${JSON.stringify(lostRows)}`);
+  t.diagnostic(`failover: the killed datanode's table served again ${failoverMs} ms after the kill (${movedMs} ms of 503s); a query in flight to the paused node answered ${inFlight.status} after ${inFlight.ms} ms; acknowledged rows lost: ${JSON.stringify(lostRows)}`);
 });
 
 test('the metasrv killed midway through a CREATE TABLE (on etcd): restarted, it undoes it — no half-created table, no orphan region, and the CREATE succeeds again', async (t) => {
@@ -264,6 +277,67 @@ test('the metasrv killed midway through a CREATE TABLE (on etcd): restarted, it 
   assert.deepEqual(await rows.lost(), { lost: 0, unacked: 0 });
 });
 
+test('etcd stopped and restarted under a running cluster: DDL fails fast and clearly, the metasrv is not ready and says why; reads and writes of existing tables go on; nothing acknowledged is lost', async (t) => {
+  const etcd = await startEtcd(t);
+  const c = await startCluster(t, { etcd: [etcd.endpoint], datanodes: 1 });
+  await ok(c, CREATE('live'));
+  const rows = new Rows(c, 'live');
+  await rows.ok(100);
+  assert.deepEqual(await c.rows('SELECT count(*) FROM live'), [[100]]);
+
+  // Writes and reads of the existing table all along, through the outage and after it.
+  const failures: string[] = [];
+  let traffic = true;
+  let writes = 0;
+  const load = (async () => {
+    while (traffic) {
+      try {
+        const w = await rows.write(10);
+        const r = await sqlTimed(c, 'SELECT count(*) FROM live');
+        writes++;
+        if (w.status !== 200) failures.push(`write ${w.status}: ${w.error}`);
+        if (r.status !== 200) failures.push(`read ${r.status}: ${r.error}`);
+      } catch (err) {
+        failures.push(String(err));
+      }
+      await sleep(200);
+    }
+  })();
+  t.after(async () => {
+    traffic = false;
+    await load;
+  });
+
+  await etcd.stop();
+  const outage = Date.now();
+  const notReadyMs = await eventually(async () => (await fetch(`${c.metasrv.baseUrl}/ready`)).status === 503, 'the metasrv says it is not ready', 15_000);
+  const why = await c.metasrv.proc.waitForLog((l) => l.level === 'error' && /^metasrv not ready: cannot reach etcd at 127\.0\.0\.1:\d+/.test(l.msg), 1000);
+  const health = (await (await fetch(`${c.metasrv.baseUrl}/health`)).json()) as { degraded?: Array<{ message: string }> };
+  assert.ok(health.degraded?.some((d) => /metadata store unreachable: cannot reach etcd/.test(d.message)), JSON.stringify(health));
+  const ddl = await sqlTimed(c, CREATE('during'));
+  assert.equal(ddl.status, 503, JSON.stringify(ddl));
+  assert.equal(ddl.code, 5000, JSON.stringify(ddl)); // StorageUnavailable: retryable
+  assert.match(ddl.error!, /metadata store etcd\(127\.0\.0\.1:\d+\) is unreachable/);
+  assert.ok(ddl.ms < 1000, `DDL refused in ${ddl.ms} ms`);
+  // More than a lease (10 s) of outage: the datanode's region leases are renewed all along.
+  await sleep(Math.max(0, 13_000 - (Date.now() - outage)));
+  const writesDuring = writes;
+
+  const restarted = await etcd.restart();
+  const outageMs = Date.now() - outage;
+  t.after(() => restarted.stop());
+  const readyMs = await eventually(async () => (await fetch(`${c.metasrv.baseUrl}/ready`)).status === 200, 'the metasrv is ready again', 15_000);
+  await ok(c, CREATE('after'));
+  await ok(c, "INSERT INTO after VALUES ('x', 1, 1)");
+  await ok(c, CREATE('during')); // the refused CREATE left nothing behind
+  traffic = false;
+  await load;
+  t.diagnostic(`etcd down ${outageMs} ms: the metasrv said not ready after ${notReadyMs} ms ("${why.msg.slice(0, 120)}…"), DDL refused in ${ddl.ms} ms; ${writesDuring} write+read rounds during the outage; ready again ${readyMs} ms after etcd restarted`);
+  if (failures.length > 0) for (const l of [...c.datanodes.get(1)!.proc.lines, ...c.metasrv.proc.lines]) if (l.level !== 'info') t.diagnostic(JSON.stringify(l).slice(0, 700));
+  assert.deepEqual(failures, [], 'reads and writes of the existing table never failed');
+  assert.deepEqual(await rows.lost(), { lost: 0, unacked: 0 });
+});
+
 test('a datanode stopped with SIGTERM and started again reopens its regions: nothing acknowledged is lost', async (t) => {
   const c = await startCluster(t, { datanodes: 1 });
   await ok(c, CREATE('kept'));
@@ -279,21 +353,28 @@ test('a datanode stopped with SIGTERM and started again reopens its regions: not
   assert.deepEqual(await rows.lost(), { lost: 0, unacked: 0 });
 });
 
-async function sqlTimed(c: TestCluster, sql: string): Promise<{ status: number; code?: number; error?: string; ms: number }> {
+async function sqlTimed(c: TestCluster, sql: string): Promise<{ status: number; code?: number; error?: string; rows?: unknown; ms: number }> {
   const started = Date.now();
   const r = await c.sql(sql);
-  return { status: r.status, ...(r.body.code !== undefined && { code: r.body.code }), ...(r.body.error !== undefined && { error: r.body.error }), ms: Date.now() - started };
+  const first = r.body.output?.[0]?.records?.rows?.[0]?.[0];
+  return { status: r.status, ...(r.body.code !== undefined && { code: r.body.code }), ...(r.body.error !== undefined && { error: r.body.error }), ...(first !== undefined && { rows: first }), ms: Date.now() - started };
 }
 
 async function waitDead(c: TestCluster, id: number, timeoutMs = 20_000): Promise<void> {
   await eventually(async () => (await c.nodes()).some((n) => n.role === 'datanode' && n.peer.id === id && !n.alive), `the metasrv counts datanode ${id} lost`, timeoutMs);
 }
 
+/** Polls `check` until it holds; fails after `timeoutMs`, also when a check is still waiting then. */
 async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<number> {
   const started = Date.now();
   for (;;) {
-    if (await check()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    const left = timeoutMs - (Date.now() - started);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, left))));
+    const held = await Promise.race([check(), late]);
+    clearTimeout(timer);
+    if (held === true) return Date.now() - started;
+    if (held === 'late' || Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await sleep(100);
   }
 }
