@@ -2,6 +2,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import pino from 'pino';
 import { Float64, Int64, makeVector, RecordBatch, Table, Utf8, vectorFromArray, type Schema } from 'apache-arrow';
 import { FlightClient } from '../../../test/support/flight-client.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -294,6 +295,37 @@ test('region service: a region query answers its schema, then its batches', asyn
   for (const q of [{}, { sql: '' }, { scan: {} }, { scan: { end: -1n } }] as RegionQuery[]) {
     await readAll(await client.query(3n, q));
     assert.deepStrictEqual(lastCall().args, [3n, q]);
+  }
+});
+
+test('region service: at debug level a region query logs its rows, bytes sent, timings, scan and fragment', async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const double = new DoubleRegionServer();
+  const sent = [table(10).batches[0]!, table(5, 10).batches[0]!];
+  double.answer = answerOf(sent);
+  const s = new GrpcServer({ logger: silentLogger(), shutdownTimeout: 5000 });
+  addRegionService(s, double, logger);
+  await s.start('127.0.0.1:0');
+  const c = new RemoteRegionServer(`127.0.0.1:${s.boundAddress()!.port}`);
+  try {
+    const query: RegionQuery = { scan: { start: 5n, end: 2n ** 62n, keys: new Map<number, Array<string | bigint>>([[0, ['h1']], [3, [7n]]]) }, sql: 'SELECT host FROM region' };
+    await readAll(await c.query(BIG_ID, query));
+    // The line is written after the call ends, which the client may see first.
+    for (let i = 0; i < 100 && !lines.some((l) => l['msg'] === 'region query answered'); i++) await new Promise((r) => setTimeout(r, 10));
+    const line = lines.find((l) => l['msg'] === 'region query answered');
+    assert.ok(line !== undefined, JSON.stringify(lines));
+    assert.equal(line['region'], '4398046511111(1024, 7)');
+    assert.equal(line['rows'], 15);
+    assert.deepEqual(line['scan'], { start: '5', end: String(2n ** 62n), keys: { 0: ['h1'], 3: ['7'] } });
+    assert.equal(line['sql'], 'SELECT host FROM region');
+    // The schema and two batches, each an IPC header and body: at least the batches' 15 float64 values.
+    assert.ok(typeof line['bytes'] === 'number' && line['bytes'] > 15 * 8, String(line['bytes']));
+    const [open, first, elapsed] = [line['open_ms'], line['first_batch_ms'], line['elapsed_ms']] as number[];
+    assert.ok(open! >= 0 && open! <= first! && first! <= elapsed!, JSON.stringify(line));
+  } finally {
+    c.close();
+    await s.shutdown();
   }
 });
 

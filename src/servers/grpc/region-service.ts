@@ -26,7 +26,9 @@ import type { RecordBatch } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
+import { formatRegionId } from '../../types/region-id.js';
 import type { RegionServer } from '../../types/region-server.js';
+import type { ScanRequest } from '../../types/scan-request.js';
 import { IpcMessageEncoder } from './arrow-ipc.js';
 import { callSignal } from './call-signal.js';
 import { flightData, flightImplementation, flightPackageDefinition, flightServiceDefinition, sendFlightData, type DoGetCall } from './flight-service.js';
@@ -154,7 +156,18 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** A scan request as JSON for a log line (bigints as decimal strings). */
+function scanJson(scan: ScanRequest | undefined): Record<string, unknown> | undefined {
+  if (scan === undefined) return undefined;
+  return {
+    ...(scan.start !== undefined && { start: String(scan.start) }),
+    ...(scan.end !== undefined && { end: String(scan.end) }),
+    ...(scan.keys !== undefined && { keys: Object.fromEntries([...scan.keys].map(([id, values]) => [id, values.map((v) => (typeof v === 'bigint' ? String(v) : v))])) }),
+  };
+}
+
 async function doGet(regions: RegionServer, call: DoGetCall, log: Logger): Promise<void> {
+  const t0 = performance.now();
   const { signal, dispose } = callSignal(call, 'region query');
   // Set while the batches have not been read to their end: stopped with return() when the call ends early.
   let batches: AsyncIterator<RecordBatch> | undefined;
@@ -168,18 +181,40 @@ async function doGet(regions: RegionServer, call: DoGetCall, log: Logger): Promi
       if (signal.aborted) started.then((s) => s.batches.return?.(), () => {}).catch(() => {});
       throw err;
     });
+    const opened = performance.now();
+    let firstBatch: number | undefined;
+    let rows = 0;
+    let bytes = 0;
     batches = stream.batches;
     const encoder = new IpcMessageEncoder();
-    for (const m of encoder.start(stream.schema)) await sendFlightData(call, flightData(m), signal);
+    for (const m of encoder.start(stream.schema)) {
+      bytes += m.header.byteLength + m.body.byteLength;
+      await sendFlightData(call, flightData(m), signal);
+    }
     for (;;) {
       const next = await untilAborted(batches.next(), signal);
+      firstBatch ??= performance.now();
       if (next.done === true) {
         batches = undefined;
         break;
       }
-      for (const m of encoder.write(next.value)) await sendFlightData(call, flightData(m), signal);
+      rows += next.value.numRows;
+      for (const m of encoder.write(next.value)) {
+        bytes += m.header.byteLength + m.body.byteLength;
+        await sendFlightData(call, flightData(m), signal);
+      }
     }
     call.end();
+    // Where a remote query's time goes on this side (bench/cluster reads these): opening the scan
+    // and binding the fragment, until DuckDB's first batch (most of the work of an aggregation),
+    // and the whole call, sending included; the fragment and scan say which query it was.
+    if (log.isLevelEnabled('debug')) {
+      const ms = (t: number): number => Math.round((t - t0) * 1000) / 1000;
+      log.debug(
+        { region: formatRegionId(id), rows, bytes, open_ms: ms(opened), first_batch_ms: ms(firstBatch), elapsed_ms: ms(performance.now()), scan: scanJson(query.scan), sql: query.sql },
+        'region query answered',
+      );
+    }
   } catch (err) {
     if (!call.cancelled) call.emit('error', toGrpcError(err, log, 'region query'));
   } finally {
