@@ -86,6 +86,34 @@ test('table reads are cached; a change is seen at once, also by reads that raced
   assert.equal(await c.table('public', 'x'), undefined);
 });
 
+test('database reads are cached; creating, altering and dropping one is seen at once; invalidate() forgets them', async () => {
+  const kv = new MemoryKvBackend();
+  const c = await CatalogManager.open(kv);
+  assert.equal(await c.database('d'), undefined);
+  await c.createDatabase('d', { ttl: '1h' }, false);
+  assert.deepEqual((await c.database('d'))?.options, { ttl: '1h' }, 'the earlier "not found" is not kept');
+  let reads = 0;
+  const get = kv.get.bind(kv);
+  kv.get = (k: string) => {
+    reads++;
+    return get(k);
+  };
+  await c.database('d');
+  await c.database('public');
+  await c.database('public');
+  assert.equal(reads, 1, 'd from the cache, public read once');
+  await c.alterDatabase('d', { ttl: '2h' }, []);
+  assert.deepEqual((await c.database('d'))?.options, { ttl: '2h' });
+  await c.dropDatabase('d');
+  assert.equal(await c.database('d'), undefined);
+  // Written by another process (a cluster's metasrv): seen after invalidate().
+  assert.equal(await c.database('e'), undefined);
+  await CatalogManager.attach(kv).createDatabase('e', {}, false);
+  assert.equal(await c.database('e'), undefined, 'as last read');
+  c.invalidate();
+  assert.equal((await c.database('e'))?.name, 'e');
+});
+
 test('cluster writes: a table with its placement is one batch; drop removes route and shares; alter checks the stored info', async () => {
   const kv = new MemoryKvBackend();
   const c = await CatalogManager.open(kv);
