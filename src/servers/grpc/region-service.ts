@@ -205,9 +205,10 @@ async function doGet(regions: RegionServer, call: DoGetCall, log: Logger): Promi
       }
     }
     call.end();
-    // Where a remote query's time goes on this side (bench/cluster reads these): opening the scan
-    // and binding the fragment, until DuckDB's first batch (most of the work of an aggregation),
-    // and the whole call, sending included; the fragment and scan say which query it was.
+    // Where a remote query's time goes on this side (bench/cluster reads these): until the query
+    // answered (scan opened, fragment bound, and DuckDB's stream started, which runs a blocking
+    // query — an aggregation, a sort — to its first result chunk), until the first Arrow batch, and
+    // the whole call, sending included; the fragment and scan say which query it was.
     if (log.isLevelEnabled('debug')) {
       const ms = (t: number): number => Math.round((t - t0) * 1000) / 1000;
       log.debug(
