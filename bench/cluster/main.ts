@@ -45,6 +45,7 @@ const { values: opts } = parseArgs({
     queries: { type: 'string' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -65,6 +66,8 @@ const SETUPS = opts.setups.split(',').map((s) => s.trim()) as SetupKey[];
 for (const s of SETUPS) if (!(s in LABELS)) throw new Error(`--setups: unknown ${s} (standalone, 1dn, 3dn, 3dn-part)`);
 if (SETUPS[0] !== 'standalone') throw new Error('--setups: standalone comes first (its answers are the reference)');
 const PART_DB = 'tsbs_part';
+/** `--cpu-prof <dir>`: every tsdb process writes a V8 CPU profile there when it stops. */
+const NODE_ARGS: readonly string[] = opts['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(opts['cpu-prof'])}`];
 
 interface Setup {
   readonly key: SetupKey;
@@ -268,7 +271,7 @@ const t0All = performance.now();
 let loadEndMs = 0;
 try {
   // Standalone, then the clusters: all up at once, so that each query's runs alternate between them.
-  const standalone = await startTsdb(REPO, join(workDir, 'standalone'));
+  const standalone = await startTsdb(REPO, join(workDir, 'standalone'), { nodeArgs: NODE_ARGS });
   stops.push(() => standalone.stop());
   setups.push({ key: 'standalone', label: LABELS.standalone, baseUrl: standalone.baseUrl, db: 'public', pids: new Map([['standalone', standalone.pid]]), datanodes: [] });
   log(`standalone: pid ${standalone.pid}, ${standalone.baseUrl}`);
@@ -276,7 +279,7 @@ try {
   for (const n of [1, 3]) {
     const keys = SETUPS.filter((k) => (n === 1 ? k === '1dn' : k === '3dn' || k === '3dn-part'));
     if (keys.length === 0) continue;
-    const c = await startCluster(TSDB_BIN, `cluster${n}`, join(workDir, `cluster${n}`), n);
+    const c = await startCluster(TSDB_BIN, `cluster${n}`, join(workDir, `cluster${n}`), n, NODE_ARGS);
     stops.push(() => c.stop());
     clusters.set(n, c);
     log(`cluster of ${n}: metasrv pid ${c.metasrv.pid}, datanodes ${[...c.datanodes.values()].map((d) => `pid ${d.pid} (${d.addresses['grpc']})`).join(', ')}, frontend pid ${c.frontend.pid} ${c.baseUrl}`);
@@ -434,7 +437,7 @@ for (const s of clusterSetups) {
   out.push('');
   out.push(`### Where the time goes: ${s.label}`);
   out.push('');
-  out.push('| query | query ms | region queries | datanode: open ms | first batch ms | elapsed ms | replayed round trip ms | hop: round trip − datanode elapsed ms | frontend: query − round trip ms | rows shipped | IPC bytes shipped | CPU ms: frontend | datanodes | standalone |');
+  out.push('| query | query ms | region queries | datanode: started ms | first batch ms | elapsed ms | replayed round trip ms | hop: round trip − datanode elapsed ms | frontend: query − round trip ms | rows shipped | IPC bytes shipped | CPU ms: frontend | datanodes | standalone |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const f of figures) {
     const sq = f.bySetup[s.key];
@@ -461,7 +464,7 @@ for (const s of clusterSetups) {
 out.push('');
 out.push([
   'Datanode columns: from the datanodes\' `region query answered` lines written during each run (summed over the run\'s region queries, median of the runs):',
-  '*open* = scan opened and fragment bound, *first batch* = until DuckDB gave its first batch (for an aggregation, most of its execution), *elapsed* = the whole call, the sending of the answer included.',
+  '*started* = until the query answered its schema: scan opened, fragment bound, DuckDB\'s stream started, which runs a blocking query (an aggregation, a sort, a window) to its first result chunk — for most of these queries, all their execution; *first batch* = until the first Arrow batch; *elapsed* = the whole call, the answer\'s conversion to Arrow, IPC encoding and sending included.',
   '*Replayed round trip*: the bench\'s own region client sending the same region queries (same fragment and scan, one after the other as the frontend reads regions) and reading every batch: what the frontend waits for.',
   '*Hop* = that round trip minus the datanode\'s elapsed time of the replay (gRPC call, IPC framing, transfer and decode beyond what the datanode counts); *frontend* = query time minus round trip (HTTP, parse and plan, routes, publishing the answer to DuckDB and the query over it, JSON).',
   'CPU: mean per run from /proc (10 ms ticks), all threads; the frontend\'s also includes its heartbeats.',

@@ -55,11 +55,11 @@ function regionQueryOf(rec: Record<string, unknown>): RegionQueryLog {
   };
 }
 
-/** Starts `node bin/tsdb <args>` and waits for its " started" line. */
-export async function startNode(tsdbBin: string, name: string, args: readonly string[], logFile: string, env: Readonly<Record<string, string>> = {}): Promise<TsdbNode> {
+/** Starts `node [nodeArgs] bin/tsdb <args>` and waits for its " started" line. */
+export async function startNode(tsdbBin: string, name: string, args: readonly string[], logFile: string, env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<TsdbNode> {
   // The caller's TSDB_* variables would configure the node behind the benchmark's back.
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TSDB_')));
-  const child = spawn(process.execPath, [tsdbBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, ...env } });
+  const child = spawn(process.execPath, [...nodeArgs, tsdbBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, ...env } });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
   const pid = child.pid;
   children.add(child);
@@ -145,11 +145,12 @@ export interface Cluster {
 }
 
 /**
- * A cluster (`name` prefixes its nodes' names): a metasrv with its metadata in memory, `datanodes` datanodes (ids 1…n, region queries logged at
- * debug) and a frontend, each with its own directory under `dir`. Resolves once the metasrv counts
- * every datanode alive and the frontend is ready; on failure stops what it started.
+ * A cluster (`name` prefixes its nodes' names): a metasrv with its metadata in memory, `datanodes`
+ * datanodes (ids 1…n, region queries logged at debug) and a frontend, each with its own directory
+ * under `dir`; `nodeArgs` go to every node's `node` (e.g. `--cpu-prof`). Resolves once the metasrv
+ * counts every datanode alive and the frontend is ready; on failure stops what it started.
  */
-export async function startCluster(tsdbBin: string, name: string, dir: string, datanodes: number): Promise<Cluster> {
+export async function startCluster(tsdbBin: string, name: string, dir: string, datanodes: number, nodeArgs: readonly string[] = []): Promise<Cluster> {
   const started: TsdbNode[] = [];
   const stopAll = async (): Promise<void> => {
     for (const n of [...started].reverse()) await n.stop();
@@ -159,7 +160,7 @@ export async function startCluster(tsdbBin: string, name: string, dir: string, d
     mkdirSync(metaHome, { recursive: true });
     const metasrv = await startNode(tsdbBin, `${name}/metasrv`, [
       'metasrv', 'start', '--bind-addr', '127.0.0.1:0', '--http-addr', '127.0.0.1:0', '--use-memory-store', '--log-dir', join(metaHome, 'logs'),
-    ], join(dir, 'metasrv.log'), { TSDB_METASRV__DATA_HOME: metaHome });
+    ], join(dir, 'metasrv.log'), { TSDB_METASRV__DATA_HOME: metaHome }, nodeArgs);
     started.push(metasrv);
     const metaAddr = metasrv.addresses['grpc'];
     const metaHttp = metasrv.addresses['http'];
@@ -172,7 +173,7 @@ export async function startCluster(tsdbBin: string, name: string, dir: string, d
       const dn = await startNode(tsdbBin, `${name}/datanode${id}`, [
         'datanode', 'start', '--node-id', String(id), '--http-addr', '127.0.0.1:0', '--rpc-addr', '127.0.0.1:0', '--data-home', home,
         '--metasrv-addrs', metaAddr, '--log-level', 'debug',
-      ], join(dir, `datanode${id}.log`));
+      ], join(dir, `datanode${id}.log`), {}, nodeArgs);
       started.push(dn);
       dns.set(id, dn);
     }
@@ -189,7 +190,7 @@ export async function startCluster(tsdbBin: string, name: string, dir: string, d
     const frontend = await startNode(tsdbBin, `${name}/frontend`, [
       'frontend', 'start', '--http-addr', '127.0.0.1:0', '--rpc-addr', '127.0.0.1:0', '--mysql-addr', '127.0.0.1:0', '--postgres-addr', '127.0.0.1:0',
       '--http-timeout', '600s', '--metasrv-addr', metaAddr, '--log-dir', join(feHome, 'logs'),
-    ], join(dir, 'frontend.log'), { TMPDIR: feHome });
+    ], join(dir, 'frontend.log'), { TMPDIR: feHome }, nodeArgs);
     started.push(frontend);
     const http = frontend.addresses['http'];
     if (http === undefined) throw new Error('the frontend logged no http address');
