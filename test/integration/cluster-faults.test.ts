@@ -1,10 +1,12 @@
 /**
  * Faults of a cluster (issue 16), each on real processes started here with their own data
  * directories and stopped by PID: a datanode killed without failover and restarted; a datanode
- * killed with failover onto shared object storage; the metasrv killed midway through a CREATE
- * TABLE; etcd stopped and restarted under a running cluster; a datanode restarted cleanly. Every
- * test counts the acknowledged rows lost — writes answered 200 whose rows cannot be read
- * afterwards — and asserts that number.
+ * killed (and another paused) with failover onto shared object storage; the metasrv killed midway
+ * through a CREATE TABLE; etcd stopped and restarted under a running cluster; a datanode restarted
+ * cleanly. Every test counts the acknowledged rows lost — writes answered 200 whose rows cannot be
+ * read afterwards — and asserts that number: 0, except the rows a failed-over datanode had not
+ * flushed (only in its local WAL: the documented loss of failover on a local WAL). What was
+ * measured (answer times, failover time, the outage) is printed as test diagnostics.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
