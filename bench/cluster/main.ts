@@ -80,6 +80,8 @@ interface Setup {
   readonly datanodes: readonly TsdbNode[];
   createSql?: string;
   load?: LoadResult;
+  /** CPU seconds of each of its processes while loading. */
+  loadCpu?: Record<string, number>;
   flushSeconds?: number;
   count?: number;
   rssBytes?: number;
@@ -239,7 +241,9 @@ async function loadSetup(setup: Setup, ds: Dataset): Promise<void> {
   await tsdbSql(setup.baseUrl, setup.db, setup.createSql);
   if (setup.datanodes.length > 0) setup.placement = await placement(setup);
   log(`${setup.label}: cpu created${setup.placement !== undefined ? `: ${setup.placement}` : ''}`);
+  const cpu0 = cpuOf(setup.pids);
   setup.load = await bulkLoad(setup.label, ds, BATCH, CONCURRENCY, (a, b) => lineProtocolBatch(ds, a, b), (body) => lineProtocolWrite(setup.baseUrl, setup.db, body));
+  setup.loadCpu = Object.fromEntries([...cpuOf(setup.pids)].map(([name, s]) => [name, s - (cpu0.get(name) ?? s)]));
   const f0 = performance.now();
   await tsdbSql(setup.baseUrl, setup.db, "ADMIN flush_table('cpu')");
   setup.flushSeconds = (performance.now() - f0) / 1000;
@@ -406,11 +410,11 @@ out.push(`## Cluster vs standalone: TSBS cpu-only ${HOSTS} hosts × ${HOURS} h =
 out.push('');
 out.push(`Machine: ${machine(LOAD_AT_START)}. Build ${head}${dirty ? ' (with uncommitted changes)' : ''}. Started ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC; ${totalSeconds.toFixed(0)} s in all (start and load ${loadEndMs > 0 ? ((loadEndMs - t0All) / 1000).toFixed(0) : '–'} s). Data seed ${SEED}, query seed ${QUERY_SEED}; line protocol over HTTP (\`/v1/influxdb/write\`, ${BATCH} rows a request, ${CONCURRENCY} in flight), then \`ADMIN flush_table('cpu')\`; queries: 1 warm-up + median of ${RUNS}, the setups taking turns within each round; HTTP client wall time of \`POST /v1/sql\`.`);
 out.push('');
-out.push('| setup | cpu\'s regions | load rows/s | load / standalone | load s | flush s | rows counted | RSS after load (all its processes) |');
-out.push('|---|---|---:|---:|---:|---:|---:|---:|');
+out.push('| setup | cpu\'s regions | load rows/s | load / standalone | load s | CPU s while loading | flush s | rows counted | RSS after load (all its processes) |');
+out.push('|---|---|---:|---:|---:|---|---:|---:|---:|');
 const baseLoad = setups[0]?.load?.rowsPerSecond ?? Number.NaN;
 for (const s of setups) {
-  out.push(`| ${s.label} | ${s.placement ?? 'in process'} | ${int(s.load?.rowsPerSecond ?? Number.NaN)} | ${s.load === undefined ? '–' : `${(s.load.rowsPerSecond / baseLoad).toFixed(2)}×`} | ${s.load?.seconds.toFixed(1) ?? '–'} | ${s.flushSeconds?.toFixed(1) ?? '–'} | ${int(s.count ?? Number.NaN)} | ${s.rssBytes === undefined ? '–' : `${(s.rssBytes / 2 ** 20).toFixed(0)} MiB`} |`);
+  out.push(`| ${s.label} | ${s.placement ?? 'in process'} | ${int(s.load?.rowsPerSecond ?? Number.NaN)} | ${s.load === undefined ? '–' : `${(s.load.rowsPerSecond / baseLoad).toFixed(2)}×`} | ${s.load?.seconds.toFixed(1) ?? '–'} | ${s.loadCpu === undefined ? '–' : Object.entries(s.loadCpu).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')} | ${s.flushSeconds?.toFixed(1) ?? '–'} | ${int(s.count ?? Number.NaN)} | ${s.rssBytes === undefined ? '–' : `${(s.rssBytes / 2 ** 20).toFixed(0)} MiB`} |`);
 }
 const partSetup = setups.find((s) => s.key === '3dn-part');
 if (partSetup?.createSql !== undefined) out.push('', `Partitioned cpu (database ${PART_DB}): \`… ${partitionClause(ds)}\`.`);
@@ -478,7 +482,7 @@ process.stdout.write(`${out.join('\n')}\n`);
 if (opts.json !== undefined) {
   writeFileSync(opts.json, JSON.stringify({
     machine: machine(LOAD_AT_START), build: head, startedAt, hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, runs: RUNS, totalSeconds,
-    setups: setups.map((s) => ({ key: s.key, label: s.label, db: s.db, createSql: s.createSql, placement: s.placement, load: s.load, flushSeconds: s.flushSeconds, count: s.count, rssBytes: s.rssBytes })),
+    setups: setups.map((s) => ({ key: s.key, label: s.label, db: s.db, createSql: s.createSql, placement: s.placement, load: s.load, loadCpu: s.loadCpu, flushSeconds: s.flushSeconds, count: s.count, rssBytes: s.rssBytes })),
     figures,
   }, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2));
   log(`wrote ${opts.json}`);
