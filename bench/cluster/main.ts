@@ -46,6 +46,7 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'standalone-query-parallelism': { type: 'string' },
   },
 });
 
@@ -275,7 +276,10 @@ const t0All = performance.now();
 let loadEndMs = 0;
 try {
   // Standalone, then the clusters: all up at once, so that each query's runs alternate between them.
-  const standalone = await startTsdb(REPO, join(workDir, 'standalone'), { nodeArgs: NODE_ARGS });
+  // A datanode's region queries run with a DuckDB thread per core; standalone's queries with
+  // query.parallelism (default: a quarter of the cores, at least 1): this option evens them out.
+  const parallelism = opts['standalone-query-parallelism'];
+  const standalone = await startTsdb(REPO, join(workDir, 'standalone'), { nodeArgs: NODE_ARGS, ...(parallelism !== undefined && { env: { TSDB_STANDALONE__QUERY__PARALLELISM: parallelism } }) });
   stops.push(() => standalone.stop());
   setups.push({ key: 'standalone', label: LABELS.standalone, baseUrl: standalone.baseUrl, db: 'public', pids: new Map([['standalone', standalone.pid]]), datanodes: [] });
   log(`standalone: pid ${standalone.pid}, ${standalone.baseUrl}`);
@@ -408,7 +412,7 @@ function medianMs(sq: SetupQuery | undefined): number {
 const out: string[] = [];
 out.push(`## Cluster vs standalone: TSBS cpu-only ${HOSTS} hosts × ${HOURS} h = ${int(ds.rows)} rows (${int(ds.rows * 10)} values)`);
 out.push('');
-out.push(`Machine: ${machine(LOAD_AT_START)}. Build ${head}${dirty ? ' (with uncommitted changes)' : ''}. Started ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC; ${totalSeconds.toFixed(0)} s in all (start and load ${loadEndMs > 0 ? ((loadEndMs - t0All) / 1000).toFixed(0) : '–'} s). Data seed ${SEED}, query seed ${QUERY_SEED}; line protocol over HTTP (\`/v1/influxdb/write\`, ${BATCH} rows a request, ${CONCURRENCY} in flight), then \`ADMIN flush_table('cpu')\`; queries: 1 warm-up + median of ${RUNS}, the setups taking turns within each round; HTTP client wall time of \`POST /v1/sql\`.`);
+out.push(`Machine: ${machine(LOAD_AT_START)}. Build ${head}${dirty ? ' (with uncommitted changes)' : ''}.${opts['standalone-query-parallelism'] !== undefined ? ` Standalone with query.parallelism = ${opts['standalone-query-parallelism']}.` : ''} Started ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC; ${totalSeconds.toFixed(0)} s in all (start and load ${loadEndMs > 0 ? ((loadEndMs - t0All) / 1000).toFixed(0) : '–'} s). Data seed ${SEED}, query seed ${QUERY_SEED}; line protocol over HTTP (\`/v1/influxdb/write\`, ${BATCH} rows a request, ${CONCURRENCY} in flight), then \`ADMIN flush_table('cpu')\`; queries: 1 warm-up + median of ${RUNS}, the setups taking turns within each round; HTTP client wall time of \`POST /v1/sql\`.`);
 out.push('');
 out.push('| setup | cpu\'s regions | load rows/s | load / standalone | load s | CPU s while loading | flush s | rows counted | RSS after load (all its processes) |');
 out.push('|---|---|---:|---:|---:|---|---:|---:|---:|');
