@@ -302,6 +302,21 @@ test('a query of one table whose one region is remote runs whole there: the regi
   assert.match(withSql[0]!.sql!, /^WITH r AS/);
 });
 
+test('a query naming one single-region table twice (a self-join) runs whole there over all its rows: one region query, only the answer back', async (t) => {
+  const { fe, regions } = await frontend(t);
+  const s = newSession();
+  await fe.executeSql('CREATE TABLE m (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, n BIGINT)', s);
+  await fe.executeSql(SERIES, s);
+  // The lastpoint form that joins each host's rows to its latest time.
+  const sql = "SELECT m.host, m.v FROM m JOIN (SELECT host, max(ts) AS last FROM m WHERE ts < 3000 GROUP BY host) AS l ON m.host = l.host AND m.ts = l.last WHERE m.host <> 'c' ORDER BY m.host";
+  const sent = await regionQueries(fe, regions, sql);
+  assert.equal(sent.length, 1);
+  assert.equal((sent[0]!.sql!.match(/SELECT \* FROM "region"/g) ?? []).length, 2);
+  // Both references read every row: neither's time range or key values narrow the one scan.
+  assert.deepEqual([sent[0]!.start, sent[0]!.end], [undefined, undefined]);
+  assert.deepEqual((await records(fe, sql)).rows, [['a', 2.5], ['b', 4]]);
+});
+
 test("a query run whole on its region has been rewritten for the session here: its time zone, now(), database() and tsdb's functions", async (t) => {
   const { fe, regions } = await frontend(t);
   const s = newSession('public', 'Asia/Shanghai');

@@ -193,10 +193,18 @@ export class TableRouter {
       const answer = await this.regionAnswers(ids, scan, query.text(storage === info ? rows : logicalRelation(info, rows)), query.maxRows, query.signal);
       if (answer === undefined) return undefined;
       const [{ schema, batches }] = answer as [RegionAnswer];
-      // Published under positional names, given back by the select list: an answer may repeat a name
-      // (`SELECT v, v`), which a relation may not.
-      const published = publishArrow(positional(schema), batches, { ordered: true });
-      return { sql: `SELECT ${schema.fields.map((f, i) => `${splitColumn(i)} AS ${quoteIdent(f.name)}`).join(', ')} FROM ${published.sql}`, release: () => published.dispose() };
+      // Published under positional names, given back by the select list (an answer may repeat a name,
+      // `SELECT v, v`, which a relation may not), only when a query is to read it: the caller may
+      // read the answer's batches as they are.
+      let published: ReturnType<typeof publishArrow> | undefined;
+      return {
+        get sql() {
+          published ??= publishArrow(positional(schema), batches, { ordered: true });
+          return `SELECT ${schema.fields.map((f, i) => `${splitColumn(i)} AS ${quoteIdent(f.name)}`).join(', ')} FROM ${published.sql}`;
+        },
+        answer: { schema, batches },
+        release: () => published?.dispose(),
+      };
     }
     const split = await query.split?.();
     query.signal?.throwIfAborted();

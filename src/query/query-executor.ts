@@ -3,7 +3,7 @@
  * it (`json_serialize_sql`), each table reference is renamed to a placeholder, the tree goes back to
  * SQL (`json_deserialize_sql`), each placeholder is replaced by the subquery of a consistent scan
  * of the table's regions, and DuckDB runs it. Scans live only as long as the query. A query of one
- * table, read once, whose rows are elsewhere (a datanode) may run whole there instead
+ * table only (named once or more) whose rows are elsewhere (a datanode) may run whole there instead
  * (`TableSource.pushdown`): the same text with the rows' relation there in place of the table, its
  * answer then read here in its order.
  *
@@ -17,7 +17,8 @@ import { StatusCode } from '../common/error/status-code.js';
 import { duckdbError } from './duckdb-error.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../common/sql-quote.js';
-import { records, type Output } from './output.js';
+import { records, type ArrowRows, type Output } from './output.js';
+import { arrowRecords } from './arrow-records.js';
 import { convertResult, readResult } from './result-conversion.js';
 import { readArrowResult } from './arrow-output.js';
 import { bridgeQueryText } from '../sql/query-text.js';
@@ -42,6 +43,11 @@ import type { TimeUnit } from '../types/time-unit.js';
 /** A table as an SQL relation, valid until released. */
 export interface Relation {
   readonly sql: string;
+  /**
+   * The relation's rows as Arrow batches, when they are a query's whole answer already (a region's
+   * answer to a query run whole there): the query's output may then be read from them directly.
+   */
+  readonly answer?: ArrowRows;
   release?(): void;
 }
 
@@ -80,10 +86,10 @@ export interface TableSource {
    */
   relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation>;
   /**
-   * A query that reads this table alone, once, run whole where the table's rows are when that is
-   * elsewhere (a datanode), so that only its answer comes back. Resolves to the answer as a
-   * relation whose rows keep the answer's order, or to undefined when the table does not take the
-   * query (then `relation` serves it).
+   * A query that reads this table alone (named once, or more: a self-join), run whole where the
+   * table's rows are when that is elsewhere (a datanode), so that only its answer comes back.
+   * Resolves to the answer as a relation whose rows keep the answer's order, or to undefined when
+   * the table does not take the query (then `relation` serves it).
    */
   pushdown?(query: PushdownQuery): Promise<Relation | undefined>;
 }
@@ -405,10 +411,11 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
     const template = foldedLists === undefined ? (spliced ?? deserialized) : await foldedLists.restore(spliced ?? deserialized);
     aborted();
-    // A table read alone, once, may run the whole query where its rows are (`TableSource.pushdown`):
-    // then only the answer is read here. EXPLAIN shows the plan of the query here, as it reads its tables.
+    // A query reading one table alone (once, or several times: a self-join) may run whole where its
+    // rows are (`TableSource.pushdown`): then only the answer is read here. EXPLAIN shows the plan of
+    // the query here, as it reads its tables.
     let rewritten: string | undefined;
-    const only = reads.length === 1 && refs.length === 1 && explain === undefined ? reads[0]! : undefined;
+    const only = reads.length === 1 && explain === undefined ? reads[0]! : undefined;
     if (only?.source.pushdown !== undefined) {
       const answer = await only.source.pushdown({
         text: (relation) => template.replace(PLACEHOLDER_PATTERN, () => `(${relation})`),
@@ -417,7 +424,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         ...(only.keys !== undefined && { keys: only.keys }),
         ...(ctx.signal !== undefined && { signal: ctx.signal }),
         maxRows: ctx.limits?.maxRows ?? 0,
-        ...(only.source.partitionColumns !== undefined && {
+        ...(only.source.partitionColumns !== undefined && refs.length === 1 && {
           split: () => regionSplit(conn, tree, template, only.source, (text) => foldedLists?.restore(text) ?? Promise.resolve(text)),
         }),
       }).catch((err: unknown) => {
@@ -427,6 +434,10 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       aborted();
       if (answer !== undefined) {
         relations.push(answer);
+        // The answer as it came, unless Arrow is asked for (whose types `readArrowResult` gives) or a
+        // column is of a type only DuckDB reads as clients expect.
+        const direct = answer.answer !== undefined && ctx.arrow !== true ? arrowRecords(answer.answer, ctx.limits) : undefined;
+        if (direct !== undefined) return records(direct.columns, direct.rows);
         rewritten = answer.sql;
       }
     }
