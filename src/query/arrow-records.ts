@@ -11,12 +11,15 @@ import { DUCKDB_TYPE_KEY } from './arrow-scan-function.js';
 import type { ArrowRows, Cell, OutputColumn } from './output.js';
 import { CELL_BYTES, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
 
-/** Reads row `i` (of the data's own rows, its offset not applied) of one column's data. */
-type CellReader = (data: Data, i: number) => Cell;
+/**
+ * Writes column `c` of rows `base`… from one batch's data of it (its `length` rows, its offset
+ * applied); NULLs are written afterwards by the caller.
+ */
+type ColumnFill = (rows: Cell[][], base: number, c: number, d: Data) => void;
 
 interface ColumnPlan {
   readonly dataType: string;
-  readonly read: CellReader;
+  readonly fill: ColumnFill;
   /** Whether its cells are strings (their bytes count against the limits). */
   readonly text: boolean;
 }
@@ -28,24 +31,53 @@ function safeInteger(v: bigint): number | bigint {
   return v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v;
 }
 
-const number: CellReader = (d, i) => (d.values as ArrayLike<number>)[d.offset + i]!;
-const int64: CellReader = (d, i) => safeInteger((d.values as BigInt64Array | BigUint64Array)[d.offset + i]!);
-const bool: CellReader = (d, i) => {
-  const bit = d.offset + i;
-  return ((d.values as Uint8Array)[bit >> 3]! & (1 << (bit & 7))) !== 0;
+const numbers: ColumnFill = (rows, base, c, d) => {
+  const values = d.values as ArrayLike<number>;
+  for (let r = 0, at = d.offset; r < d.length; r++, at++) rows[base + r]![c] = values[at]!;
 };
-const utf8: CellReader = (d, i) => {
-  const offsets = d.valueOffsets as Int32Array;
-  const values = d.values as Uint8Array;
-  const at = d.offset + i;
-  return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('utf8', offsets[at]!, offsets[at + 1]!);
+const int64s: ColumnFill = (rows, base, c, d) => {
+  const values = d.values as BigInt64Array | BigUint64Array;
+  for (let r = 0, at = d.offset; r < d.length; r++, at++) rows[base + r]![c] = safeInteger(values[at]!);
+};
+const bools: ColumnFill = (rows, base, c, d) => {
+  const bits = d.values as Uint8Array;
+  for (let r = 0, at = d.offset; r < d.length; r++, at++) rows[base + r]![c] = (bits[at >> 3]! & (1 << (at & 7))) !== 0;
+};
+const nulls: ColumnFill = (rows, base, c, d) => {
+  for (let r = 0; r < d.length; r++) rows[base + r]![c] = null;
 };
 /** A HUGEINT as `queryArrow` sends it: Decimal128(38, 0), four little-endian 32-bit words. */
-const hugeint: CellReader = (d, i) => {
+const hugeints: ColumnFill = (rows, base, c, d) => {
   const w = d.values as Uint32Array;
-  const at = (d.offset + i) * 4;
-  const v = (BigInt(w[at + 3]!) << 96n) | (BigInt(w[at + 2]!) << 64n) | (BigInt(w[at + 1]!) << 32n) | BigInt(w[at]!);
-  return safeInteger(BigInt.asIntN(128, v));
+  for (let r = 0, at = d.offset * 4; r < d.length; r++, at += 4) {
+    const v = (BigInt(w[at + 3]!) << 96n) | (BigInt(w[at + 2]!) << 64n) | (BigInt(w[at + 1]!) << 32n) | BigInt(w[at]!);
+    rows[base + r]![c] = safeInteger(BigInt.asIntN(128, v));
+  }
+};
+/**
+ * Strings, decoded once per distinct value in a run of equal ones: a result's tag columns repeat a
+ * few values (a value equal to the one before is the same string, compared byte for byte).
+ */
+const strings: ColumnFill = (rows, base, c, d) => {
+  const offsets = d.valueOffsets as Int32Array;
+  const values = d.values as Uint8Array;
+  const buf = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+  // The last few distinct values by their first byte and length: cheap to look up, no hashing.
+  const recent = new Map<number, { start: number; end: number; text: string }>();
+  for (let r = 0, at = d.offset; r < d.length; r++, at++) {
+    const start = offsets[at]!;
+    const end = offsets[at + 1]!;
+    const len = end - start;
+    const key = len === 0 ? 0 : len * 256 + values[start]!;
+    const seen = recent.get(key);
+    if (seen !== undefined && buf.compare(buf, seen.start, seen.end, start, end) === 0) {
+      rows[base + r]![c] = seen.text;
+      continue;
+    }
+    const text = buf.toString('utf8', start, end);
+    if (recent.size < 1024 || seen !== undefined) recent.set(key, { start, end, text });
+    rows[base + r]![c] = text;
+  }
 };
 
 const TIMESTAMP_NAMES: Record<TimeUnit, string> = {
@@ -58,30 +90,30 @@ const TIMESTAMP_NAMES: Record<TimeUnit, string> = {
 /** How one field is output, or undefined when DuckDB should read it. */
 function planOf(field: Field): ColumnPlan | undefined {
   const t = field.type;
-  const plain = (dataType: string, read: CellReader): ColumnPlan => ({ dataType, read, text: false });
+  const plain = (dataType: string, fill: ColumnFill): ColumnPlan => ({ dataType, fill, text: false });
   switch (t.typeId) {
     case Type.Bool:
-      return plain('Boolean', bool);
+      return plain('Boolean', bools);
     case Type.Int: {
       const { bitWidth, isSigned } = t as { bitWidth: number; isSigned: boolean };
-      return plain(`${isSigned ? 'Int' : 'UInt'}${bitWidth}`, bitWidth === 64 ? int64 : number);
+      return plain(`${isSigned ? 'Int' : 'UInt'}${bitWidth}`, bitWidth === 64 ? int64s : numbers);
     }
     case Type.Float:
-      return plain((t as { precision: number }).precision === 2 ? 'Float64' : 'Float32', number);
+      return plain((t as { precision: number }).precision === 2 ? 'Float64' : 'Float32', numbers);
     case Type.Utf8:
-      return { dataType: 'String', read: utf8, text: true };
+      return { dataType: 'String', fill: strings, text: true };
     case Type.Date:
-      return (t as DateType).unit === DateUnit.DAY ? plain('Date', number) : undefined;
+      return (t as DateType).unit === DateUnit.DAY ? plain('Date', numbers) : undefined;
     case Type.Timestamp: {
       const ts = t as Timestamp;
       // TIMESTAMPTZ (UTC) is written as DuckDB writes it: left to DuckDB.
       if (ts.timezone !== null && ts.timezone !== undefined) return undefined;
-      return plain(TIMESTAMP_NAMES[ts.unit], int64);
+      return plain(TIMESTAMP_NAMES[ts.unit], int64s);
     }
     case Type.Decimal:
-      return field.metadata.get(DUCKDB_TYPE_KEY) === 'HUGEINT' ? plain('Int64', hugeint) : undefined;
+      return field.metadata.get(DUCKDB_TYPE_KEY) === 'HUGEINT' ? plain('Int64', hugeints) : undefined;
     case Type.Null:
-      return plain('Null', () => null);
+      return plain('Null', nulls);
     default:
       return undefined;
   }
@@ -122,12 +154,10 @@ export function arrowRecords(answer: ArrowRows, limits: ResultLimits = NO_RESULT
       for (let r = 0; r < n; r++) rows.push(new Array<Cell>(fields.length));
       for (let c = 0; c < fields.length; c++) {
         const d = b.data.children[c]!;
-        const read = plans[c]!.read;
-        const valid = d.nullCount > 0 ? d.nullBitmap : undefined;
-        for (let r = 0; r < n; r++) {
-          const bit = d.offset + r;
-          rows[base + r]![c] = valid !== undefined && (valid[bit >> 3]! & (1 << (bit & 7))) === 0 ? null : read(d, r);
-        }
+        plans[c]!.fill(rows, base, c, d);
+        if (d.nullCount === 0 || d.nullBitmap === undefined) continue;
+        const valid = d.nullBitmap;
+        for (let r = 0, bit = d.offset; r < n; r++, bit++) if ((valid[bit >> 3]! & (1 << (bit & 7))) === 0) rows[base + r]![c] = null;
       }
     }
     return { columns, rows };
