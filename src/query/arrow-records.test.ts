@@ -4,7 +4,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { RecordBatch } from 'apache-arrow';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { arrowRecords } from './arrow-records.js';
+import { arrowRecords, readRecords } from './arrow-records.js';
 import { queryArrow } from './arrow-result.js';
 import { ResultMemory } from './resource-limits.js';
 import { readResult } from './result-conversion.js';
@@ -37,7 +37,9 @@ test('every type it converts gives the columns and cells readResult gives for th
       DATE '2024-01-01' + i::INTEGER AS d, to_timestamp(i)::TIMESTAMP AS ts_us, epoch_ms(i * 1000) AS ts_ms,
       make_timestamp(i * 1000000)::TIMESTAMP_S AS ts_s, make_timestamp(i)::TIMESTAMP_NS AS ts_ns,
       sum(i::BIGINT * 1000000000000) OVER (ORDER BY i) AS huge, count(*) OVER () AS "count_star()", NULL AS nothing,
-      -(i::HUGEINT * 34028236692093846346337460743176821) AS neg_huge
+      -(i::HUGEINT * 34028236692093846346337460743176821) AS neg_huge, (i / 7)::DECIMAL(4, 1) AS d4,
+      (i * -1.25)::DECIMAL(9, 2) AS d9, (i * 1234567.891)::DECIMAL(18, 3) AS d18, (i::HUGEINT * -12345678901234567890)::DECIMAL(38, 0) AS d38,
+      ((i % 1000) / 1000)::DECIMAL(3, 3) AS frac, to_timestamp(i * 1000) AS tz
     FROM (SELECT CASE WHEN i % 5 = 4 THEN NULL ELSE i END AS i FROM range(5000) t(i))`;
   // Batches of 700 rows: data at offsets within DuckDB's chunks.
   const direct = arrowRecords(await answerOf(sql, 700));
@@ -51,10 +53,34 @@ test('every type it converts gives the columns and cells readResult gives for th
   assert.ok(direct.rows.some((r) => typeof r[3] === 'bigint' || typeof r[7] === 'bigint'));
 });
 
-test('a column of a type it does not convert (decimal, time, blob, TIMESTAMPTZ) leaves the answer to DuckDB', async () => {
-  for (const sql of ['SELECT 1.5::DECIMAL(10, 2) AS d', "SELECT TIME '01:02:03' AS t", "SELECT 'ab'::BLOB AS b", 'SELECT now() AS tz']) {
+test('a column of a type it does not convert (time, blob, interval) leaves the answer to DuckDB', async () => {
+  for (const sql of ["SELECT TIME '01:02:03' AS t", "SELECT 'ab'::BLOB AS b"]) {
     assert.equal(arrowRecords(await answerOf(sql)), undefined, sql);
   }
+});
+
+test('readRecords: the Arrow path or readResult, the same columns and cells either way; errors and limits as readResult has them', async () => {
+  const queries = [
+    'SELECT i, i::DOUBLE / 3 AS third, i::VARCHAR AS s, NULL AS n FROM range(10000) t(i)',
+    "SELECT TIME '01:02:03' AS t, 1 AS one",
+    "SELECT [1, 2] AS list, INTERVAL 2 DAY AS span, 'ab'::BLOB AS b",
+    'SELECT sum(i) AS total, count(*) FROM range(100) t(i)',
+    'SELECT 1 WHERE false',
+  ];
+  for (const sql of queries) {
+    await withConn(async (conn) => assert.deepEqual(await readRecords(conn, sql), await readResult(conn, sql), sql));
+  }
+  await withConn(async (conn) => {
+    await assert.rejects(readRecords(conn, 'SELECT nope'), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.PlanQuery);
+    await assert.rejects(readRecords(conn, 'SELECT i FROM range(100000) t(i)', { maxRows: 50_000, maxBytes: 0 }), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.RuntimeResourcesExhausted);
+    // A failure on a later row (a cast) fails the read; nothing of it is returned.
+    await assert.rejects(readRecords(conn, "SELECT CASE WHEN i < 9000 THEN 'x' ELSE ('y' || i)::INTEGER::VARCHAR END AS v FROM range(10000) t(i)"), TsdbError);
+    // The connection is usable after.
+    assert.deepEqual((await readRecords(conn, 'SELECT 42 AS x')).rows, [[42]]);
+  });
+  const memory = new ResultMemory(1 << 20);
+  await withConn((conn) => readRecords(conn, 'SELECT i FROM range(1000) t(i)', { maxRows: 0, maxBytes: 0, memory }));
+  assert.equal(memory.inUse(), 0);
 });
 
 test('limits: rows, bytes (strings counted) and the shared result memory, given back after', async () => {

@@ -4,9 +4,15 @@
  * types and cells `readResult` gives for the DuckDB types `queryArrow` sent them as. A per-query
  * cost of a cluster's frontend (publishing the batches, planning and running a query over them,
  * reading its chunks) is then a loop over typed arrays. Columns of the types below only; any other
- * (decimals, times, blobs, a time zone) leaves the answer to DuckDB (`arrowRecords` gives undefined).
+ * (times, blobs, intervals, lists…) leaves the answer to DuckDB (`arrowRecords` gives undefined).
+ * `readRecords` reads a query's own result this way: DuckDB's vectors copied in bulk to Arrow, then
+ * converted column by column, about twice as fast as `readResult`'s value per cell.
  */
-import { DateUnit, Type, type Data, type Date_ as DateType, type Field, type Timestamp, TimeUnit } from 'apache-arrow';
+import { DateUnit, Type, type Data, type Date_ as DateType, type Field, type RecordBatch, type Schema, type Timestamp, TimeUnit } from 'apache-arrow';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RegionQueryStream } from '../types/region-server.js';
+import { isArrowTypeUnsupported, queryArrow } from './arrow-result.js';
+import { readResult } from './result-conversion.js';
 import { DUCKDB_TYPE_KEY } from './arrow-scan-function.js';
 import type { ArrowRows, Cell, OutputColumn } from './output.js';
 import { CELL_BYTES, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
@@ -87,6 +93,23 @@ const TIMESTAMP_NAMES: Record<TimeUnit, string> = {
   [TimeUnit.NANOSECOND]: 'TimestampNanosecond',
 };
 
+/** Decimal128 values as the row path writes DuckDB's decimals: digits with `scale` of them after the point. */
+function decimals(scale: number): ColumnFill {
+  const unit = 10n ** BigInt(scale);
+  return (rows, base, c, d) => {
+    const w = d.values as Uint32Array;
+    for (let r = 0, at = d.offset * 4; r < d.length; r++, at += 4) {
+      const v = BigInt.asIntN(128, (BigInt(w[at + 3]!) << 96n) | (BigInt(w[at + 2]!) << 64n) | (BigInt(w[at + 1]!) << 32n) | BigInt(w[at]!));
+      if (scale === 0) {
+        rows[base + r]![c] = v.toString();
+        continue;
+      }
+      const abs = v < 0n ? -v : v;
+      rows[base + r]![c] = `${v < 0n ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(scale, '0')}`;
+    }
+  };
+}
+
 /** How one field is output, or undefined when DuckDB should read it. */
 function planOf(field: Field): ColumnPlan | undefined {
   const t = field.type;
@@ -106,12 +129,15 @@ function planOf(field: Field): ColumnPlan | undefined {
       return (t as DateType).unit === DateUnit.DAY ? plain('Date', numbers) : undefined;
     case Type.Timestamp: {
       const ts = t as Timestamp;
-      // TIMESTAMPTZ (UTC) is written as DuckDB writes it: left to DuckDB.
-      if (ts.timezone !== null && ts.timezone !== undefined) return undefined;
+      // TIMESTAMPTZ comes as µs since the epoch in UTC, which the row path gives it as.
+      if (ts.timezone !== null && ts.timezone !== undefined) return ts.unit === TimeUnit.MICROSECOND ? plain('TimestampMicrosecond', int64s) : undefined;
       return plain(TIMESTAMP_NAMES[ts.unit], int64s);
     }
-    case Type.Decimal:
-      return field.metadata.get(DUCKDB_TYPE_KEY) === 'HUGEINT' ? plain('Int64', hugeints) : undefined;
+    case Type.Decimal: {
+      if (field.metadata.get(DUCKDB_TYPE_KEY) === 'HUGEINT') return plain('Int64', hugeints);
+      const { precision, scale, bitWidth } = t as { precision: number; scale: number; bitWidth: number };
+      return bitWidth === 128 ? plain(`Decimal(${precision}, ${scale})`, decimals(scale)) : undefined;
+    }
     case Type.Null:
       return plain('Null', nulls);
     default:
@@ -120,49 +146,113 @@ function planOf(field: Field): ColumnPlan | undefined {
 }
 
 /**
- * `answer`'s rows as output cells, its columns named as in its schema (DuckDB's `count_star()` as
- * GreptimeDB's `count(*)`), within `limits` as `readResult` counts them (the rows' bytes held from
- * the process's pool while converting). Undefined when a column is of a type this does not convert.
+ * A result's rows as output cells, converted batch by batch as they come: its columns named as in
+ * its schema (DuckDB's `count_star()` as GreptimeDB's `count(*)`), within `limits` as `readResult`
+ * counts them, each batch refused before it is converted when it would pass them. The bytes taken
+ * from the process's pool of result memory are held until `release()`.
  */
-export function arrowRecords(answer: ArrowRows, limits: ResultLimits = NO_RESULT_LIMITS): { columns: OutputColumn[]; rows: Cell[][] } | undefined {
-  const fields = answer.schema.fields;
-  const plans: ColumnPlan[] = [];
-  for (const f of fields) {
-    const plan = planOf(f);
-    if (plan === undefined) return undefined;
-    plans.push(plan);
+export class RecordsReader {
+  readonly columns: OutputColumn[];
+  readonly rows: Cell[][] = [];
+  private bytes = 0;
+  private taken = 0;
+
+  private constructor(
+    private readonly plans: readonly ColumnPlan[],
+    fields: readonly Field[],
+    private readonly limits: ResultLimits,
+  ) {
+    this.columns = fields.map((f, c) => ({ name: f.name === 'count_star()' ? 'count(*)' : f.name, data_type: plans[c]!.dataType }));
   }
-  const columns = fields.map((f, c) => ({ name: f.name === 'count_star()' ? 'count(*)' : f.name, data_type: plans[c]!.dataType }));
-  const total = answer.batches.reduce((n, b) => n + b.numRows, 0);
-  if (limits.maxRows > 0 && total > limits.maxRows) throw tooManyRows(limits.maxRows);
-  let bytes = total * (ROW_BYTES + CELL_BYTES * fields.length);
-  for (const b of answer.batches) {
-    for (let c = 0; c < fields.length; c++) {
+
+  /** A reader of results of `schema`, or undefined when a column is of a type this does not convert. */
+  static of(schema: Schema, limits: ResultLimits = NO_RESULT_LIMITS): RecordsReader | undefined {
+    const plans: ColumnPlan[] = [];
+    for (const f of schema.fields) {
+      const plan = planOf(f);
+      if (plan === undefined) return undefined;
+      plans.push(plan);
+    }
+    return new RecordsReader(plans, schema.fields, limits);
+  }
+
+  add(batch: RecordBatch): void {
+    const { plans, limits, rows } = this;
+    const width = plans.length;
+    const n = batch.numRows;
+    if (limits.maxRows > 0 && rows.length + n > limits.maxRows) throw tooManyRows(limits.maxRows);
+    let bytes = n * (ROW_BYTES + CELL_BYTES * width);
+    for (let c = 0; c < width; c++) {
       if (!plans[c]!.text) continue;
-      const d = b.data.children[c]!;
+      const d = batch.data.children[c]!;
       const offsets = d.valueOffsets as Int32Array;
       bytes += offsets[d.offset + d.length]! - offsets[d.offset]!;
     }
-  }
-  if (limits.maxBytes > 0 && bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
-  if (limits.memory !== undefined && !limits.memory.take(bytes)) throw resultsTooLarge(limits.memory.max);
-  try {
-    const rows: Cell[][] = [];
-    for (const b of answer.batches) {
-      const base = rows.length;
-      const n = b.numRows;
-      for (let r = 0; r < n; r++) rows.push(new Array<Cell>(fields.length));
-      for (let c = 0; c < fields.length; c++) {
-        const d = b.data.children[c]!;
-        plans[c]!.fill(rows, base, c, d);
-        if (d.nullCount === 0 || d.nullBitmap === undefined) continue;
-        const valid = d.nullBitmap;
-        for (let r = 0, bit = d.offset; r < n; r++, bit++) if ((valid[bit >> 3]! & (1 << (bit & 7))) === 0) rows[base + r]![c] = null;
-      }
+    this.bytes += bytes;
+    if (limits.maxBytes > 0 && this.bytes > limits.maxBytes) throw tooManyBytes(limits.maxBytes);
+    if (limits.memory !== undefined) {
+      if (!limits.memory.take(this.bytes - this.taken)) throw resultsTooLarge(limits.memory.max);
+      this.taken = this.bytes;
     }
-    return { columns, rows };
+    const base = rows.length;
+    for (let r = 0; r < n; r++) rows.push(new Array<Cell>(width));
+    for (let c = 0; c < width; c++) {
+      const d = batch.data.children[c]!;
+      plans[c]!.fill(rows, base, c, d);
+      if (d.nullCount === 0 || d.nullBitmap === undefined) continue;
+      const valid = d.nullBitmap;
+      for (let r = 0, bit = d.offset; r < n; r++, bit++) if ((valid[bit >> 3]! & (1 << (bit & 7))) === 0) rows[base + r]![c] = null;
+    }
+  }
+
+  /** Gives back what the rows took of the pool of result memory: the answer is then the caller's to send. */
+  release(): void {
+    this.limits.memory?.give(this.taken);
+    this.taken = 0;
+  }
+}
+
+/**
+ * `answer`'s rows as output cells (`RecordsReader`), or undefined when a column is of a type this
+ * does not convert.
+ */
+export function arrowRecords(answer: ArrowRows, limits: ResultLimits = NO_RESULT_LIMITS): { columns: OutputColumn[]; rows: Cell[][] } | undefined {
+  const reader = RecordsReader.of(answer.schema, limits);
+  if (reader === undefined) return undefined;
+  try {
+    for (const b of answer.batches) reader.add(b);
+    return { columns: reader.columns, rows: reader.rows };
   } finally {
-    // Given back once converted, as `readResult` does: the answer is then the caller's to send.
-    limits.memory?.give(bytes);
+    reader.release();
+  }
+}
+
+/**
+ * Runs `sql` and reads its rows through Arrow (`queryArrow`: DuckDB's vectors copied in bulk, then a
+ * typed loop per column) when every column of its result is of a type `RecordsReader` converts;
+ * otherwise through `readResult`. The same columns and cells either way; on the Arrow path about
+ * twice as fast for a result of many rows (docs/benchmarks.md).
+ */
+export async function readRecords(conn: DuckDBConnection, sql: string, limits: ResultLimits = NO_RESULT_LIMITS, signal?: AbortSignal): Promise<{ columns: OutputColumn[]; rows: Cell[][] }> {
+  let reader: RecordsReader | undefined;
+  let stream: RegionQueryStream;
+  try {
+    stream = await queryArrow(conn, sql, {
+      ...(signal !== undefined && { signal }),
+      accept: (schema) => (reader = RecordsReader.of(schema, limits)) !== undefined,
+    });
+  } catch (err) {
+    // Refused before it ran: a column of a type with no Arrow reader, or none this converts.
+    if (isArrowTypeUnsupported(err)) return readResult(conn, sql, limits);
+    throw err;
+  }
+  try {
+    for await (const b of stream.batches) reader!.add(b);
+    return { columns: reader!.columns, rows: reader!.rows };
+  } catch (err) {
+    await stream.batches.return?.();
+    throw err;
+  } finally {
+    reader!.release();
   }
 }

@@ -86,6 +86,11 @@ export interface QueryArrowOptions {
   readonly signal?: AbortSignal;
   /** Rows per batch (default DEFAULT_BATCH_ROWS); DuckDB's chunks (2,048 rows) are gathered up to it. */
   readonly batchRows?: number;
+  /**
+   * Asked once the result's schema is known, before the query runs: false refuses the result as a
+   * column type without an Arrow reader is refused (`isArrowTypeUnsupported`).
+   */
+  readonly accept?: (schema: Schema) => boolean;
 }
 
 /**
@@ -114,6 +119,9 @@ export async function queryArrow(conn: DuckDBConnection, sql: string, opts: Quer
     const prepared = await guard.call(() => conn.prepare(sql));
     try {
       readers = Array.from({ length: prepared.columnCount }, (_, c) => columnReader(prepared.columnName(c), prepared.columnType(c)));
+      if (opts.accept !== undefined && !opts.accept(new Schema(readers.map((r) => r.field)))) {
+        throw new TsdbError(StatusCode.Unsupported, `the result of this query (a column of a type the caller does not read)${ARROW_UNSUPPORTED}`);
+      }
       result = await guard.call(() => prepared.stream());
     } finally {
       prepared.destroySync();

@@ -18,8 +18,8 @@ import { duckdbError } from './duckdb-error.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { records, type ArrowRows, type Output } from './output.js';
-import { arrowRecords } from './arrow-records.js';
-import { convertResult, readResult } from './result-conversion.js';
+import { arrowRecords, readRecords } from './arrow-records.js';
+import { convertResult } from './result-conversion.js';
 import { readArrowResult } from './arrow-output.js';
 import { bridgeQueryText } from '../sql/query-text.js';
 import { unfoldLiteralLists, type LiteralList } from '../sql/literal-lists.js';
@@ -461,7 +461,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       aborted();
       if (arrow !== undefined) return { kind: 'records', columns: arrow.columns, rows: [], arrow: { schema: arrow.schema, batches: arrow.batches } };
     }
-    const { columns, rows } = await readResult(conn, rewritten, ctx.limits);
+    const { columns, rows } = await readRecords(conn, rewritten, ctx.limits, ctx.signal);
     // An interrupted read can end early without an error: its rows are not the answer.
     aborted();
     return records(columns, rows);
