@@ -67,6 +67,14 @@ test('readRecords: the Arrow path or readResult, the same columns and cells eith
     'SELECT sum(i) AS total, count(*) FROM range(100) t(i)',
     'SELECT 1 WHERE false',
   ];
+  // A parameter without a value: readResult's error, not one of reading a type DuckDB could not tell.
+  for (const sql of ['SELECT ?', "SELECT date_trunc('day', $1) AS day"]) {
+    await withConn(async (conn) => {
+      const expected = await readResult(conn, sql).then(() => undefined, (err: unknown) => err);
+      assert.ok(expected !== undefined, sql);
+      await assert.rejects(readRecords(conn, sql), (err: unknown) => (err as Error).message === (expected as Error).message);
+    });
+  }
   for (const sql of queries) {
     await withConn(async (conn) => assert.deepEqual(await readRecords(conn, sql), await readResult(conn, sql), sql));
   }

@@ -118,6 +118,9 @@ export async function queryArrow(conn: DuckDBConnection, sql: string, opts: Quer
     // anything runs (a caller falls back on it: `isArrowTypeUnsupported`).
     const prepared = await guard.call(() => conn.prepare(sql));
     try {
+      // A parameter without a value (`$1`, `?`) leaves the result's types unknown: refused like a
+      // type without a reader, so that the caller's other path reports what is missing.
+      if (prepared.parameterCount > 0) throw new TsdbError(StatusCode.Unsupported, `a query with parameters and no values for them${ARROW_UNSUPPORTED}`);
       readers = Array.from({ length: prepared.columnCount }, (_, c) => columnReader(prepared.columnName(c), prepared.columnType(c)));
       if (opts.accept !== undefined && !opts.accept(new Schema(readers.map((r) => r.field)))) {
         throw new TsdbError(StatusCode.Unsupported, `the result of this query (a column of a type the caller does not read)${ARROW_UNSUPPORTED}`);
