@@ -60,28 +60,53 @@ const hugeints: ColumnFill = (rows, base, c, d) => {
     rows[base + r]![c] = safeInteger(BigInt.asIntN(128, v));
   }
 };
+/** Entries of a string column's table of values already decoded (a power of two). */
+const STRING_SLOTS = 256;
+/** Longest value looked up in that table: longer ones are decoded each time. */
+const STRING_LOOKUP_BYTES = 64;
+
 /**
- * Strings, decoded once per distinct value in a run of equal ones: a result's tag columns repeat a
- * few values (a value equal to the one before is the same string, compared byte for byte).
+ * Strings, decoded once per distinct value of a batch's column as far as a small table of recent
+ * values (by a hash of the bytes, compared byte for byte) holds them: a result's tag columns repeat
+ * a few values, and a JS loop over a short value's bytes costs less than decoding it again.
  */
 const strings: ColumnFill = (rows, base, c, d) => {
   const offsets = d.valueOffsets as Int32Array;
   const values = d.values as Uint8Array;
   const buf = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-  // The last few distinct values by their first byte and length: cheap to look up, no hashing.
-  const recent = new Map<number, { start: number; end: number; text: string }>();
+  const starts = new Int32Array(STRING_SLOTS).fill(-1);
+  const ends = new Int32Array(STRING_SLOTS);
+  const texts = new Array<string>(STRING_SLOTS);
   for (let r = 0, at = d.offset; r < d.length; r++, at++) {
     const start = offsets[at]!;
     const end = offsets[at + 1]!;
     const len = end - start;
-    const key = len === 0 ? 0 : len * 256 + values[start]!;
-    const seen = recent.get(key);
-    if (seen !== undefined && buf.compare(buf, seen.start, seen.end, start, end) === 0) {
-      rows[base + r]![c] = seen.text;
+    if (len > STRING_LOOKUP_BYTES) {
+      rows[base + r]![c] = buf.toString('utf8', start, end);
       continue;
     }
+    // FNV-1a over the bytes.
+    let h = 0x811c9dc5;
+    for (let k = start; k < end; k++) h = Math.imul(h ^ values[k]!, 0x01000193);
+    const slot = (h ^ (h >>> 16)) & (STRING_SLOTS - 1);
+    const s0 = starts[slot]!;
+    if (s0 >= 0 && ends[slot]! - s0 === len) {
+      let same = true;
+      for (let k = 0; k < len; k++) {
+        if (values[s0 + k] !== values[start + k]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) {
+        rows[base + r]![c] = texts[slot]!;
+        continue;
+      }
+    }
     const text = buf.toString('utf8', start, end);
-    if (recent.size < 1024 || seen !== undefined) recent.set(key, { start, end, text });
+    starts[slot] = start;
+    ends[slot] = end;
+    texts[slot] = text;
     rows[base + r]![c] = text;
   }
 };
