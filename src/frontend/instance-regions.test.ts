@@ -539,6 +539,10 @@ test('a query of several regions of a partitioned table splits: each region answ
   await split("SELECT date_bin(INTERVAL '1 minute', ts) AS b, count(*) AS c FROM sp GROUP BY b ORDER BY sum(v) DESC", [[0, 6], [60000, 1]]);
   await split("SELECT count(*), sum(i) FROM sp WHERE dc = 'y' AND host < 'b'", [[1, 2]]);
   await split("SELECT dc, avg(n) FROM sp WHERE host > 'zz' GROUP BY dc", []);
+  // The last row of each host (lastpoint: DISTINCT ON, QUALIFY): every region answers for its hosts.
+  const last = [['a', 'y', 2000, 2, 2, 2], ['k', 'x', 61000, null, max, null], ['q', 'y', 1000, 5, max, 7], ['z', 'x', 2000, 6, null, 8], [null, 'x', 3000, 7, 7, 7]];
+  assert.match(await split('SELECT DISTINCT ON (host) * FROM sp ORDER BY host, ts DESC', last), /QUALIFY \(row_number\(\) OVER \(PARTITION BY host ORDER BY ts DESC\) = 1\)/);
+  await split('SELECT * FROM sp QUALIFY row_number() OVER (PARTITION BY host ORDER BY ts DESC) = 1 ORDER BY host', last);
   // What does not split reads the rows here: a DISTINCT aggregate, a window, a sort by a column not selected.
   for (const sql of ['SELECT count(DISTINCT dc) FROM sp', 'SELECT host, row_number() OVER (ORDER BY ts) FROM sp ORDER BY 2', 'SELECT host FROM sp ORDER BY ts, host']) {
     const from = regions.calls.length;

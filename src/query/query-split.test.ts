@@ -42,6 +42,22 @@ test('no aggregate, or GROUP BY every partition column: the whole query per regi
   assert.equal((await split('SELECT host, sum(v) AS s FROM t GROUP BY host', two))?.kind, 'partial');
 });
 
+test('windows partitioned by every partition column (lastpoint: DISTINCT ON as rewritten, QUALIFY row_number) split whole', async () => {
+  const { rewriteDistinctOn } = await import('./distinct-on.js');
+  const tree = JSON.parse((await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral('SELECT DISTINCT ON (host) * FROM t ORDER BY host, ts DESC')})`)).getRows()[0]![0] as string) as unknown;
+  assert.ok(rewriteDistinctOn(tree));
+  const lastpoint = splitQuery(tree, table);
+  assert.ok(lastpoint?.kind === 'whole' && lastpoint.unchanged);
+  assert.deepEqual(lastpoint.order.map((o) => [o.column, o.direction]), [[0, ''], [2, ' DESC']]);
+  const q = await split('SELECT host, ts, v FROM t QUALIFY row_number() OVER (PARTITION BY t.host ORDER BY ts DESC) = 1 ORDER BY host LIMIT 10');
+  assert.ok(q?.kind === 'whole' && q.limit === 10);
+  assert.equal((await split('SELECT host, v - lag(v) OVER (PARTITION BY host, dc ORDER BY ts) AS d FROM t'))?.kind, 'whole');
+  // Two partition columns: every window partitioned by both.
+  const two = { ...table, partitionColumns: ['host', 'dc'] };
+  assert.equal((await split('SELECT host, sum(v) OVER (PARTITION BY dc, host) FROM t', two))?.kind, 'whole');
+  assert.equal(await split('SELECT host, sum(v) OVER (PARTITION BY host) FROM t', two), undefined);
+});
+
 test('other aggregations of count, sum, min, max and avg: partial aggregates per region, the final step over them', async () => {
   const s = await split("SELECT dc, date_bin('1m', ts) AS b, count(*) AS c, count(v) FILTER (WHERE n > 0) AS cv, sum(n) AS sn, avg(v * 2) AS a, min(host) AS m FROM t WHERE ts > 5 GROUP BY dc, b HAVING sum(n) > 3 ORDER BY c DESC, max(v) LIMIT 4 OFFSET 1");
   assert.equal(s?.kind, 'partial');
@@ -81,7 +97,10 @@ test('anything else does not split', async () => {
     'SELECT dc, sum(v) FROM t GROUP BY ALL',
     // Windows, DISTINCT, set operations, subqueries, CTEs, joins.
     'SELECT host, row_number() OVER () FROM t',
-    'SELECT host, sum(v) OVER (PARTITION BY host) FROM t',
+    'SELECT host, sum(v) OVER (PARTITION BY dc) FROM t',
+    'SELECT host, sum(v) OVER (PARTITION BY host), count(*) OVER () FROM t',
+    'SELECT host, sum(v) OVER (PARTITION BY host) FROM t GROUP BY host, v',
+    'SELECT host, v FROM t QUALIFY v > 1',
     'SELECT DISTINCT host FROM t',
     'SELECT host FROM t UNION SELECT host FROM t',
     'SELECT host FROM t WHERE v > (SELECT avg(v) FROM t)',

@@ -5,13 +5,15 @@
  *
  * - `whole`: every region runs the query itself, the frontend unites the answers and applies the
  *   ORDER BY / LIMIT / OFFSET again. Right when each answer row comes from one region's rows alone:
- *   a filter/projection without aggregates, or an aggregation whose GROUP BY has every partition
- *   column (a group's rows are all in one region: the rule maps a row by those columns).
+ *   a filter/projection without aggregates, an aggregation whose GROUP BY has every partition
+ *   column (a group's rows are all in one region: the rule maps a row by those columns), or window
+ *   functions (and a QUALIFY: DISTINCT ON as rewritten, lastpoint) partitioned by every partition
+ *   column, without aggregates.
  * - `partial`: every region aggregates its rows by the groups (count, sum, min, max; avg as sum and
  *   count), the frontend aggregates those again (sum of counts, …) and applies HAVING, ORDER BY and
  *   LIMIT to the final groups.
  *
- * Anything else (window functions, subqueries, CTEs, set operations, DISTINCT, GROUPING SETS, other
+ * Anything else (other window functions, subqueries, CTEs, set operations, DISTINCT, GROUPING SETS, other
  * aggregates, an ORDER BY term that is not an output column…) does not split: a wrong answer is
  * worse than a slow one. The trees handed out are copies; the caller writes them back as SQL
  * (`json_deserialize_sql`).
@@ -138,6 +140,8 @@ const NULL_ORDERS: Record<string, FinalOrder['nulls']> = { ORDER_DEFAULT: '', 'N
 interface Shape {
   readonly node: Node;
   readonly orders: Node[];
+  /** Its window functions (in the select list, QUALIFY or ORDER BY). */
+  readonly windows: Node[];
   readonly limit?: number;
   readonly offset?: number;
   readonly hasLimit: boolean;
@@ -153,9 +157,14 @@ function shapeOf(tree: unknown): Shape | undefined {
   if (!isNode(from) || from['type'] !== 'BASE_TABLE' || from['sample'] !== null) return undefined;
   const ctes = node['cte_map'];
   if (!isNode(ctes) || !Array.isArray(ctes['map']) || ctes['map'].length > 0) return undefined;
-  if (node['sample'] !== null || node['qualify'] !== null || node['aggregate_handling'] !== 'STANDARD_HANDLING') return undefined;
-  // A window function, a subquery or a lambda (its parameters look like columns) anywhere.
-  if (some(node, (n) => n['class'] === 'WINDOW' || n['class'] === 'SUBQUERY' || n['class'] === 'LAMBDA' || n['type'] === 'SELECT_NODE' && n !== node)) return undefined;
+  if (node['sample'] !== null || node['aggregate_handling'] !== 'STANDARD_HANDLING') return undefined;
+  // A subquery or a lambda (its parameters look like columns) anywhere.
+  if (some(node, (n) => n['class'] === 'SUBQUERY' || n['class'] === 'LAMBDA' || n['type'] === 'SELECT_NODE' && n !== node)) return undefined;
+  const windows: Node[] = [];
+  some(node, (n) => {
+    if (n['class'] === 'WINDOW') windows.push(n);
+    return false;
+  });
   const groups = node['group_expressions'];
   const sets = node['group_sets'];
   if (!Array.isArray(groups) || !Array.isArray(sets)) return undefined;
@@ -180,7 +189,7 @@ function shapeOf(tree: unknown): Shape | undefined {
       }
     } else return undefined;
   }
-  return { node, orders, ...(limit !== undefined && { limit }), ...(offset !== undefined && { offset }), hasLimit };
+  return { node, orders, windows, ...(limit !== undefined && { limit }), ...(offset !== undefined && { offset }), hasLimit };
 }
 
 /** Whether `n` calls an aggregate function. */
@@ -420,6 +429,14 @@ export function splitQuery(tree: unknown, table: SplitTable): QuerySplit | undef
   if (node['where_clause'] !== null && hasAggregate(node['where_clause'] as Json, table)) return undefined;
   const grouped = (node['group_expressions'] as Json[]).length > 0;
   const aggregated = grouped || node['having'] !== null || hasAggregate(node['select_list'] as Json, table) || s.orders.some((o) => hasAggregate(o['expression']!, table));
+  // Window functions (a QUALIFY, DISTINCT ON as `distinct-on.ts` writes it: lastpoint) over rows,
+  // each partitioned by every partition column: a window's rows are all in one region, so each
+  // region answers for its own rows.
+  if (s.windows.length > 0 || node['qualify'] !== null) {
+    if (aggregated || (node['qualify'] !== null && s.windows.length === 0)) return undefined;
+    const local = (w: Node) => Array.isArray(w['partitions']) && table.partitionColumns.every((c) => (w['partitions'] as Json[]).some((p) => isNode(p) && refersTo(p, c)));
+    return s.windows.every(local) ? wholeSplit(tree, s, table) : undefined;
+  }
   if (!aggregated) return wholeSplit(tree, s, table);
   const groups = groupExpressions(node, table);
   if (groups === undefined) return undefined;
