@@ -26,6 +26,7 @@ import { unfoldLiteralLists, type LiteralList } from '../sql/literal-lists.js';
 import { FoldedLists } from './folded-lists.js';
 import { nameSelectItems } from './column-names.js';
 import { rewriteDistinctOn } from './distinct-on.js';
+import { rewriteFirstLastValue } from './first-last-value.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
@@ -357,6 +358,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
     rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));
+    rewriteFirstLastValue(tree);
     // A select item holding a list whose elements change is named by DuckDB's text of the item as
     // written, which only DuckDB's parse of the whole list gives.
     if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {

@@ -31,3 +31,15 @@ SELECT date_bin(INTERVAL '1 minute', ts) AS m, sum(v) FROM units GROUP BY m ORDE
 SELECT date_trunc('minute', ts), count(*) FROM units GROUP BY date_trunc('minute', ts) ORDER BY 1;
 
 DROP TABLE units;
+
+CREATE TABLE lv (host STRING PRIMARY KEY, ts TIMESTAMP TIME INDEX, v DOUBLE, w DOUBLE);
+
+INSERT INTO lv VALUES ('a', 1000, 1, 10), ('a', 3000, 3, NULL), ('a', 2000, 2, 20), ('b', 1000, 5, 50), ('b', 4000, NULL, 40);
+
+SELECT host, last_value(v ORDER BY ts) AS last_v, first_value(v ORDER BY ts) AS first_v, last_value(w ORDER BY ts DESC) AS w_of_first FROM lv GROUP BY host ORDER BY host;
+
+SELECT host, last_value(ts ORDER BY ts), last_value(v ORDER BY ts) FROM lv GROUP BY host ORDER BY host;
+
+SELECT host, ts, v, last_value(v) OVER (PARTITION BY host ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS window_last FROM lv ORDER BY host, ts;
+
+DROP TABLE lv;
