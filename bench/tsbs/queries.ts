@@ -4,7 +4,7 @@
  * `AS` aliases so the result columns match the SQL ones) and PromQL/MetricsQL where PromQL can say
  * it (TSBS's VictoriaMetrics forms; null where it cannot).
  */
-import { FIELDS, Rng, type Dataset } from './data.js';
+import { FIELDS, Rng, TAGS, type Dataset } from './data.js';
 
 export interface PromQuery {
   readonly kind: 'range' | 'instant';
@@ -189,5 +189,11 @@ export function tsdbVariants(): SqlVariant[] {
   return [
     { name: 'lastpoint (QUALIFY row_number)', of: 'lastpoint', sql: 'SELECT * FROM cpu QUALIFY row_number() OVER (PARTITION BY hostname ORDER BY ts DESC) = 1' },
     { name: 'lastpoint (join on max(ts))', of: 'lastpoint', sql: 'SELECT c.* FROM cpu c JOIN (SELECT hostname, max(ts) AS last_ts FROM cpu GROUP BY hostname) m ON c.hostname = m.hostname AND c.ts = m.last_ts' },
+    // GreptimeDB's TSBS client's form: its last_value aggregate per host.
+    {
+      name: 'lastpoint (last_value)',
+      of: 'lastpoint',
+      sql: `SELECT hostname, ${[...TAGS.slice(1), 'ts', ...FIELDS].map((c) => `last_value(${c} ORDER BY ts) AS ${c}`).join(', ')} FROM cpu GROUP BY hostname`,
+    },
   ];
 }
