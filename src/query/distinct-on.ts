@@ -5,12 +5,7 @@
  * (TSBS lastpoint: 887 ms → ~195 ms, docs/benchmarks.md).
  */
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type Node = { [k: string]: Json };
-
-function isNode(v: Json | undefined): v is Node {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { firstRowOfPartition, isNode, type Json, type Node } from './sql-tree.js';
 
 const isConstant = (n: Json | undefined) => isNode(n) && n['class'] === 'CONSTANT';
 
@@ -38,37 +33,8 @@ export function rewriteDistinctOn(tree: unknown): boolean {
       // Positions (`DISTINCT ON (1)`, `ORDER BY 1`) mean select items there, not constants in a window.
       if (Array.isArray(targets) && targets.length > 0 && !targets.some(isConstant) && !orders.some((o) => isConstant(o['expression']))) {
         n['modifiers'] = mods.filter((m) => m !== distinct);
-        n['qualify'] = {
-          class: 'COMPARISON',
-          type: 'COMPARE_EQUAL',
-          alias: '',
-          query_location: 0,
-          left: {
-            class: 'WINDOW',
-            type: 'WINDOW_ROW_NUMBER',
-            alias: '',
-            query_location: 0,
-            function_name: 'row_number',
-            schema: '',
-            catalog: '',
-            children: [],
-            partitions: targets,
-            // Ordering by a partition key is redundant inside the partition (and makes DuckDB sort more).
-            orders: orders.filter((o) => !targets.some((t) => sameExpression(t, o['expression']))),
-            start: 'UNBOUNDED_PRECEDING',
-            end: 'CURRENT_ROW_RANGE',
-            start_expr: null,
-            end_expr: null,
-            offset_expr: null,
-            default_expr: null,
-            ignore_nulls: false,
-            filter_expr: null,
-            exclude_clause: 'NO_OTHER',
-            distinct: false,
-            arg_orders: [],
-          },
-          right: { class: 'CONSTANT', type: 'VALUE_CONSTANT', alias: '', query_location: 0, value: { type: { id: 'INTEGER', type_info: null }, is_null: false, value: 1 } },
-        };
+        // Ordering by a partition key is redundant inside the partition (and makes DuckDB sort more).
+        n['qualify'] = firstRowOfPartition(targets, orders.filter((o) => !targets.some((t) => sameExpression(t, o['expression']))));
         changed = true;
       }
     }

@@ -15,7 +15,7 @@
  * time index is never NULL, so the row is the one every call would pick (of rows of equal time,
  * one row for all calls, where each call could pick its own).
  */
-import { isNode, type Json, type Node } from './sql-tree.js';
+import { firstRowOfPartition, isNode, type Json, type Node } from './sql-tree.js';
 
 const AGGREGATES: Readonly<Record<string, 'first' | 'last'>> = { first_value: 'first', last_value: 'last' };
 
@@ -111,35 +111,6 @@ function lastRowOfGroups(node: Node, timeIndexOf: (table: string) => string | un
   }
   node['group_expressions'] = [];
   node['group_sets'] = [];
-  node['qualify'] = {
-    class: 'COMPARISON',
-    type: 'COMPARE_EQUAL',
-    alias: '',
-    query_location: 0,
-    left: {
-      class: 'WINDOW',
-      type: 'WINDOW_ROW_NUMBER',
-      alias: '',
-      query_location: 0,
-      function_name: 'row_number',
-      schema: '',
-      catalog: '',
-      children: [],
-      partitions: structuredClone(groups),
-      orders: [{ type: descending ? 'DESCENDING' : 'ASCENDING', null_order: 'ORDER_DEFAULT', expression: structuredClone(key) }],
-      start: 'UNBOUNDED_PRECEDING',
-      end: 'CURRENT_ROW_RANGE',
-      start_expr: null,
-      end_expr: null,
-      offset_expr: null,
-      default_expr: null,
-      ignore_nulls: false,
-      filter_expr: null,
-      exclude_clause: 'NO_OTHER',
-      distinct: false,
-      arg_orders: [],
-    },
-    right: { class: 'CONSTANT', type: 'VALUE_CONSTANT', alias: '', query_location: 0, value: { type: { id: 'INTEGER', type_info: null }, is_null: false, value: 1 } },
-  };
+  node['qualify'] = firstRowOfPartition(structuredClone(groups), [{ type: descending ? 'DESCENDING' : 'ASCENDING', null_order: 'ORDER_DEFAULT', expression: structuredClone(key) }]);
   return true;
 }

@@ -30,6 +30,43 @@ export function functionNode(name: string, children: Json[], operator = false): 
   };
 }
 
+/**
+ * `row_number() OVER (PARTITION BY partitions ORDER BY orders) = 1`: the QUALIFY that keeps the
+ * first row of each partition in that order (DISTINCT ON and lastpoint shapes, rewritten).
+ */
+export function firstRowOfPartition(partitions: Json[], orders: Json[]): Node {
+  return {
+    class: 'COMPARISON',
+    type: 'COMPARE_EQUAL',
+    alias: '',
+    query_location: 0,
+    left: {
+      class: 'WINDOW',
+      type: 'WINDOW_ROW_NUMBER',
+      alias: '',
+      query_location: 0,
+      function_name: 'row_number',
+      schema: '',
+      catalog: '',
+      children: [],
+      partitions,
+      orders,
+      start: 'UNBOUNDED_PRECEDING',
+      end: 'CURRENT_ROW_RANGE',
+      start_expr: null,
+      end_expr: null,
+      offset_expr: null,
+      default_expr: null,
+      ignore_nulls: false,
+      filter_expr: null,
+      exclude_clause: 'NO_OTHER',
+      distinct: false,
+      arg_orders: [],
+    },
+    right: { class: 'CONSTANT', type: 'VALUE_CONSTANT', alias: '', query_location: 0, value: { type: { id: 'INTEGER', type_info: null }, is_null: false, value: 1 } },
+  };
+}
+
 /** `CAST(child AS type)` of a type without parameters (`TIMESTAMP_NS`, `DATE`, …). */
 export function castNode(child: Json, type: string): Node {
   return { class: 'CAST', type: 'OPERATOR_CAST', alias: '', query_location: 0, child, cast_type: { id: type, type_info: null }, try_cast: false };
