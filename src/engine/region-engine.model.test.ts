@@ -126,7 +126,8 @@ async function closeEngine(engine: RegionEngine): Promise<void> {
 }
 
 /** On S3 (an OpenDAL s3 config) through a file cache, or else on File. */
-async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions, s3?: Record<string, string>): Promise<RegionEngine> {
+/** Opens an engine; `opened` gets it, for the test to close before its directory is removed. */
+async function openEngine(opened: RegionEngine[], dir: string, memtable: MemtableOptions, s3?: Record<string, string>): Promise<RegionEngine> {
   const storage = s3 === undefined ? fileStorage(dir) : await s3Storage(dir, s3);
   const engine = await RegionEngine.open({
     wal: { dir: join(dir, 'wal'), fileSize: 256 * 1024, syncWrite: false, readBatchSize: 64, purgeInterval: 0, purgeThreshold: 1 << 30 },
@@ -141,7 +142,7 @@ async function openEngine(t: TestContext, dir: string, memtable: MemtableOptions
     logger: silentLogger(),
   });
   storages.set(engine, storage);
-  t.after(() => closeEngine(engine));
+  opened.push(engine);
   return engine;
 }
 
@@ -172,8 +173,14 @@ const MEMTABLES: ReadonlyArray<MemtableOptions> = [
  */
 async function modelRun(t: TestContext, mode: Mode, seed: number, memtable: MemtableOptions, s3?: Record<string, string>): Promise<void> {
       const r = rng(seed);
+      // Engines are closed before the directory goes (hooks run in the order they were added): one
+      // still open could write into it while it is removed.
+      const opened: RegionEngine[] = [];
+      t.after(async () => {
+        for (const e of opened) await closeEngine(e);
+      });
       const dir = tempDir(t);
-      let engine = await openEngine(t, dir, memtable, s3);
+      let engine = await openEngine(opened, dir, memtable, s3);
       let columns = [...BASE_COLUMNS];
       let version = 0;
       await engine.createRegion(metadataFor(mode, columns, version), DIR);
@@ -218,7 +225,7 @@ async function modelRun(t: TestContext, mode: Mode, seed: number, memtable: Memt
           await closeEngine(engine);
           const emptyCache = s3 !== undefined && r() < 0.5;
           if (emptyCache) rmSync(join(dir, 'cache'), { recursive: true, force: true });
-          engine = await openEngine(t, dir, memtable, s3);
+          engine = await openEngine(opened, dir, memtable, s3);
           await engine.openRegion(ID, DIR);
           what = emptyCache ? 'reopen with an empty cache' : 'reopen';
         } else if (p < 0.95 && columns.length < 7) {
