@@ -84,7 +84,10 @@ function watch(baseUrl: string): { health: number[]; small: number[]; failures: 
 const list = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(',');
 
 test('1,000,000-element IN lists (HTTP, MySQL, PostgreSQL) are answered right while /health answers within 1 s and SELECT 1 is served', async (t) => {
-  const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
+  // The HTTP deadline raised from 30 s: on two shared cores under the whole suite, the NOT IN of a
+  // million literals has taken 18–24 s, and this test is about answers and
+  // responsiveness, not that deadline.
+  const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--http-timeout', '120s', '--data-home', tempDir(t)]);
   const base = s.baseUrl;
   await firstCell(base, form('CREATE TABLE t (ts TIMESTAMP(3) TIME INDEX, host STRING PRIMARY KEY, v BIGINT)'));
   const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `(${(from + k) * 1000}, 'h${from + k}', ${(from + k) * 200})`).join(',');
