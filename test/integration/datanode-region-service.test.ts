@@ -292,6 +292,16 @@ async function cpuDuring(pid: number, ms: number): Promise<number> {
 
 /** Seconds of CPU per second of a datanode left running a query that nobody reads (2 cores shared). */
 const BUSY = 0.5;
+
+/**
+ * The most CPU seconds `pid` used in one 0.8 s window, watching until one passes BUSY (at most 8
+ * windows): on a machine busy with other work a running query may get less than BUSY in a window.
+ */
+async function busyWindow(pid: number): Promise<number> {
+  let most = 0;
+  for (let i = 0; i < 8 && most <= BUSY; i++) most = Math.max(most, await cpuDuring(pid, 800));
+  return most;
+}
 /** ... and of a datanode doing nothing. */
 const IDLE = 0.25;
 
@@ -307,8 +317,8 @@ test('a region query the client aborts, or whose client is killed, stops on the 
   const controller = new AbortController();
   const running = query(client, id, { sql: ENDLESS }, controller.signal);
   running.catch(() => {});
-  const busy = await cpuDuring(proc.pid, 800);
-  assert.ok(busy > BUSY, `the query runs on the datanode: ${busy} CPU seconds in 0.8 s`);
+  const busy = await busyWindow(proc.pid);
+  assert.ok(busy > BUSY, `the query runs on the datanode: ${busy} CPU seconds in 0.8 s at most`);
   const aborted = Date.now();
   controller.abort(new Error('stop'));
   await assert.rejects(running, /stop/);
@@ -347,8 +357,8 @@ test('a region query the client aborts, or whose client is killed, stops on the 
     assert.ok(Date.now() < deadline && child.exitCode === null, `the child started its query: ${out} ${err}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  const childBusy = await cpuDuring(proc.pid, 800);
-  assert.ok(childBusy > BUSY, `the child's query runs on the datanode: ${childBusy} CPU seconds`);
+  const childBusy = await busyWindow(proc.pid);
+  assert.ok(childBusy > BUSY, `the child's query runs on the datanode: ${childBusy} CPU seconds in 0.8 s at most`);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('close', r));
   await new Promise((r) => setTimeout(r, 200));
