@@ -13,4 +13,11 @@ export interface ScanRequest {
    * integer tags; other columns are ignored.
    */
   readonly keys?: ReadonlyMap<number, readonly KeyFilterValue[]>;
+  /**
+   * Only the last row of each series (in the time range) is wanted: the query keeps, of the rows
+   * of each group of series, the one of the latest time (`query/last-row-read.ts`). The scan may
+   * then leave out any row but the latest of its series in each of its sources; the merge across
+   * sources still runs, so the answer is the full scan's. A region may ignore it (read in full).
+   */
+  readonly lastRow?: boolean;
 }

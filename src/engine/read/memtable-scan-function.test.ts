@@ -27,6 +27,13 @@ test('filterRuns: key values keep matching series only; NULL keys never match; i
   assert.deepEqual(ranges({ start: 2n, end: 3n, keys: [{ keyIndex: 0, values: ['a'] }] }), [[0, 1, 4]]);
 });
 
+test('filterRuns: lastRow keeps each run\'s last row in the time range (every row of that time, where several)', () => {
+  assert.deepEqual(ranges({ lastRow: true }), [[0, 4, 5], [1, 1, 2], [2, 1, 2], [3, 0, 1]]);
+  assert.deepEqual(ranges({ lastRow: true, end: 2n }), [[0, 1, 3], [1, 0, 1], [2, 1, 2], [3, 0, 1]]);
+  assert.deepEqual(ranges({ lastRow: true, start: 3n, end: 4n }), [[0, 3, 4], [1, 1, 2]]);
+  assert.deepEqual(ranges({ lastRow: true, start: 2n, end: 2n, keys: [{ keyIndex: 0, values: ['a'] }] }), [[0, 1, 3]]);
+});
+
 test('tsdb_memtable_scan: the filter is applied run by run across chunks (keys, time bounds, none)', async (t) => {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { TimeSeriesMemtable } = await import('../memtable/time-series-memtable.js');

@@ -29,6 +29,11 @@ export interface RunFilter {
   readonly start?: bigint;
   readonly end?: bigint;
   readonly keys?: ReadonlyArray<{ readonly keyIndex: number; readonly values: readonly KeyFilterValue[] }>;
+  /**
+   * Only the last row of each run in the time range (every row of that time, in append mode, where
+   * a run may hold several): a scan of the last row of each series (`ScanRequest.lastRow`).
+   */
+  readonly lastRow?: boolean;
 }
 
 interface Published {
@@ -79,7 +84,8 @@ function keyMatches(run: SeriesRun, keys: NonNullable<RunFilter['keys']>): boole
 
 /**
  * The rows `[start, end)` of one run (sorted by time) that `filter` keeps, into `out`; false when
- * none. A run wholly inside the time range is taken without a search.
+ * none. A run wholly inside the time range is taken without a search; of the last rows only, the
+ * rows of the latest time.
  */
 function rangeOf(run: SeriesRun, filter: RunFilter, out: { start: number; end: number }): boolean {
   const keys = filter.keys;
@@ -91,7 +97,14 @@ function rangeOf(run: SeriesRun, filter: RunFilter, out: { start: number; end: n
   const hi = filter.end;
   out.start = lo === undefined || ts[0]! >= lo ? 0 : lowerBound(ts, lo);
   out.end = hi === undefined || ts[n - 1]! <= hi ? n : lowerBound(ts, hi + 1n);
-  return out.end > out.start;
+  if (out.end <= out.start) return false;
+  if (filter.lastRow === true) {
+    const last = ts[out.end - 1]!;
+    let s = out.end - 1;
+    while (s > out.start && ts[s - 1] === last) s--;
+    out.start = s;
+  }
+  return true;
 }
 
 /** The row ranges of `runs` (each sorted by time) that `filter` keeps. */
@@ -123,7 +136,7 @@ export function publishRuns(
 
 /** Whether `filter` keeps every row. */
 function keepsAll(filter: RunFilter): boolean {
-  return filter.start === undefined && filter.end === undefined && (filter.keys === undefined || filter.keys.length === 0);
+  return filter.start === undefined && filter.end === undefined && (filter.keys === undefined || filter.keys.length === 0) && filter.lastRow !== true;
 }
 
 /** Orders a first primary key value against a string the way runs are ordered (NULL first). */
@@ -195,7 +208,8 @@ export function registerMemtableScan(conn: DuckDBConnection): void {
       for (const c of data.filler.columns) info.addResultColumn(c.name, c.duckdbType);
       info.setBindData(data);
       // Exact when counted without a filter; else an upper bound (the filter is applied while reading).
-      let rows = data.rowsAtMost;
+      // Of the last rows only, about a row per run (more only in append mode, at equal times).
+      let rows = data.filter.lastRow === true ? data.runs.length : data.rowsAtMost;
       const exact = rows === undefined && keepsAll(data.filter);
       if (rows === undefined) {
         rows = 0;

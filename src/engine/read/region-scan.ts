@@ -13,6 +13,18 @@
  * groups pruned by their statistics), to memtables by the table function (`RunFilter`). Both only
  * narrow by key and time, which the merge groups by, so a key's rows are kept or dropped together;
  * never by fields.
+ *
+ * A scan of the last row of each series (`ScanRequest.lastRow`: the query keeps only the latest row
+ * of each group of series) takes from each memtable only its runs' last rows (in the time range),
+ * not every row; files are read as they are. The merge across sources is the usual one. That is the
+ * full scan's answer for the latest row of each series: its time T is the latest of any source, and
+ * every source with a row of the series at T gives that row (its own latest), so the merge at T
+ * sees every version there (of last_non_null fields too); rows of earlier times the merge may now
+ * get wrong are below T, which the query drops. A delete could break this: a newer delete at a
+ * memtable's latest time hides it, the latest row is then earlier, and the memtable left out its own
+ * version there. So memtables are cut only when none holds a delete and every file row is older
+ * than every memtable row (each file's newest sequence below each memtable's oldest: a file's
+ * delete then hides no memtable row), as flushes leave them; otherwise every row is read.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -23,6 +35,7 @@ import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-
 import type { KeyFilterValue } from '../../types/scan-request.js';
 import { OP_TYPE_COLUMN, physicalName, SEQUENCE_COLUMN } from '../sst/sst-format.js';
 import { SQL_TYPES } from '../../types/sql-types.js';
+import { OP_DELETE } from '../../types/write-batch.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 
 /** One memtable's rows, read out when the scan was made. */
@@ -33,6 +46,8 @@ export interface MemtableSnapshot {
   readonly timeRange: readonly [number, number];
   /** At least the rows of `runs` (the memtable's row count), when known. */
   readonly rowsAtMost?: number;
+  /** The oldest sequence of its rows, when known. */
+  readonly minSequence?: number;
 }
 
 export interface FileSnapshot {
@@ -42,6 +57,8 @@ export interface FileSnapshot {
   readonly timeRange: readonly [number, number];
   /** Region columns the file holds; undefined = all current ones. */
   readonly columnIds?: readonly number[];
+  /** The newest sequence of its rows, when known. */
+  readonly maxSequence?: number;
 }
 
 export interface ScanSnapshot {
@@ -55,6 +72,8 @@ export interface ScanSnapshot {
   readonly ttlCutoff?: bigint;
   /** Primary key values the rows may have (`ScanRequest.keys`). */
   readonly keys?: ReadonlyMap<number, readonly KeyFilterValue[]>;
+  /** Only the last row of each series is asked for (`ScanRequest.lastRow`; see the file header). */
+  readonly lastRow?: boolean;
   /** Releases the files for deletion once the scan is done. */
   readonly release: () => void;
 }
@@ -138,6 +157,8 @@ export class RegionScan {
   private readonly objects: string[] = [];
   private readonly disposers: Array<() => void> = [];
   private released = false;
+  /** Memtables give only their runs' last rows (`ScanSnapshot.lastRow`, see the file header). */
+  private lastRowRuns = false;
 
   constructor(private readonly snapshot: ScanSnapshot) {}
 
@@ -158,6 +179,7 @@ export class RegionScan {
   relation(): string {
     if (this.released) throw new TsdbError(StatusCode.IllegalState, 'the scan was released');
     const md = this.snapshot.metadata;
+    this.lastRowRuns = this.snapshot.lastRow === true && this.memtablesMayBeCut();
     const sources: Source[] = [];
     for (const f of this.snapshot.files) {
       sources.push({
@@ -192,6 +214,22 @@ export class RegionScan {
     const body = sources.length === 0 ? this.emptyRelation() : this.merged(sources);
     const visible = md.columns.map((c) => `${quoteIdent(physicalName(c.column_id))} AS ${quoteIdent(c.name)}`).join(', ');
     return `SELECT ${visible} FROM (${body})`;
+  }
+
+  /**
+   * Whether memtables may give only their runs' last rows (see the file header): none holds a
+   * delete, and every file row is older than every memtable row.
+   */
+  private memtablesMayBeCut(): boolean {
+    const { files, memtables } = this.snapshot;
+    let oldest = Infinity;
+    for (const m of memtables) {
+      if (m.runs.every((r) => r.ts.length === 0)) continue;
+      if (m.minSequence === undefined) return false;
+      oldest = Math.min(oldest, m.minSequence);
+    }
+    if (files.some((f) => f.maxSequence === undefined || f.maxSequence >= oldest)) return false;
+    return !memtables.some((m) => m.runs.some((r) => r.op.indexOf(OP_DELETE) >= 0));
   }
 
   /** Inclusive lower bound of the rows read: the requested start or the TTL cutoff, the later. */
@@ -235,7 +273,7 @@ export class RegionScan {
       // A memtable of older metadata may lack the column (it reads as its default): not filtered.
       if (keyIndex >= 0) keys.push({ keyIndex, values: k.values });
     }
-    return { ...(lower !== undefined && { start: lower }), ...(upper !== undefined && { end: upper }), keys };
+    return { ...(lower !== undefined && { start: lower }), ...(upper !== undefined && { end: upper }), keys, ...(this.lastRowRuns && { lastRow: true }) };
   }
 
   /** Creates the temporary view `name` over the scan (`relation`) in `conn`; `detach` drops it. */

@@ -455,7 +455,14 @@ export class Region {
       .filter((mt) => !mt.isEmpty())
       .map((mt) => {
         const st = mt.stats();
-        return { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.runs(mt, this.readMode(mt.metadata)), timeRange: widenRange(st.minTs!, st.maxTs!), rowsAtMost: st.rows };
+        return {
+          metadata: mt.metadata,
+          fields: mt.fields,
+          runs: this.ctx.vectorCache.runs(mt, this.readMode(mt.metadata)),
+          timeRange: widenRange(st.minTs!, st.maxTs!),
+          rowsAtMost: st.rows,
+          ...(st.minSequence !== undefined && { minSequence: st.minSequence }),
+        };
       })
       .filter((m) => overlaps(m.timeRange[0], m.timeRange[1]));
     const release = this.useFiles(files);
@@ -466,7 +473,7 @@ export class Region {
       release();
       throw err;
     }
-    const snapshotFiles = files.map((f, i) => ({ fileId: f.file_id, path: locals[i]!.path, timeRange: f.time_range, ...(f.column_ids && { columnIds: f.column_ids }) }));
+    const snapshotFiles = files.map((f, i) => ({ fileId: f.file_id, path: locals[i]!.path, timeRange: f.time_range, maxSequence: f.max_sequence, ...(f.column_ids && { columnIds: f.column_ids }) }));
     return new RegionScan({
       metadata: md,
       files: snapshotFiles,
@@ -475,6 +482,7 @@ export class Region {
       ...(opts.end !== undefined && { end: opts.end }),
       ...(ttlCutoff !== undefined && { ttlCutoff }),
       ...(opts.keys !== undefined && opts.keys.size > 0 && { keys: opts.keys }),
+      ...(opts.lastRow === true && { lastRow: true }),
       release: () => {
         for (const l of locals) l.release();
         release();
