@@ -154,16 +154,17 @@ export class TableRouter {
    * The rows of `info` (in the inclusive time range, when given) as a relation for a query; a
    * table with regions of its own reads only the rows of the primary key values `keys` allows. Of a
    * partitioned table, only the regions those values can reach are read (a logical metric table's
-   * tags are its physical table's columns of the same names).
+   * tags are its physical table's columns of the same names). `lastRow`: the query keeps only the
+   * last row of each series (`ScanRequest.lastRow`; a remote region reads in full).
    */
-  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation> {
+  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>, lastRow?: boolean): Promise<Relation> {
     const storage = await this.storageOf(info);
     // A logical metric table reads its physical table's key columns as well: no projection.
     const projection = storage === info && columns !== undefined ? projectionOf(info, columns) : undefined;
     // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
     const keyIds = storage === info && keys !== undefined ? keyColumnIds(info, keys) : undefined;
     const ids = this.readRegions(storage, keys);
-    const scan = await this.regionsRelation(storage, ids, { ...range, ...(keyIds !== undefined && { keys: keyIds }) }, projection, signal);
+    const scan = await this.regionsRelation(storage, ids, { ...range, ...(keyIds !== undefined && { keys: keyIds }), ...(lastRow === true && { lastRow }) }, projection, signal);
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
   }

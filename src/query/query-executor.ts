@@ -27,6 +27,7 @@ import { FoldedLists } from './folded-lists.js';
 import { nameSelectItems } from './column-names.js';
 import { rewriteDistinctOn } from './distinct-on.js';
 import { rewriteFirstLastValue } from './first-last-value.js';
+import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
@@ -85,7 +86,11 @@ export interface TableSource {
    * `columns`: the (lower-case) names the query refers to, when it names every column it reads:
    * the relation may leave the others out.
    */
-  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>): Promise<Relation>;
+  /**
+   * `lastRow`: the query keeps only the last row of each series (`last-row-read.ts`): the relation
+   * may leave out rows that are not (`ScanRequest.lastRow`).
+   */
+  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>, lastRow?: boolean): Promise<Relation>;
   /**
    * A query that reads this table alone (named once, or more: a self-join), run whole where the
    * table's rows are when that is elsewhere (a datanode), so that only its answer comes back.
@@ -393,7 +398,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const named = referencedColumns(tree);
     const referenced = named !== undefined && refs.some((r) => named.has(r.table_name.toLowerCase()) || (r.alias !== '' && named.has(r.alias.toLowerCase()))) ? undefined : named;
     // Each table's reads, under the name its references have until its relation replaces them.
-    const reads: Array<{ view: string; source: TableSource; range: TimeRange | undefined; keys: KeyValues | undefined }> = [];
+    const reads: Array<{ view: string; source: TableSource; ref: BaseTableNode; range: TimeRange | undefined; keys: KeyValues | undefined; lastRow?: boolean }> = [];
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
       let view = views.get(source.key);
@@ -403,7 +408,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
         const keyColumns = source.keyColumns ?? source.primaryKey;
         const keys = uses.get(source.key) === 1 && keyColumns !== undefined ? keyValuesOf(tree, ref, keyColumns) : undefined;
-        reads.push({ view, source, range, keys });
+        reads.push({ view, source, ref, range, keys });
         views.set(source.key, view);
         names.set(view, ref.table_name);
       }
@@ -415,6 +420,15 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     rewriteSessionFunctions(tree, ctx);
     if (views.size > 0) rewriteDistinctOn(tree);
+    // A table read once by a lastpoint shape (as DISTINCT ON and last_value are now written) needs
+    // only its series' last rows.
+    if (/\bqualify\b|\bdistinct\b|_value\b/i.test(sql)) {
+      for (const r of reads) {
+        const ti = r.source.timeIndex;
+        if (ti === undefined || r.source.primaryKey === undefined || uses.get(r.source.key) !== 1) continue;
+        r.lastRow = readsLastRows(tree, r.ref, { primaryKey: r.source.primaryKey, timeIndex: ti.name, unit: ti.unit }, await aggregatesOf(conn), folded);
+      }
+    }
     // The query's text with the views' names where their relations go (spliced in as `(view)`).
     const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => views.get(sources[i]!.key)!);
     const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
@@ -452,7 +466,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     if (rewritten === undefined) {
       for (const r of reads) {
-        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced);
+        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced, r.lastRow === true);
         relations.push(relation);
         bodies.set(r.view, relation.sql);
       }

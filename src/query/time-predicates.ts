@@ -294,3 +294,47 @@ export function timeRangeOf(tree: unknown, table: BaseTableNode, column: string,
   }
   return range.start === undefined && range.end === undefined ? undefined : range;
 }
+
+/**
+ * How the WHERE term `term` bounds the time index (`isColumn` tells its references; unit `unit`)
+ * in the range `timeRangeOf` takes from it: `exact` when that range keeps exactly the rows the term
+ * keeps (a scan of the range then holds no row the term drops), `loose` when the term names the
+ * column in a comparison the range does not hold exactly (a bound floored to the unit, `!=`, a
+ * non-constant side), undefined when it is no comparison of the column. `folded` as for
+ * `timeRangeOf`.
+ */
+export function timeBoundOf(term: Json, isColumn: (n: Json | undefined) => boolean, unit: TimeUnit, folded?: ReadonlyMap<object, bigint>): 'exact' | 'loose' | undefined {
+  if (!isNode(term)) return undefined;
+  let bounds: Array<[string, Json | undefined]>;
+  if (term['class'] === 'BETWEEN' && isColumn(term['input'])) {
+    bounds = [
+      ['COMPARE_GREATERTHANOREQUALTO', term['lower']],
+      ['COMPARE_LESSTHANOREQUALTO', term['upper']],
+    ];
+  } else if (term['class'] === 'COMPARISON' && isColumn(term['left'])) {
+    bounds = [[term['type'] as string, term['right']]];
+  } else if (term['class'] === 'COMPARISON' && isColumn(term['right'])) {
+    bounds = [[FLIPPED[term['type'] as string] ?? (term['type'] as string), term['left']]];
+  } else return undefined;
+  for (const [type, other] of bounds) {
+    // `instant`: the bound is the instant the term names, not one floored to the unit; `taken`:
+    // `timeRangeOf` took it so (it ends `ts < x` at x - 1 only then).
+    let instant: boolean;
+    let taken = false;
+    const ns = isNode(other) ? folded?.get(other) : undefined;
+    if (ns !== undefined) instant = convertTime(convertTime(ns, 'ns', unit), unit, 'ns') === ns;
+    else {
+      const b = literalBound(other, unit);
+      if (b === undefined) return 'loose';
+      taken = b.exact;
+      const s = b.exact ? undefined : stringConstant(other);
+      instant = b.exact || (s !== undefined && parseTimestamp(s, 'ns', 'UTC') === convertTime(b.value, unit, 'ns'));
+    }
+    // `ts > x` (from x floored + 1) and `ts <= x` (to x floored) hold exactly whatever x is.
+    if (type === 'COMPARE_GREATERTHAN' || type === 'COMPARE_LESSTHANOREQUALTO') continue;
+    if ((type === 'COMPARE_GREATERTHANOREQUALTO' || type === 'COMPARE_EQUAL') && instant) continue;
+    if (type === 'COMPARE_LESSTHAN' && taken) continue;
+    return 'loose';
+  }
+  return 'exact';
+}
