@@ -21,6 +21,7 @@ import type { RegionScan } from './read/region-scan.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
 import { VectorCache } from './read/vector-cache.js';
+import { LastRowCache } from './read/last-row-cache.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import { Region, type RegionContext, type WriteResult } from './region/region.js';
@@ -73,6 +74,11 @@ export interface RegionEngineOptions {
    * until its next write) kept for the scans and the flush that read them (default 512 MiB; 0 = off).
    */
   readonly vectorCacheSize?: number;
+  /**
+   * Bytes of SST files' last rows per series kept from their flush for last-row scans
+   * (`read/last-row-cache.ts`; default 64 MiB, 0 = off).
+   */
+  readonly lastRowCacheSize?: number;
   /** `num_workers`: write loops, regions spread over them (default 8). */
   readonly numWorkers?: number;
   /** `[region_engine.mito.memtable]` (default: `time_series`). */
@@ -116,6 +122,7 @@ export class RegionEngine {
       checkpointDistance: opts.manifestCheckpointDistance,
       memtable: opts.memtable ?? DEFAULT_MEMTABLE_OPTIONS,
       vectorCache: new VectorCache(opts.vectorCacheSize ?? 512 * 1024 * 1024),
+      lastRows: new LastRowCache(opts.lastRowCacheSize ?? 64 * 1024 * 1024),
       logger: opts.logger.child({ engine: 'mito' }),
     };
     if (opts.wal.purgeInterval > 0) {

@@ -2,8 +2,8 @@
  * Last-row scans (`ScanRequest.lastRow`): the latest row of each series read through one equals
  * the full scan's, over files and memtables overlapping in part, updates of a series' latest time
  * in a newer source, NULL fields merged in last_non_null mode, append mode's equal times, deletes
- * in files and memtables, time ranges, key filters and a TTL; and without deletes the memtables
- * give fewer rows.
+ * in files and memtables, time ranges, key filters and a TTL; and without deletes the memtables,
+ * and files whose last rows were kept from their flush, give fewer rows.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
@@ -160,4 +160,40 @@ test('TTL: rows past it are not a series\' last row', async (t) => {
   const full = await latest(engine, {});
   assert.deepEqual(full.rows, [['h0', 2_000_000n, 3]]);
   assert.deepEqual((await latest(engine, { lastRow: true })).rows, full.rows);
+});
+
+test("files' last rows kept from their flush stand for them: a row per series of each file; not past a range's end, nor once a file may hold a delete", async (t) => {
+  const engine = await openRegion(t, {});
+  for (let f = 0; f < 4; f++) {
+    for (const host of ['h0', 'h1', 'h2']) await engine.write(ID, puts(host, Array.from({ length: 50 }, (_, i) => f * 100 + i), Array.from({ length: 50 }, (_, i) => f * 1000 + i)));
+    await engine.flushRegion(ID);
+  }
+  await engine.write(ID, puts('h1', [400], [1]));
+  const all = await latest(engine, {});
+  assert.deepEqual(all.rows, [['h0', 349n, 3049], ['h1', 400n, 1], ['h2', 349n, 3049]]);
+  assert.equal(all.scanned, 601);
+  const last = await latest(engine, { lastRow: true });
+  assert.deepEqual(last.rows, all.rows);
+  // Four files of three series and the memtable's one row.
+  assert.equal(last.scanned, 13);
+  // A range ending inside the last file: that file is read whole, the others by their last rows.
+  const early = { end: BigInt(T0 + 320) };
+  const ended = await latest(engine, { ...early, lastRow: true });
+  assert.deepEqual(ended.rows, (await latest(engine, early)).rows);
+  assert.deepEqual(ended.rows, [['h0', 320n, 3020], ['h1', 320n, 3020], ['h2', 320n, 3020]]);
+  assert.equal(ended.scanned, 9 + 3 * 21);
+  // A compaction's output has no kept last rows: memtables alone are cut.
+  await engine.compactRegion(ID);
+  assert.equal(engine.region(ID).files().length, 1);
+  const compacted = await latest(engine, { lastRow: true });
+  assert.deepEqual(compacted.rows, all.rows);
+  assert.equal(compacted.scanned, 601);
+  // A file holding a delete: only memtables are cut (the delete's file is older than them).
+  await engine.write(ID, deletes('h0', [349]));
+  await engine.flushRegion(ID);
+  await engine.write(ID, puts('h2', [500], [5]));
+  const deleted = await latest(engine, { lastRow: true });
+  assert.deepEqual(deleted.rows, (await latest(engine, {})).rows);
+  assert.deepEqual(deleted.rows, [['h0', 348n, 3048], ['h1', 400n, 1], ['h2', 500n, 5]]);
+  assert.equal(deleted.scanned, 601);
 });

@@ -20,11 +20,16 @@
  * full scan's answer for the latest row of each series: its time T is the latest of any source, and
  * every source with a row of the series at T gives that row (its own latest), so the merge at T
  * sees every version there (of last_non_null fields too); rows of earlier times the merge may now
- * get wrong are below T, which the query drops. A delete could break this: a newer delete at a
- * memtable's latest time hides it, the latest row is then earlier, and the memtable left out its own
- * version there. So memtables are cut only when none holds a delete and every file row is older
- * than every memtable row (each file's newest sequence below each memtable's oldest: a file's
- * delete then hides no memtable row), as flushes leave them; otherwise every row is read.
+ * get wrong are below T, which the query drops. A file whose last rows per series were kept from
+ * its flush (`last-row-cache.ts`) gives those instead of its rows when the scan's time range ends
+ * at or after the file's last time (else its last row in the range may be an earlier one).
+ *
+ * A delete could break this: a newer delete at a source's latest time hides it, the latest row is
+ * then earlier, and the source left out its own version there. So files are cut only when no source
+ * holds a delete (a file's kept last rows say whether it does; a file without them may); memtables
+ * are cut when none of them holds a delete and, if a file may, every file row is older than every
+ * memtable row (each file's newest sequence below each memtable's oldest: a file's delete then
+ * hides no memtable row), as flushes leave them; otherwise every row is read.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -32,6 +37,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/memtable.js';
 import type { ColumnMetadata, RegionMetadata, TimestampType } from '../../types/region-metadata.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-scan-function.js';
+import type { FileLastRows } from './last-row-cache.js';
 import type { KeyFilterValue } from '../../types/scan-request.js';
 import { OP_TYPE_COLUMN, physicalName, SEQUENCE_COLUMN } from '../sst/sst-format.js';
 import { SQL_TYPES } from '../../types/sql-types.js';
@@ -59,6 +65,8 @@ export interface FileSnapshot {
   readonly columnIds?: readonly number[];
   /** The newest sequence of its rows, when known. */
   readonly maxSequence?: number;
+  /** Its last rows per series, when kept (`last-row-cache.ts`; asked for by last-row scans only). */
+  readonly lastRows?: FileLastRows;
 }
 
 export interface ScanSnapshot {
@@ -159,6 +167,8 @@ export class RegionScan {
   private released = false;
   /** Memtables give only their runs' last rows (`ScanSnapshot.lastRow`, see the file header). */
   private lastRowRuns = false;
+  /** Files give only their last rows, where kept (`FileSnapshot.lastRows`). */
+  private lastRowFiles = false;
 
   constructor(private readonly snapshot: ScanSnapshot) {}
 
@@ -179,9 +189,16 @@ export class RegionScan {
   relation(): string {
     if (this.released) throw new TsdbError(StatusCode.IllegalState, 'the scan was released');
     const md = this.snapshot.metadata;
-    this.lastRowRuns = this.snapshot.lastRow === true && this.memtablesMayBeCut();
+    const plan = this.snapshot.lastRow === true ? this.lastRowPlan() : 'none';
+    this.lastRowRuns = plan !== 'none';
+    this.lastRowFiles = plan === 'all';
     const sources: Source[] = [];
     for (const f of this.snapshot.files) {
+      // A file's last rows stand for it when they are its last rows in the time range too.
+      if (this.lastRowFiles && f.lastRows !== undefined && (this.snapshot.end === undefined || BigInt(Math.ceil(f.timeRange[1])) <= this.snapshot.end)) {
+        sources.push(this.runsSource({ ...f.lastRows, timeRange: f.timeRange, rowsAtMost: f.lastRows.runs.length }));
+        continue;
+      }
       sources.push({
         from: `read_parquet(${quoteLiteral(f.path)})`,
         fromFile: true,
@@ -191,22 +208,7 @@ export class RegionScan {
     }
     for (const m of this.snapshot.memtables) {
       if (m.runs.every((r) => r.ts.length === 0)) continue;
-      // Read in place through the table function; no copy into a DuckDB table. Published when
-      // the SQL names it: whole, or per time slice when only a slice overlaps other sources.
-      const publish = (slice?: TimeSlice): string => {
-        const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange, slice), m.rowsAtMost);
-        this.disposers.push(handle.dispose);
-        return `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`;
-      };
-      let whole: string | undefined;
-      sources.push({
-        get from() {
-          return (whole ??= publish());
-        },
-        sliced: publish,
-        columnIds: new Set(m.metadata.columns.map((c) => c.column_id)),
-        timeRange: m.timeRange,
-      });
+      sources.push(this.runsSource(m));
     }
     // One source (a point query's usual case): its rows as they are, in one SELECT. Planning the
     // nested form costs DuckDB ~0.4 ms more per query.
@@ -217,19 +219,44 @@ export class RegionScan {
   }
 
   /**
-   * Whether memtables may give only their runs' last rows (see the file header): none holds a
-   * delete, and every file row is older than every memtable row.
+   * Which sources of a last-row scan give only their last rows (see the file header): all of them
+   * when no source holds a delete (a file without kept last rows may: then none is cut); else the
+   * memtables when none of them holds one and every file row is older than every memtable row;
+   * else none.
    */
-  private memtablesMayBeCut(): boolean {
+  private lastRowPlan(): 'all' | 'memtables' | 'none' {
     const { files, memtables } = this.snapshot;
+    if (memtables.some((m) => m.runs.some((r) => r.op.indexOf(OP_DELETE) >= 0))) return 'none';
+    if (files.every((f) => f.lastRows !== undefined && !f.lastRows.deletes)) return 'all';
     let oldest = Infinity;
     for (const m of memtables) {
       if (m.runs.every((r) => r.ts.length === 0)) continue;
-      if (m.minSequence === undefined) return false;
+      if (m.minSequence === undefined) return 'none';
       oldest = Math.min(oldest, m.minSequence);
     }
-    if (files.some((f) => f.maxSequence === undefined || f.maxSequence >= oldest)) return false;
-    return !memtables.some((m) => m.runs.some((r) => r.op.indexOf(OP_DELETE) >= 0));
+    return files.some((f) => f.maxSequence === undefined || f.maxSequence >= oldest) ? 'none' : 'memtables';
+  }
+
+  /**
+   * Runs (a memtable's, or a file's kept last rows) as a source, read in place through the table
+   * function; no copy into a DuckDB table. Published when the SQL names it: whole, or per time
+   * slice when only a slice overlaps other sources.
+   */
+  private runsSource(m: Pick<MemtableSnapshot, 'metadata' | 'fields' | 'runs' | 'timeRange' | 'rowsAtMost'>): Source {
+    const publish = (slice?: TimeSlice): string => {
+      const handle = publishRuns(m.metadata, m.fields, m.runs, this.runFilter(m.metadata, m.timeRange, slice), m.rowsAtMost);
+      this.disposers.push(handle.dispose);
+      return `${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})`;
+    };
+    let whole: string | undefined;
+    return {
+      get from() {
+        return (whole ??= publish());
+      },
+      sliced: publish,
+      columnIds: new Set(m.metadata.columns.map((c) => c.column_id)),
+      timeRange: m.timeRange,
+    };
   }
 
   /** Inclusive lower bound of the rows read: the requested start or the TTL cutoff, the later. */

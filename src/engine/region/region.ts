@@ -21,6 +21,7 @@ import { compactFiles } from '../compaction/compact-files.js';
 import { expiredFiles, pickCompactions } from '../compaction/twcs.js';
 import { ManifestManager } from '../manifest/manifest-manager.js';
 import type { VectorCache } from '../read/vector-cache.js';
+import { lastRowsOf, MAX_SERIES, type LastRowCache } from '../read/last-row-cache.js';
 import { createMemtable } from '../memtable/create-memtable.js';
 import type { Memtable, MemtableOptions, ReadMode } from '../memtable/memtable.js';
 import type { FileMeta } from '../sst/file-meta.js';
@@ -46,6 +47,8 @@ export interface RegionContext {
   readonly checkpointDistance: number;
   /** `vector_cache_size`: read-out runs of memtables. */
   readonly vectorCache: VectorCache;
+  /** SST files' last rows per series, from their flush (last-row scans). */
+  readonly lastRows?: LastRowCache;
   /** `[region_engine.mito.memtable]`: the kind of memtable and its options. */
   readonly memtable: MemtableOptions;
   readonly logger: Logger;
@@ -401,7 +404,10 @@ export class Region {
     let meta: FileMeta | undefined;
     const conn = await connect();
     try {
-      meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs: this.ctx.vectorCache.cached(mt, this.readMode(mt.metadata)) ?? mt.runs(this.readMode(mt.metadata)), path: local, fileId, level: 0 });
+      const runs = this.ctx.vectorCache.cached(mt, this.readMode(mt.metadata)) ?? [...mt.runs(this.readMode(mt.metadata))];
+      meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs, path: local, fileId, level: 0 });
+      // The file's last rows are its runs' (a last-row scan reads them instead of the file).
+      if (meta !== undefined && this.ctx.lastRows !== undefined && runs.length <= MAX_SERIES) this.ctx.lastRows.put(fileId, lastRowsOf(mt.metadata, mt.fields, runs));
     } catch (err) {
       await provider.discard(local);
       throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} failed: ${(err as Error).message}`, { cause: err });
@@ -473,7 +479,10 @@ export class Region {
       release();
       throw err;
     }
-    const snapshotFiles = files.map((f, i) => ({ fileId: f.file_id, path: locals[i]!.path, timeRange: f.time_range, maxSequence: f.max_sequence, ...(f.column_ids && { columnIds: f.column_ids }) }));
+    const snapshotFiles = files.map((f, i) => {
+      const lastRows = opts.lastRow === true ? this.ctx.lastRows?.get(f.file_id) : undefined;
+      return { fileId: f.file_id, path: locals[i]!.path, timeRange: f.time_range, maxSequence: f.max_sequence, ...(f.column_ids && { columnIds: f.column_ids }), ...(lastRows && { lastRows }) };
+    });
     return new RegionScan({
       metadata: md,
       files: snapshotFiles,
@@ -598,7 +607,10 @@ export class Region {
     return this.serialized(async () => {
       const ids = this.manifest.state.removed_files.map((r) => r.file_id).filter((id) => !this.fileRefs.has(id));
       if (ids.length === 0 || this.state !== 'open') return [];
-      for (const id of ids) await this.ctx.provider.delete(`${this.dir}${id}.parquet`);
+      for (const id of ids) {
+        await this.ctx.provider.delete(`${this.dir}${id}.parquet`);
+        this.ctx.lastRows?.forget(id);
+      }
       await this.manifest.update([purgeAction(ids)]);
       return ids;
     });
