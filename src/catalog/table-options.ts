@@ -131,6 +131,12 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
           throw invalid(`Invalid compaction.twcs.time_window: ${rawValue}`);
         }
         break;
+      case 'index.inverted_index.segment_row_count':
+        if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 0x7fff_ffff) throw invalid(`Invalid ${key}: ${rawValue}`);
+        break;
+      case 'index.inverted_index.ignore_column_ids':
+        if (!/^\s*(\d+\s*(,\s*\d+\s*)*)?$/.test(value)) throw invalid(`Invalid ${key}: ${rawValue}, expected column ids separated by commas`);
+        break;
       case 'compaction.twcs.trigger_file_num':
         if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(`Invalid compaction.twcs.trigger_file_num: ${rawValue}`);
         break;
@@ -151,6 +157,13 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
   const shardKeys = options['memtable.partition_tree.index_max_keys_per_shard'];
   const freeze = options['memtable.partition_tree.data_freeze_threshold'];
   const fork = options['memtable.partition_tree.fork_dictionary_bytes'];
+  const segmentRows = options['index.inverted_index.segment_row_count'];
+  const ignored = options['index.inverted_index.ignore_column_ids'];
+  const ignoredIds = ignored === undefined || ignored.trim() === '' ? undefined : ignored.split(',').map((x) => Number(x.trim()));
+  const invertedIndex =
+    segmentRows === undefined && ignoredIds === undefined
+      ? undefined
+      : { ...(segmentRows !== undefined && { segment_row_count: Number(segmentRows) }), ...(ignoredIds !== undefined && { ignore_column_ids: ignoredIds }) };
   const type = options['memtable.type'] as 'time_series' | 'partition_tree' | undefined;
   const memtable =
     type === undefined && shardKeys === undefined && freeze === undefined && fork === undefined
@@ -169,5 +182,6 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
     ...(memtable !== undefined && { memtable }),
     ...(trigger !== undefined && { compaction_trigger_file_num: Number(trigger) }),
     ...(options['storage'] !== undefined && { storage: options['storage'] }),
+    ...(invertedIndex !== undefined && { inverted_index: invertedIndex }),
   };
 }

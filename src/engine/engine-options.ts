@@ -2,7 +2,7 @@
  * From the configuration (`[wal]`, `[region_engine.mito]`) to the region engine's options: the one
  * place that says which option drives what.
  */
-import { totalmem } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../common/logging.js';
 import type { MitoOptions, WalOptions } from '../config/options.js';
@@ -46,6 +46,13 @@ export function engineOptions(
     ...(config.storage !== undefined && { spillDir: engineSpillDir(config.storage.data_home) }),
     sstMetaCache: mito.sst_meta_cache_size > 0,
     pageCache: mito.page_cache_size > 0,
+    invertedIndex: {
+      createOnFlush: mito.inverted_index.create_on_flush === 'auto',
+      createOnCompaction: mito.inverted_index.create_on_compaction === 'auto',
+      applyOnQuery: mito.inverted_index.apply_on_query === 'auto',
+      memThreshold: mito.inverted_index.mem_threshold_on_create,
+      intermediateDir: mito.inverted_index.intermediate_path ?? join(config.storage?.data_home ?? tmpdir(), 'index_intermediate'),
+    },
     memtable: {
       type: mito.memtable.type,
       indexMaxKeysPerShard: mito.memtable.index_max_keys_per_shard,

@@ -22,6 +22,8 @@ import type { ScanRequest } from '../types/scan-request.js';
 import { registerMemtableScan } from './read/memtable-scan-function.js';
 import { VectorCache } from './read/vector-cache.js';
 import { LastRowCache } from './read/last-row-cache.js';
+import { IndexCache } from './read/index-cache.js';
+import { DEFAULT_INVERTED_INDEX_OPTIONS, type InvertedIndexOptions } from './sst/inverted-index-builder.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import { Region, type RegionContext, type WriteResult } from './region/region.js';
@@ -83,6 +85,8 @@ export interface RegionEngineOptions {
   readonly numWorkers?: number;
   /** `[region_engine.mito.memtable]` (default: `time_series`). */
   readonly memtable?: MemtableOptions;
+  /** `[region_engine.mito.inverted_index]` (default: built on flush and compaction, used by queries). */
+  readonly invertedIndex?: InvertedIndexOptions;
   /** Check for due compactions after each flush (default true; tests turn it off to step by hand). */
   readonly compactAfterFlush?: boolean;
   /**
@@ -123,6 +127,8 @@ export class RegionEngine {
       memtable: opts.memtable ?? DEFAULT_MEMTABLE_OPTIONS,
       vectorCache: new VectorCache(opts.vectorCacheSize ?? 512 * 1024 * 1024),
       lastRows: new LastRowCache(opts.lastRowCacheSize ?? 64 * 1024 * 1024),
+      invertedIndex: opts.invertedIndex ?? DEFAULT_INVERTED_INDEX_OPTIONS,
+      indexCache: new IndexCache(),
       logger: opts.logger.child({ engine: 'mito' }),
     };
     if (opts.wal.purgeInterval > 0) {

@@ -45,6 +45,8 @@ export interface ColumnMetadata {
   /** Value of rows written without this column (and of older rows after ADD COLUMN). */
   readonly default?: DefaultValue;
   readonly comment?: string;
+  /** `INVERTED INDEX`: SST files of the region index the column's values (tags only). */
+  readonly inverted_index?: boolean;
 }
 
 export type MergeMode = 'last_row' | 'last_non_null';
@@ -68,6 +70,13 @@ export interface RegionOptions {
     readonly index_max_keys_per_shard?: number;
     readonly data_freeze_threshold?: number;
     readonly fork_dictionary_bytes?: number;
+  };
+  /** The table's `index.inverted_index.*` options. */
+  readonly inverted_index?: {
+    /** Rows a segment of the index covers (default 1024). */
+    readonly segment_row_count?: number;
+    /** Columns never indexed, even when marked. */
+    readonly ignore_column_ids?: readonly number[];
   };
 }
 

@@ -143,6 +143,7 @@ function checkFileMeta(x: unknown): string | undefined {
   for (const key of ['file_size', 'num_rows', 'num_row_groups', 'max_sequence']) {
     if (!isCount(x[key])) return `file ${x['file_id']}: ${key} is not a count`;
   }
+  if (!isOptionalCount(x['index_file_size'])) return `file ${x['file_id']}: index_file_size is not a count`;
   const ids = x['column_ids'];
   if (ids !== undefined && !(Array.isArray(ids) && ids.every(isCount))) return `file ${x['file_id']}: column_ids is not a list of column ids`;
   return undefined;

@@ -30,6 +30,12 @@
  * are cut when none of them holds a delete and, if a file may, every file row is older than every
  * memtable row (each file's newest sequence below each memtable's oldest: a file's delete then
  * hides no memtable row), as flushes leave them; otherwise every row is read.
+ * Files with an inverted index (docs/format/inverted-index.md) are narrowed further by the terms on
+ * tags (`keys`, `conditions`): only row groups whose segments may hold a matching value are read
+ * (a `file_row_number` range on the Parquet scan, which DuckDB uses to skip the others), and a
+ * file none of whose row groups can match is not read at all. A row group is left out only when
+ * none of its rows can meet the terms, which depend on the key alone: a key's rows are still kept
+ * or dropped together, in every source.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -38,7 +44,8 @@ import type { SeriesRun } from '../memtable/memtable.js';
 import type { ColumnMetadata, RegionMetadata, TimestampType } from '../../types/region-metadata.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-scan-function.js';
 import type { FileLastRows } from './last-row-cache.js';
-import type { KeyFilterValue } from '../../types/scan-request.js';
+import type { KeyCondition, KeyFilterValue } from '../../types/scan-request.js';
+import type { IndexTerm, InvertedIndex } from '../sst/inverted-index.js';
 import { OP_TYPE_COLUMN, physicalName, SEQUENCE_COLUMN } from '../sst/sst-format.js';
 import { SQL_TYPES } from '../../types/sql-types.js';
 import { OP_DELETE } from '../../types/write-batch.js';
@@ -67,6 +74,8 @@ export interface FileSnapshot {
   readonly maxSequence?: number;
   /** Its last rows per series, when kept (`last-row-cache.ts`; asked for by last-row scans only). */
   readonly lastRows?: FileLastRows;
+  /** The file's inverted index, when it has one and the scan may use it. */
+  readonly index?: InvertedIndex;
 }
 
 export interface ScanSnapshot {
@@ -82,6 +91,8 @@ export interface ScanSnapshot {
   readonly keys?: ReadonlyMap<number, readonly KeyFilterValue[]>;
   /** Only the last row of each series is asked for (`ScanRequest.lastRow`; see the file header). */
   readonly lastRow?: boolean;
+  /** Further conditions on primary key values (`ScanRequest.conditions`): used only with an index. */
+  readonly conditions?: ReadonlyMap<number, readonly KeyCondition[]>;
   /** Releases the files for deletion once the scan is done. */
   readonly release: () => void;
 }
@@ -151,8 +162,29 @@ export function timeSlices(group: readonly Source[]): Array<{ slice: TimeSlice; 
   return out;
 }
 
+/**
+ * Most separate row ranges of one file read as a UNION ALL of range scans; with more, the file is
+ * read from the first selected row to the last. Each range is a Parquet scan of its own (~1.5–3 ms
+ * of fixed cost on 2 cores, docs/benchmarks.md "Inverted index"), so past a few a single scan that
+ * skips by statistics costs less.
+ */
+export const MAX_ROW_RANGES = 4;
+
+/** What the inverted indexes did in a scan (`RegionScan.indexStats`). */
+export interface IndexScanStats {
+  /** Files whose index was consulted. */
+  readonly files: number;
+  /** Of those, files left out entirely (no row group can match). */
+  readonly filesSkipped: number;
+  /** Row groups of the consulted files, and those that may match (read). */
+  readonly rowGroups: number;
+  readonly rowGroupsSelected: number;
+}
+
 export interface Source {
   readonly from: string;
+  /** A condition on the Parquet scan's `file_row_number` (the row groups an index selected). */
+  readonly rowFilter?: string;
   /** A memtable: the table function over only the rows of `slice` (files are filtered by WHERE). */
   readonly sliced?: (slice: TimeSlice) => string;
   /** An SST file (read_parquet), not a memtable. */
@@ -169,8 +201,14 @@ export class RegionScan {
   private lastRowRuns = false;
   /** Files give only their last rows, where kept (`FileSnapshot.lastRows`). */
   private lastRowFiles = false;
+  private stats: IndexScanStats = { files: 0, filesSkipped: 0, rowGroups: 0, rowGroupsSelected: 0 };
 
   constructor(private readonly snapshot: ScanSnapshot) {}
+
+  /** What inverted indexes did in the last `relation()` of this scan. */
+  get indexStats(): IndexScanStats {
+    return this.stats;
+  }
 
   get metadata(): RegionMetadata {
     return this.snapshot.metadata;
@@ -193,18 +231,29 @@ export class RegionScan {
     this.lastRowRuns = plan !== 'none';
     this.lastRowFiles = plan === 'all';
     const sources: Source[] = [];
+    this.stats = { files: 0, filesSkipped: 0, rowGroups: 0, rowGroupsSelected: 0 };
     for (const f of this.snapshot.files) {
       // A file's last rows stand for it when they are its last rows in the time range too.
       if (this.lastRowFiles && f.lastRows !== undefined && (this.snapshot.end === undefined || BigInt(Math.ceil(f.timeRange[1])) <= this.snapshot.end)) {
         sources.push(this.runsSource({ ...f.lastRows, timeRange: f.timeRange, rowsAtMost: f.lastRows.runs.length }));
         continue;
       }
-      sources.push({
-        from: `read_parquet(${quoteLiteral(f.path)})`,
-        fromFile: true,
-        columnIds: new Set(f.columnIds ?? md.columns.map((c) => c.column_id)),
-        timeRange: f.timeRange,
-      });
+      const columnIds = new Set(f.columnIds ?? md.columns.map((c) => c.column_id));
+      const file = quoteLiteral(f.path);
+      const ranges = f.index === undefined ? undefined : this.selectedRows(f.index, columnIds);
+      if (ranges === undefined) {
+        sources.push({ from: `read_parquet(${file})`, fromFile: true, columnIds, timeRange: f.timeRange });
+        continue;
+      }
+      if (ranges.length === 0) continue;
+      const numbered = `read_parquet(${file}, file_row_number = true)`;
+      const between = ([lo, hi]: readonly [number, number]) => `file_row_number BETWEEN ${lo} AND ${hi}`;
+      if (ranges.length === 1 || ranges.length > MAX_ROW_RANGES) {
+        sources.push({ from: numbered, rowFilter: between([ranges[0]![0], ranges[ranges.length - 1]![1]]), fromFile: true, columnIds, timeRange: f.timeRange });
+      } else {
+        const union = ranges.map((r) => `SELECT * FROM ${numbered} WHERE ${between(r)}`).join(' UNION ALL ');
+        sources.push({ from: `(${union})`, fromFile: true, columnIds, timeRange: f.timeRange });
+      }
     }
     for (const m of this.snapshot.memtables) {
       if (m.runs.every((r) => r.ts.length === 0)) continue;
@@ -280,6 +329,45 @@ export class RegionScan {
     return out;
   }
 
+  /**
+   * The rows of a file worth reading by its index: inclusive row ranges of whole row groups, in
+   * order ([] = none), or undefined when the index cannot narrow the file (no term on a column it
+   * indexes, or every row group may match). Terms on a column the file lacks (it reads as its
+   * default there) are not asked.
+   */
+  private selectedRows(index: InvertedIndex, columnIds: ReadonlySet<number>): Array<[number, number]> | undefined {
+    const terms: Array<{ columnId: number; term: IndexTerm }> = [];
+    for (const k of this.keyFilters()) if (columnIds.has(k.column.column_id)) terms.push({ columnId: k.column.column_id, term: { kind: 'in', values: k.values } });
+    const md = this.snapshot.metadata;
+    for (const [columnId, conditions] of this.snapshot.conditions ?? []) {
+      if (!md.primary_key.includes(columnId) || !columnIds.has(columnId)) continue;
+      for (const term of conditions) terms.push({ columnId, term });
+    }
+    if (terms.length === 0) return undefined;
+    const segments = index.segmentsMatching(terms);
+    if (segments === undefined) return undefined;
+    const groups = index.rowGroupsOf(segments);
+    const selected = groups.filter((g) => g).length;
+    this.stats = {
+      files: this.stats.files + 1,
+      filesSkipped: this.stats.filesSkipped + (selected === 0 ? 1 : 0),
+      rowGroups: this.stats.rowGroups + groups.length,
+      rowGroupsSelected: this.stats.rowGroupsSelected + selected,
+    };
+    if (selected === groups.length) return undefined;
+    const ranges: Array<[number, number]> = [];
+    let start = 0;
+    index.layout.rowGroupRows.forEach((n, g) => {
+      if (groups[g] && n > 0) {
+        const last = ranges[ranges.length - 1];
+        if (last !== undefined && last[1] === start - 1) last[1] = start + n - 1;
+        else ranges.push([start, start + n - 1]);
+      }
+      start += n;
+    });
+    return ranges;
+  }
+
   /** The filter of a memtable's runs (keys are by position in the memtable's own primary key). */
   /**
    * What the table function keeps of a memtable; a time bound the memtable's whole range
@@ -343,6 +431,7 @@ export class RegionScan {
     if (this.snapshot.end !== undefined) where.push(`${tsCol} <= ${timeLiteral(this.snapshot.end, unit)}`);
     if (slice !== undefined) where.push(`${tsCol} >= ${timeLiteral(slice.lo, unit)}`, `${tsCol} < ${timeLiteral(slice.hiExclusive, unit)}`);
     const from = slice !== undefined && s.sliced !== undefined ? s.sliced(slice) : s.from;
+    if (s.rowFilter !== undefined) where.push(s.rowFilter);
     // Memtables are filtered by the table function; files here, on the Parquet scan's own columns.
     if (s.fromFile) {
       for (const k of this.keyFilters()) {

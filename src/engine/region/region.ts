@@ -4,6 +4,7 @@
  * sequence its SST files already hold.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -24,7 +25,10 @@ import type { VectorCache } from '../read/vector-cache.js';
 import { lastRowsOf, MAX_SERIES, type LastRowCache } from '../read/last-row-cache.js';
 import { createMemtable } from '../memtable/create-memtable.js';
 import type { Memtable, MemtableOptions, ReadMode } from '../memtable/memtable.js';
-import type { FileMeta } from '../sst/file-meta.js';
+import { INDEX_SUFFIX, indexPath, sstPath, type FileMeta } from '../sst/file-meta.js';
+import type { IndexCache } from '../read/index-cache.js';
+import { buildInvertedIndex, invertedIndexColumns, type InvertedIndexOptions } from '../sst/inverted-index-builder.js';
+import { DEFAULT_SEGMENT_ROW_COUNT, InvertedIndex } from '../sst/inverted-index.js';
 import { writeSst } from '../sst/sst-writer.js';
 import { validateAlter, validateMetadata } from './validate-metadata.js';
 import type { Wal } from '../wal/wal.js';
@@ -51,6 +55,10 @@ export interface RegionContext {
   readonly lastRows?: LastRowCache;
   /** `[region_engine.mito.memtable]`: the kind of memtable and its options. */
   readonly memtable: MemtableOptions;
+  /** `[region_engine.mito.inverted_index]` */
+  readonly invertedIndex: InvertedIndexOptions;
+  /** Decoded inverted indexes of SST files (shared by the engine's regions). */
+  readonly indexCache: IndexCache;
   readonly logger: Logger;
 }
 
@@ -189,10 +197,15 @@ export class Region {
     const known = new Set([...Object.keys(st.files), ...st.removed_files.map((r) => r.file_id)]);
     const orphans = (await this.ctx.store.list(this.dir)).filter((e) => {
       const name = e.path.slice(this.dir.length);
-      return !name.includes('/') && name.endsWith('.parquet') && !known.has(name.slice(0, -'.parquet'.length));
+      if (name.includes('/')) return false;
+      // An index is an orphan when its SST is unknown too (or the manifest says it has none).
+      const suffix = name.endsWith('.parquet') ? '.parquet' : name.endsWith(INDEX_SUFFIX) ? INDEX_SUFFIX : undefined;
+      if (suffix === undefined) return false;
+      const id = name.slice(0, -suffix.length);
+      return !known.has(id) || (suffix === INDEX_SUFFIX && st.files[id] !== undefined && st.files[id].index_file_size === undefined);
     });
     for (const o of orphans) await this.ctx.provider.delete(o.path);
-    if (orphans.length > 0) this.log.warn({ files: orphans.map((o) => o.path) }, 'removed SST files the manifest does not record (a flush or compaction cut short)');
+    if (orphans.length > 0) this.log.warn({ files: orphans.map((o) => o.path) }, 'removed SST and index files the manifest does not record (a flush or compaction cut short)');
   }
 
   private checkOpen(): void {
@@ -397,17 +410,19 @@ export class Region {
   private async flushMemtable(mt: Memtable, connect: () => Promise<DuckDBConnection>): Promise<FileMeta | undefined> {
     const stats = mt.stats();
     const fileId = randomUUID();
-    const objectPath = `${this.dir}${fileId}.parquet`;
+    const objectPath = sstPath(this.dir, fileId);
     const provider = this.ctx.provider;
     const local = await provider.newFile(objectPath);
     const started = Date.now();
     let meta: FileMeta | undefined;
+    let index: Uint8Array | undefined;
     const conn = await connect();
     try {
       const runs = this.ctx.vectorCache.cached(mt, this.readMode(mt.metadata)) ?? [...mt.runs(this.readMode(mt.metadata))];
       meta = await writeSst(conn, { metadata: mt.metadata, fields: mt.fields, runs, path: local, fileId, level: 0 });
       // The file's last rows are its runs' (a last-row scan reads them instead of the file).
       if (meta !== undefined && this.ctx.lastRows !== undefined && runs.length <= MAX_SERIES) this.ctx.lastRows.put(fileId, lastRowsOf(mt.metadata, mt.fields, runs));
+      if (meta !== undefined && this.ctx.invertedIndex.createOnFlush) index = await this.buildIndex(conn, local, mt.metadata, meta);
     } catch (err) {
       await provider.discard(local);
       throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} failed: ${(err as Error).message}`, { cause: err });
@@ -419,6 +434,7 @@ export class Region {
     if (meta) {
       try {
         await provider.publish(objectPath, local);
+        if (index !== undefined) meta = await this.publishIndex(meta, index);
       } catch (err) {
         await provider.discard(local);
         throw new TsdbError(StatusCode.StorageUnavailable, `flush of region ${formatRegionId(this.id)} to ${objectPath} in ${provider.store.description} failed: ${(err as Error).message}`);
@@ -440,6 +456,72 @@ export class Region {
       'flushed a memtable',
     );
     return meta;
+  }
+
+  /**
+   * The inverted index of the SST just written at `localSst` (undefined when `md` indexes no
+   * column). A failed build is logged and the SST kept without an index (scans then read it
+   * whole), as GreptimeDB does: the rows matter more than the index.
+   */
+  private async buildIndex(conn: DuckDBConnection, localSst: string, md: RegionMetadata, meta: FileMeta): Promise<Uint8Array | undefined> {
+    if (invertedIndexColumns(md).length === 0) return undefined;
+    const opts = this.ctx.invertedIndex;
+    const started = Date.now();
+    try {
+      const bytes = await buildInvertedIndex(conn, localSst, md, meta.num_rows, {
+        segmentRowCount: md.options.inverted_index?.segment_row_count ?? DEFAULT_SEGMENT_ROW_COUNT,
+        memThreshold: opts.memThreshold,
+        intermediateDir: opts.intermediateDir,
+      }, (s) => this.log.debug({ file: meta.file_id, columns: s.columns, spilled_runs: s.spilledRuns, elapsed_ms: Date.now() - started }, 'built an inverted index'));
+      return bytes;
+    } catch (err) {
+      this.log.warn({ err, file: meta.file_id }, 'building the inverted index failed: the SST is kept without one');
+      return undefined;
+    }
+  }
+
+  /** Writes and publishes an SST's index beside it; the SST's meta then records it (not on failure). */
+  private async publishIndex(meta: FileMeta, bytes: Uint8Array): Promise<FileMeta> {
+    const objectPath = indexPath(this.dir, meta.file_id);
+    const provider = this.ctx.provider;
+    let local: string | undefined;
+    try {
+      local = await provider.newFile(objectPath);
+      await writeFile(local, bytes);
+      await provider.publish(objectPath, local);
+      return { ...meta, index_file_size: bytes.length };
+    } catch (err) {
+      if (local !== undefined) await provider.discard(local).catch(() => {});
+      this.log.warn({ err, file: meta.file_id }, 'writing the inverted index failed: the SST is kept without one');
+      return meta;
+    }
+  }
+
+  /**
+   * The decoded indexes of `files` (undefined for a file without one, or whose index cannot be
+   * read: logged, and the file is read whole; a damaged index never fails the query).
+   */
+  private async openIndexes(files: readonly FileMeta[], signal?: AbortSignal): Promise<Array<InvertedIndex | undefined>> {
+    return Promise.all(
+      files.map(async (f) => {
+        if (f.index_file_size === undefined) return undefined;
+        const path = indexPath(this.dir, f.file_id);
+        try {
+          return await this.ctx.indexCache.get(path, async () => {
+            const local = await this.ctx.provider.open(path, f.index_file_size!, signal);
+            try {
+              return InvertedIndex.decode(await readFile(local.path), path);
+            } finally {
+              local.release();
+            }
+          });
+        } catch (err) {
+          if (signal?.aborted === true) throw err;
+          this.log.warn({ err, file: f.file_id }, 'the inverted index of an SST cannot be read: the SST is read without it');
+          return undefined;
+        }
+      }),
+    );
   }
 
   /**
@@ -479,9 +561,29 @@ export class Region {
       release();
       throw err;
     }
+    // Indexes are read only for scans with terms on tags (and while `apply_on_query` allows).
+    const useIndex = this.ctx.invertedIndex.applyOnQuery && ((opts.keys?.size ?? 0) > 0 || (opts.conditions?.size ?? 0) > 0);
+    let indexes: Array<InvertedIndex | undefined> = [];
+    if (useIndex) {
+      try {
+        indexes = await this.openIndexes(files, signal);
+      } catch (err) {
+        for (const l of locals) l.release();
+        release();
+        throw err;
+      }
+    }
     const snapshotFiles = files.map((f, i) => {
       const lastRows = opts.lastRow === true ? this.ctx.lastRows?.get(f.file_id) : undefined;
-      return { fileId: f.file_id, path: locals[i]!.path, timeRange: f.time_range, maxSequence: f.max_sequence, ...(f.column_ids && { columnIds: f.column_ids }), ...(lastRows && { lastRows }) };
+      return {
+        fileId: f.file_id,
+        path: locals[i]!.path,
+        timeRange: f.time_range,
+        maxSequence: f.max_sequence,
+        ...(f.column_ids && { columnIds: f.column_ids }),
+        ...(indexes[i] !== undefined && { index: indexes[i] }),
+        ...(lastRows && { lastRows }),
+      };
     });
     return new RegionScan({
       metadata: md,
@@ -492,6 +594,7 @@ export class Region {
       ...(ttlCutoff !== undefined && { ttlCutoff }),
       ...(opts.keys !== undefined && opts.keys.size > 0 && { keys: opts.keys }),
       ...(opts.lastRow === true && { lastRow: true }),
+      ...(opts.conditions !== undefined && opts.conditions.size > 0 && { conditions: opts.conditions }),
       release: () => {
         for (const l of locals) l.release();
         release();
@@ -520,7 +623,7 @@ export class Region {
 
   /** Local files of `files`, pinned (downloaded first where the cache misses); all or none. */
   private async openFiles(files: readonly FileMeta[], signal?: AbortSignal): Promise<LocalFile[]> {
-    const settled = await Promise.allSettled(files.map((f) => this.ctx.provider.open(`${this.dir}${f.file_id}.parquet`, f.file_size, signal)));
+    const settled = await Promise.allSettled(files.map((f) => this.ctx.provider.open(sstPath(this.dir, f.file_id), f.file_size, signal)));
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed === undefined) return settled.map((r) => (r as PromiseFulfilledResult<LocalFile>).value);
     for (const r of settled) if (r.status === 'fulfilled') r.value.release();
@@ -555,7 +658,7 @@ export class Region {
       const ttlCutoff = md.options.ttl === undefined ? undefined : fromMillis(nowMs - md.options.ttl, unit);
       for (const pick of picks) {
         const fileId = randomUUID();
-        const objectPath = `${this.dir}${fileId}.parquet`;
+        const objectPath = sstPath(this.dir, fileId);
         const provider = this.ctx.provider;
         const started = Date.now();
         const release = this.useFiles(pick.inputs);
@@ -567,13 +670,17 @@ export class Region {
             local = await provider.newFile(objectPath);
             const inputs = pick.inputs.map((f, i) => ({ path: locals[i]!.path, ...(f.column_ids && { columnIds: f.column_ids }) }));
             const conn = await connect();
+            let index: Uint8Array | undefined;
             try {
               meta = await compactFiles(conn, { metadata: md, inputs, dropTombstones: pick.dropTombstones, ...(ttlCutoff !== undefined && { ttlCutoff }), outPath: local, fileId });
+              if (meta !== undefined && this.ctx.invertedIndex.createOnCompaction) index = await this.buildIndex(conn, local, md, meta);
             } finally {
               conn.closeSync();
             }
-            if (meta) await provider.publish(objectPath, local);
-            else await provider.discard(local);
+            if (meta) {
+              await provider.publish(objectPath, local);
+              if (index !== undefined) meta = await this.publishIndex(meta, index);
+            } else await provider.discard(local);
           } catch (err) {
             if (local !== undefined) await provider.discard(local);
             throw new TsdbError(StatusCode.StorageUnavailable, `compaction of region ${formatRegionId(this.id)} failed: ${(err as Error).message}`);
@@ -608,8 +715,11 @@ export class Region {
       const ids = this.manifest.state.removed_files.map((r) => r.file_id).filter((id) => !this.fileRefs.has(id));
       if (ids.length === 0 || this.state !== 'open') return [];
       for (const id of ids) {
-        await this.ctx.provider.delete(`${this.dir}${id}.parquet`);
         this.ctx.lastRows?.forget(id);
+        await this.ctx.provider.delete(sstPath(this.dir, id));
+        // Deleted whether or not the file had one: deleting a missing object is no error.
+        await this.ctx.provider.delete(indexPath(this.dir, id));
+        this.ctx.indexCache.forget(indexPath(this.dir, id));
       }
       await this.manifest.update([purgeAction(ids)]);
       return ids;

@@ -16,4 +16,21 @@ export interface FileMeta {
    * Absent in files of older manifests: every current column is then taken to be there.
    */
   readonly column_ids?: readonly number[];
+  /**
+   * Bytes of the file's inverted index, `{region_dir}/{file_id}.invidx` (docs/format/inverted-index.md),
+   * when one was written (absent: the file has none).
+   */
+  readonly index_file_size?: number;
+}
+
+/** The object path of an SST in region directory `dir` (ending with `/`). */
+export function sstPath(dir: string, fileId: string): string {
+  return `${dir}${fileId}.parquet`;
+}
+
+export const INDEX_SUFFIX = '.invidx';
+
+/** The object path of an SST's inverted index in region directory `dir`. */
+export function indexPath(dir: string, fileId: string): string {
+  return `${dir}${fileId}${INDEX_SUFFIX}`;
 }
