@@ -30,6 +30,8 @@ export interface ColumnSchema {
   readonly nullable: boolean;
   readonly default?: ColumnDefault;
   readonly comment?: string;
+  /** `INVERTED INDEX`: the table's SST files index the column's values (tags; docs/format/inverted-index.md). */
+  readonly inverted_index?: boolean;
 }
 
 export interface TableInfo {
@@ -101,6 +103,7 @@ export function regionMetadataOf(t: TableInfo, regionNumber: number, options: Re
       nullable: c.nullable,
       ...(c.default?.kind === 'value' && { default: c.default.value }),
       ...(c.comment !== undefined && { comment: c.comment }),
+      ...(c.inverted_index === true && { inverted_index: true }),
     })),
     primary_key: t.primary_key.map((n) => byName.get(n)!.column_id),
     time_index: byName.get(t.time_index)!.column_id,

@@ -61,6 +61,9 @@ export type AlterTableAction =
   | { readonly kind: 'modify_column_type'; readonly name: string; readonly type: SqlType }
   | { readonly kind: 'set_default'; readonly name: string; readonly default: ValueExpr }
   | { readonly kind: 'drop_default'; readonly name: string }
+  /** `MODIFY COLUMN c SET <kind> INDEX [WITH (…)]` / `UNSET <kind> INDEX`. */
+  | { readonly kind: 'set_index'; readonly name: string; readonly index: IndexKind; readonly options: Options }
+  | { readonly kind: 'unset_index'; readonly name: string; readonly index: IndexKind }
   | { readonly kind: 'set_options'; readonly options: Options }
   | { readonly kind: 'unset_options'; readonly keys: readonly string[] }
   | { readonly kind: 'rename'; readonly newName: string };

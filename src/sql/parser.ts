@@ -392,6 +392,14 @@ class StatementParser {
     };
   }
 
+  /** `INVERTED INDEX`, `SKIPPING INDEX`, `FULLTEXT INDEX`, `VECTOR INDEX` (consumed), else undefined. */
+  private indexKind(): IndexKind | undefined {
+    for (const [kw, kind] of [['INVERTED', 'inverted'], ['SKIPPING', 'skipping'], ['FULLTEXT', 'fulltext'], ['VECTOR', 'vector']] as const) {
+      if (this.eatKw(kw, 'INDEX')) return kind;
+    }
+    return undefined;
+  }
+
   /** A column definition; in ALTER TABLE ADD, FIRST / AFTER end it too. */
   private columnDef(inAlter: boolean): ColumnDef {
     const name = this.ident();
@@ -748,13 +756,19 @@ class StatementParser {
           const [from, to] = this.scanExpr(() => false);
           return { kind: 'set_default', name, default: this.valueOf(from, to, false) };
         }
+        const index = this.indexKind();
+        if (index !== undefined) return { kind: 'set_index', name, index, options: index !== 'inverted' && this.eatKw('WITH') ? this.options() : {} };
         throw this.peek().kind === 'eof' ? this.expected('DEFAULT') : unsupported(this.peek().text);
       }
       if (this.peekKw('DROP', 'DEFAULT')) {
         this.pos += 2;
         return { kind: 'drop_default', name };
       }
-      if (this.peekKw('UNSET')) throw unsupported('UNSET');
+      if (this.eatKw('UNSET')) {
+        const index = this.indexKind();
+        if (index !== undefined) return { kind: 'unset_index', name, index };
+        throw this.peek().kind === 'eof' ? this.expected('an index kind') : unsupported(this.peek().text);
+      }
       return { kind: 'modify_column_type', name, type: this.sqlType() };
     }
     if (this.eatKw('SET')) return { kind: 'set_options', options: this.keyValueList() };

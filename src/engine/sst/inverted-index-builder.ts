@@ -166,11 +166,11 @@ export async function buildInvertedIndex(
           }
           list.push(s);
           bytes += SEGMENT_BYTES;
-        }
-        if (opts.memThreshold > 0 && bytes > opts.memThreshold) {
-          runs.push(await spill(groups, opts.intermediateDir));
-          groups.clear();
-          bytes = 0;
+          if (opts.memThreshold > 0 && bytes > opts.memThreshold) {
+            runs.push(await spill(groups, opts.intermediateDir));
+            groups.clear();
+            bytes = 0;
+          }
         }
       }
       writer.beginColumn(c.column_id, indexValueKind(c)!, sortedDistinct(nulls));

@@ -46,6 +46,7 @@ function newColumn(def: ColumnDef, id: number, table: TableInfo, zone: string): 
     nullable,
     ...(dflt !== undefined && { default: dflt }),
     ...(def.comment !== undefined && { comment: def.comment }),
+    ...(def.indexes.some((x) => x.kind === 'inverted') && { inverted_index: true }),
   };
 }
 
@@ -155,6 +156,16 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
         delete options[k.toLowerCase()];
       }
       return { ...next, options };
+    }
+    case 'set_index':
+    case 'unset_index': {
+      const c = find(action.name);
+      if (c === undefined) throw notFound(action.name, table);
+      if (action.index !== 'inverted') throw new TsdbError(StatusCode.Unsupported, `${action.index.toUpperCase()} INDEX is not supported`);
+      const updated: ColumnSchema = { ...c };
+      delete (updated as { inverted_index?: boolean }).inverted_index;
+      // Files written before keep the index they have (or none); new ones follow the column.
+      return { ...next, columns: table.columns.map((x) => (x.name === c.name ? (action.kind === 'set_index' ? { ...updated, inverted_index: true } : updated) : x)) };
     }
     case 'rename':
       checkTableName(action.newName);

@@ -75,6 +75,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
       nullable: isTime ? false : c.nullable !== false,
       ...(c.default !== undefined && c.default.kind !== 'null' && { default: defaultOf(c, type, c.default, zone) }),
       ...(c.comment !== undefined && { comment: c.comment }),
+      ...(c.indexes.some((x) => x.kind === 'inverted') && { inverted_index: true }),
     };
   });
   const engine = (stmt.engine ?? 'mito').toLowerCase();

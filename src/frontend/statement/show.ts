@@ -118,7 +118,8 @@ export function createTableSql(info: TableInfo, storage: TableInfo = info): stri
   const lines = own.map((c) => {
     const nullText = c.nullable ? 'NULL' : 'NOT NULL';
     const comment = c.comment !== undefined ? ` COMMENT ${quoteLiteral(c.comment)}` : '';
-    return `  ${quoteIdent(c.name)} ${SHOW_TYPES[c.data_type]} ${nullText}${sqlDefault(c)}${comment},`;
+    const inverted = c.inverted_index === true ? ' INVERTED INDEX' : '';
+    return `  ${quoteIdent(c.name)} ${SHOW_TYPES[c.data_type]} ${nullText}${sqlDefault(c)}${comment}${inverted},`;
   });
   lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${primaryKey.length > 0 ? ',' : ''}`);
   if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);
