@@ -532,7 +532,7 @@ export class FrontendInstance {
           columnNames: info.columns.map((c) => c.name),
           ...(info.partition !== undefined && info.partition.columns.length > 0 && { partitionColumns: info.partition.columns }),
           numericColumns: info.columns.filter((c) => NUMERIC_TYPES.has(c.data_type)).map((c) => c.name),
-          relation: (range, keys, signal, columns, lastRow) => this.tables.relation(info, range, keys, signal, columns, lastRow),
+          relation: (range, keys, signal, columns, hints) => this.tables.relation(info, range, keys, signal, columns, hints),
           pushdown: (query) => this.tables.pushdown(info, query),
         };
       },

@@ -12,17 +12,17 @@ import { DEFAULT_CATALOG, tableRegionIds, type TableInfo } from '../catalog/tabl
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
-import type { PushdownQuery, Relation } from '../query/query-executor.js';
+import type { PushdownQuery, Relation, ScanHints } from '../query/query-executor.js';
 import { isArrowTypeUnsupported } from '../query/arrow-result.js';
 import { splitColumn } from '../query/query-split.js';
 import { tooManyBytes, tooManyRows } from '../query/resource-limits.js';
 import { Field, Schema, type RecordBatch } from 'apache-arrow';
 import type { TimeRange } from '../query/time-predicates.js';
-import type { KeyValue, KeyValues } from '../query/key-predicates.js';
+import type { KeyConditions, KeyValue, KeyValues } from '../query/key-predicates.js';
 import { isLogicalTable, LOGICAL_TABLE_OPTION, logicalRelation, physicalBatch } from './metric-engine.js';
 import type { RegionId } from '../types/region-id.js';
 import { REGION_RELATION, type RegionQueryStream, type RegionServer, type ScanRelation } from '../types/region-server.js';
-import type { ScanRequest } from '../types/scan-request.js';
+import type { KeyCondition, ScanRequest } from '../types/scan-request.js';
 import { publishArrow } from '../query/arrow-scan-function.js';
 import { quoteIdent } from '../common/sql-quote.js';
 import { formatSize } from '../common/size/size.js';
@@ -36,6 +36,24 @@ function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly Ke
     if (column !== undefined) out.set(column.column_id, values);
   }
   return out.size === 0 ? undefined : out;
+}
+
+/** Conditions on primary key columns by column id (`ScanRequest.conditions`). */
+function conditionColumnIds(info: TableInfo, conditions: KeyConditions): Map<number, readonly KeyCondition[]> | undefined {
+  const out = new Map<number, readonly KeyCondition[]>();
+  for (const [name, c] of conditions) {
+    if (!info.primary_key.includes(name)) continue;
+    const column = info.columns.find((x) => x.name === name);
+    if (column !== undefined) out.set(column.column_id, c);
+  }
+  return out.size === 0 ? undefined : out;
+}
+
+/** The scan request of a table with regions of its own (a logical metric table's scan is not narrowed by key). */
+function scanRequestOf(info: TableInfo, own: boolean, range: TimeRange | undefined, keys: KeyValues | undefined, conditions: KeyConditions | undefined): ScanRequest {
+  const keyIds = own && keys !== undefined ? keyColumnIds(info, keys) : undefined;
+  const conditionIds = own && conditions !== undefined ? conditionColumnIds(info, conditions) : undefined;
+  return { ...range, ...(keyIds !== undefined && { keys: keyIds }), ...(conditionIds !== undefined && { conditions: conditionIds }) };
 }
 
 /**
@@ -157,14 +175,12 @@ export class TableRouter {
    * tags are its physical table's columns of the same names). `lastRow`: the query keeps only the
    * last row of each series (`ScanRequest.lastRow`; a remote region reads in full).
    */
-  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>, lastRow?: boolean): Promise<Relation> {
+  async relation(info: TableInfo, range: TimeRange | undefined, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>, hints?: ScanHints): Promise<Relation> {
     const storage = await this.storageOf(info);
     // A logical metric table reads its physical table's key columns as well: no projection.
     const projection = storage === info && columns !== undefined ? projectionOf(info, columns) : undefined;
-    // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
-    const keyIds = storage === info && keys !== undefined ? keyColumnIds(info, keys) : undefined;
     const ids = this.readRegions(storage, keys);
-    const scan = await this.regionsRelation(storage, ids, { ...range, ...(keyIds !== undefined && { keys: keyIds }), ...(lastRow === true && { lastRow }) }, projection, signal);
+    const scan = await this.regionsRelation(storage, ids, { ...scanRequestOf(info, storage === info, range, keys, hints?.conditions), ...(hints?.lastRow === true && { lastRow: true }) }, projection, signal);
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
   }
@@ -187,9 +203,7 @@ export class TableRouter {
     const ids = storage === info ? this.readRegions(storage, query.keys) : tableRegionIds(storage);
     if (ids.length === 0 || (ids.length > 1 && storage !== info)) return undefined;
     const rows = `SELECT * FROM ${quoteIdent(REGION_RELATION)}`;
-    // A logical metric table's columns are not its physical table's: its scan is not narrowed by key.
-    const keyIds = storage === info && query.keys !== undefined ? keyColumnIds(info, query.keys) : undefined;
-    const scan: ScanRequest = { ...query.range, ...(keyIds !== undefined && { keys: keyIds }) };
+    const scan = scanRequestOf(info, storage === info, query.range, query.keys, query.conditions);
     if (ids.length === 1) {
       const answer = await this.regionAnswers(ids, scan, query.text(storage === info ? rows : logicalRelation(info, rows)), query.maxRows, query.signal);
       if (answer === undefined) return undefined;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../common/sql-quote.js';
-import { keyValuesOf } from './key-predicates.js';
+import { keyConditionsOf, keyValuesOf } from './key-predicates.js';
 import { tableRefs } from './table-refs.js';
 
 const db = await DuckDBInstance.create(':memory:');
@@ -41,5 +41,45 @@ test('anything else leaves the scan whole', async () => {
     "SELECT * FROM t WHERE host = 'a'",
   ]) {
     assert.equal(await keys(sql, sql === "SELECT * FROM t WHERE host = 'a'" ? [] : ['host', 'dc', 'k']), undefined, sql);
+  }
+});
+
+async function conditions(sql: string, columns: readonly string[] = ['host', 'dc', 'k']): Promise<Record<string, readonly unknown[]> | undefined> {
+  const tree = JSON.parse((await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string) as unknown;
+  const found = keyConditionsOf(tree, tableRefs(tree)[0]!, columns);
+  return found === undefined ? undefined : Object.fromEntries(found);
+}
+
+test('!=, NOT IN, regex and LIKE terms on key columns, joined by AND, are conditions an index may use', async () => {
+  assert.deepEqual(await conditions("SELECT * FROM t WHERE host != 'a' AND 'b' <> dc AND k NOT IN (1, 2) AND ts > 5"), {
+    host: [{ kind: 'not_in', values: ['a'] }],
+    dc: [{ kind: 'not_in', values: ['b'] }],
+    k: [{ kind: 'not_in', values: [1n, 2n] }],
+  });
+  assert.deepEqual(await conditions("SELECT * FROM t WHERE regexp_matches(host, '^h1') AND host ~ 'h.*' AND NOT regexp_matches(t.host, 'x') AND host !~ 'y'"), {
+    host: [
+      { kind: 'regex', pattern: '^h1', full: false, negated: false },
+      { kind: 'regex', pattern: 'h.*', full: true, negated: false },
+      { kind: 'regex', pattern: 'x', full: false, negated: true },
+      { kind: 'regex', pattern: 'y', full: true, negated: true },
+    ],
+  });
+  assert.deepEqual(await conditions("SELECT * FROM t WHERE host LIKE 'a%' AND dc NOT LIKE '_b' AND NOT (k LIKE 'x')"), {
+    host: [{ kind: 'like', pattern: 'a%', negated: false }],
+    dc: [{ kind: 'like', pattern: '_b', negated: true }],
+    k: [{ kind: 'like', pattern: 'x', negated: true }],
+  });
+});
+
+test('conditions: anything else is left to DuckDB alone', async () => {
+  for (const sql of [
+    "SELECT * FROM t WHERE host != 'a' OR dc != 'b'",
+    "SELECT * FROM t WHERE NOT (host != 'a')",
+    "SELECT * FROM t WHERE regexp_matches(host, 'a', 'i') AND regexp_matches(host, dc) AND regexp_matches(upper(host), 'A')",
+    "SELECT * FROM t WHERE host ILIKE 'a%' AND host NOT IN ('a', NULL) AND k NOT IN (1, 'a')",
+    "SELECT * FROM t WHERE v != 1 AND regexp_matches(field, 'a')",
+    "SELECT * FROM t JOIN u ON true WHERE host != 'a'",
+  ]) {
+    assert.equal(await conditions(sql), undefined, sql);
   }
 });

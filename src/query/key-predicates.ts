@@ -6,7 +6,12 @@
  * in the WHERE of the SELECT that reads the table directly count, and only literals whose meaning
  * cannot depend on a cast: strings (plain or cast to VARCHAR) and integers. The scan only narrows;
  * DuckDB still applies the WHERE.
+ *
+ * `keyConditionsOf` finds, the same way, the terms an inverted index can also answer:
+ * `tag != v`, `tag NOT IN (…)`, `regexp_matches(tag, 'p')`, `regexp_full_match` (`~`, SIMILAR TO),
+ * `[NOT] LIKE`, and their NOT.
  */
+import type { KeyCondition } from '../types/scan-request.js';
 import { whereOfTable, type BaseTableNode } from './table-refs.js';
 
 type Json = null | boolean | number | string | bigint | Json[] | { [k: string]: Json };
@@ -89,5 +94,74 @@ export function keyValuesOf(tree: unknown, table: BaseTableNode, columns: readon
   }
   // One kind per column: a string and an integer for one column would need DuckDB's casts.
   for (const [column, k] of kinds) if (k.size > 1) out.delete(column);
+  return out.size === 0 ? undefined : out;
+}
+
+/** Column name → conditions its value meets (`KeyCondition`). */
+export type KeyConditions = ReadonlyMap<string, readonly KeyCondition[]>;
+
+/**
+ * The terms on the columns `columns` besides equality (`KeyCondition`) that the WHERE of the
+ * SELECT reading `table` directly holds, joined by AND; undefined when there are none.
+ */
+export function keyConditionsOf(tree: unknown, table: BaseTableNode, columns: readonly string[]): KeyConditions | undefined {
+  if (columns.length === 0) return undefined;
+  const found = whereOfTable(tree, table);
+  if (found === undefined) return undefined;
+  const where = found.where as Node;
+  const names = found.names;
+  const wanted = new Set(columns);
+  const keyColumn = (n: Json | undefined): string | undefined => {
+    if (!isNode(n) || n['class'] !== 'COLUMN_REF') return undefined;
+    const c = n['column_names'] as string[];
+    const name = c[c.length - 1]!;
+    if (!wanted.has(name)) return undefined;
+    return c.length === 1 || (c.length === 2 && names.has(c[0]!)) ? name : undefined;
+  };
+  const out = new Map<string, KeyCondition[]>();
+  const add = (column: string, c: KeyCondition): void => {
+    out.set(column, [...(out.get(column) ?? []), c]);
+  };
+  /** `regexp_matches(col, 'p')` and the like, `negated` when under NOT. */
+  const pattern = (n: Node, negated: boolean): void => {
+    if (n['class'] !== 'FUNCTION' || n['schema'] !== '' || n['filter'] !== null || n['distinct'] === true) return;
+    const args = n['children'] as Json[];
+    if (args.length !== 2) return;
+    const column = keyColumn(args[0]);
+    const p = constantOf(args[1]);
+    if (column === undefined || typeof p !== 'string') return;
+    switch (n['function_name']) {
+      case 'regexp_matches':
+        return add(column, { kind: 'regex', pattern: p, full: false, negated });
+      case 'regexp_full_match':
+        return add(column, { kind: 'regex', pattern: p, full: true, negated });
+      case '~~':
+        return add(column, { kind: 'like', pattern: p, negated });
+      case '!~~':
+        return add(column, { kind: 'like', pattern: p, negated: !negated });
+    }
+  };
+  const terms = where['class'] === 'CONJUNCTION' && where['type'] === 'CONJUNCTION_AND' ? (where['children'] as Json[]) : [where];
+  for (const t of terms) {
+    if (!isNode(t)) continue;
+    if (t['class'] === 'COMPARISON' && t['type'] === 'COMPARE_NOTEQUAL') {
+      const l = keyColumn(t['left']);
+      const r = keyColumn(t['right']);
+      const column = l ?? r;
+      const value = constantOf(l !== undefined ? t['right'] : t['left']);
+      if (column !== undefined && value !== undefined) add(column, { kind: 'not_in', values: [value] });
+    } else if (t['class'] === 'OPERATOR' && t['type'] === 'COMPARE_NOT_IN') {
+      const [first, ...rest] = t['children'] as Json[];
+      const column = keyColumn(first);
+      const values = rest.map(constantOf);
+      // One kind of value: a string and an integer for one column would need DuckDB's casts.
+      if (column !== undefined && values.length > 0 && values.every((v) => v !== undefined) && new Set(values.map((v) => typeof v)).size === 1) {
+        add(column, { kind: 'not_in', values: values as KeyValue[] });
+      }
+    } else if (t['class'] === 'OPERATOR' && t['type'] === 'OPERATOR_NOT') {
+      const [inner] = t['children'] as Json[];
+      if (isNode(inner)) pattern(inner, true);
+    } else pattern(t, false);
+  }
   return out.size === 0 ? undefined : out;
 }

@@ -29,8 +29,8 @@ const ctx: QueryContext = {
     primaryKey: ['host', 'dc'],
     timestampColumns: new Map([['ts', 'ms']]),
     columnNames: ['host', 'dc', 'ts', 'v', 'w'],
-    relation: async (_range, _keys, _signal, _columns, lastRow) => {
-      asked.push(lastRow === true);
+    relation: async (_range, _keys, _signal, _columns, hints) => {
+      asked.push(hints?.lastRow === true);
       return { sql: 'SELECT * FROM cpu' };
     },
   }),

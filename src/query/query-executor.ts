@@ -32,7 +32,7 @@ import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
 import { cteNames, referencedColumns, tableRefs, type BaseTableNode } from './table-refs.js';
-import { keyValuesOf, type KeyValues } from './key-predicates.js';
+import { keyConditionsOf, keyValuesOf, type KeyConditions, type KeyValues } from './key-predicates.js';
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import { checkSandbox } from './sandbox.js';
@@ -54,6 +54,12 @@ export interface Relation {
 }
 
 /** A table a query can read. */
+/** What a table's relation may further use to leave rows out (`TableSource.relation`). */
+export interface ScanHints {
+  readonly conditions?: KeyConditions;
+  readonly lastRow?: boolean;
+}
+
 export interface TableSource {
   /** Identifies the table (two references to one table share one view). */
   readonly key: string;
@@ -84,13 +90,15 @@ export interface TableSource {
   /**
    * `signal`: the statement's; stops a wait for the table's files (downloads into a file cache).
    * `columns`: the (lower-case) names the query refers to, when it names every column it reads:
-   * the relation may leave the others out.
+   * the relation may leave the others out. `conditions`: further terms on primary key columns
+   * (`!=`, NOT IN, regex, LIKE) the relation may use to skip rows (by an inverted index).
    */
   /**
-   * `lastRow`: the query keeps only the last row of each series (`last-row-read.ts`): the relation
-   * may leave out rows that are not (`ScanRequest.lastRow`).
+   * `hints`: what else the relation may use to leave rows out — `conditions`, further terms on
+   * primary key columns (`!=`, NOT IN, regex, LIKE; by an inverted index); `lastRow`, the query
+   * keeps only the last row of each series (`last-row-read.ts`, `ScanRequest.lastRow`).
    */
-  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>, lastRow?: boolean): Promise<Relation>;
+  relation(range?: TimeRange, keys?: KeyValues, signal?: AbortSignal, columns?: ReadonlySet<string>, hints?: ScanHints): Promise<Relation>;
   /**
    * A query that reads this table alone (named once, or more: a self-join), run whole where the
    * table's rows are when that is elsewhere (a datanode), so that only its answer comes back.
@@ -112,6 +120,8 @@ export interface PushdownQuery {
   /** The rows it reads, as `relation` gets them: the inclusive time range, the primary key values. */
   readonly range?: TimeRange;
   readonly keys?: KeyValues;
+  /** Further terms on primary key columns (`TableSource.relation`'s `conditions`). */
+  readonly conditions?: KeyConditions;
   readonly signal?: AbortSignal;
   /** Rows its answer may have (`ResultLimits.maxRows`; 0: no limit). */
   readonly maxRows: number;
@@ -398,7 +408,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const named = referencedColumns(tree);
     const referenced = named !== undefined && refs.some((r) => named.has(r.table_name.toLowerCase()) || (r.alias !== '' && named.has(r.alias.toLowerCase()))) ? undefined : named;
     // Each table's reads, under the name its references have until its relation replaces them.
-    const reads: Array<{ view: string; source: TableSource; ref: BaseTableNode; range: TimeRange | undefined; keys: KeyValues | undefined; lastRow?: boolean }> = [];
+    const reads: Array<{ view: string; source: TableSource; ref: BaseTableNode; range: TimeRange | undefined; keys: KeyValues | undefined; conditions: KeyConditions | undefined; lastRow?: boolean }> = [];
     for (const [i, ref] of refs.entries()) {
       const source = sources[i]!;
       let view = views.get(source.key);
@@ -408,7 +418,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         const range = uses.get(source.key) === 1 && source.timeIndex !== undefined ? timeRangeOf(tree, ref, source.timeIndex.name, source.timeIndex.unit, folded) : undefined;
         const keyColumns = source.keyColumns ?? source.primaryKey;
         const keys = uses.get(source.key) === 1 && keyColumns !== undefined ? keyValuesOf(tree, ref, keyColumns) : undefined;
-        reads.push({ view, source, ref, range, keys });
+        const conditions = uses.get(source.key) === 1 && source.primaryKey !== undefined ? keyConditionsOf(tree, ref, source.primaryKey) : undefined;
+        reads.push({ view, source, ref, range, keys, conditions });
         views.set(source.key, view);
         names.set(view, ref.table_name);
       }
@@ -445,6 +456,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         names: cteNames(tree),
         ...(only.range !== undefined && { range: only.range }),
         ...(only.keys !== undefined && { keys: only.keys }),
+        ...(only.conditions !== undefined && { conditions: only.conditions }),
         ...(ctx.signal !== undefined && { signal: ctx.signal }),
         maxRows: ctx.limits?.maxRows ?? 0,
         ...(only.source.partitionColumns !== undefined && refs.length === 1 && {
@@ -466,7 +478,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     }
     if (rewritten === undefined) {
       for (const r of reads) {
-        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced, r.lastRow === true);
+        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced, { ...(r.conditions !== undefined && { conditions: r.conditions }), ...(r.lastRow === true && { lastRow: true }) });
         relations.push(relation);
         bodies.set(r.view, relation.sql);
       }
