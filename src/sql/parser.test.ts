@@ -285,7 +285,13 @@ test('ALTER TABLE DROP / MODIFY / SET / UNSET / RENAME', () => {
   assert.deepEqual(action('ALTER TABLE t RENAME NewName'), { kind: 'rename', newName: 'newname' });
   assert.deepEqual(action('ALTER TABLE t RENAME TO "NewName"'), { kind: 'rename', newName: 'NewName' });
   assert.deepEqual(one('alter table Db.T rename t2').text, 'alter table Db.T rename t2');
-  fails('ALTER TABLE t MODIFY COLUMN c SET FULLTEXT INDEX', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FULLTEXT');
+  assert.deepEqual(action('ALTER TABLE t MODIFY COLUMN c SET INVERTED INDEX'), { kind: 'set_index', name: 'c', index: 'inverted', options: {} });
+  assert.deepEqual(action('ALTER TABLE t MODIFY COLUMN c UNSET INVERTED INDEX'), { kind: 'unset_index', name: 'c', index: 'inverted' });
+  // Parsed; the statement refuses the kinds tsdb does not build (Unsupported when it runs).
+  assert.deepEqual(action("ALTER TABLE t MODIFY COLUMN c SET SKIPPING INDEX WITH (granularity = '1024')"), { kind: 'set_index', name: 'c', index: 'skipping', options: { granularity: '1024' } });
+  assert.deepEqual(action('ALTER TABLE t MODIFY COLUMN c SET FULLTEXT INDEX'), { kind: 'set_index', name: 'c', index: 'fulltext', options: {} });
+  fails('ALTER TABLE t MODIFY COLUMN c SET FROB', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FROB');
+  fails('ALTER TABLE t MODIFY COLUMN c UNSET FROB', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FROB');
   fails('ALTER TABLE t FROB c', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FROB');
   fails('ALTER TABLE t DROP COLUMN a, b', StatusCode.InvalidSyntax, syntax('Expected: end of statement, found: , at Line: 1, Column: 28'));
 });
