@@ -147,10 +147,18 @@ export interface Cluster {
 /**
  * A cluster (`name` prefixes its nodes' names): a metasrv with its metadata in memory, `datanodes`
  * datanodes (ids 1…n, region queries logged at debug) and a frontend, each with its own directory
- * under `dir`; `nodeArgs` go to every node's `node` (e.g. `--cpu-prof`). Resolves once the metasrv
+ * under `dir`; `nodeArgs` go to every node's `node` (e.g. `--cpu-prof`), `options` configure the
+ * datanodes. Resolves once the metasrv
  * counts every datanode alive and the frontend is ready; on failure stops what it started.
  */
-export async function startCluster(tsdbBin: string, name: string, dir: string, datanodes: number, nodeArgs: readonly string[] = []): Promise<Cluster> {
+export interface ClusterOptions {
+  /** Environment of every datanode (e.g. `TSDB_DATANODE__REGION_ENGINE__MITO__GLOBAL_WRITE_BUFFER_SIZE`). */
+  readonly datanodeEnv?: Readonly<Record<string, string>>;
+  /** The datanodes' `--log-level` (default debug: their region query lines; not above info, which the " started" line is at). */
+  readonly datanodeLogLevel?: 'debug' | 'info';
+}
+
+export async function startCluster(tsdbBin: string, name: string, dir: string, datanodes: number, nodeArgs: readonly string[] = [], options: ClusterOptions = {}): Promise<Cluster> {
   const started: TsdbNode[] = [];
   const stopAll = async (): Promise<void> => {
     for (const n of [...started].reverse()) await n.stop();
@@ -172,8 +180,8 @@ export async function startCluster(tsdbBin: string, name: string, dir: string, d
       // Named after the cluster too: the benchmark tells datanodes of its clusters apart by name.
       const dn = await startNode(tsdbBin, `${name}/datanode${id}`, [
         'datanode', 'start', '--node-id', String(id), '--http-addr', '127.0.0.1:0', '--rpc-addr', '127.0.0.1:0', '--data-home', home,
-        '--metasrv-addrs', metaAddr, '--log-level', 'debug',
-      ], join(dir, `datanode${id}.log`), {}, nodeArgs);
+        '--metasrv-addrs', metaAddr, '--log-level', options.datanodeLogLevel ?? 'debug',
+      ], join(dir, `datanode${id}.log`), options.datanodeEnv ?? {}, nodeArgs);
       started.push(dn);
       dns.set(id, dn);
     }

@@ -200,3 +200,55 @@ export function lineProtocolBatch(ds: Dataset, from: number, to: number): string
   for (let r = from; r < to; r++) lines.push(lineProtocol(ds, r));
   return lines.join('\n') + '\n';
 }
+
+/**
+ * ClickHouse 18's table: DateTime has second precision, which TSBS's 10 s steps fit; sorted by
+ * (hostname, ts) as TSBS's ClickHouse schema sorts by (tags_id, created_at), a partition per day.
+ */
+export const CLICKHOUSE_CREATE_TABLE = (table: string): string =>
+  `CREATE TABLE ${table} (${TAGS.map((t) => `${t} String`).join(', ')}, ts DateTime, ${FIELDS.map((f) => `${f} Float64`).join(', ')}) ` +
+  'ENGINE = MergeTree() PARTITION BY toDate(ts) ORDER BY (hostname, ts)';
+
+/** PostgreSQL's table and TSBS's TimescaleDB indexes (by host and time, by time), created before the load as TSBS does. */
+export const POSTGRES_CREATE_TABLE = (table: string): readonly string[] => [
+  `CREATE TABLE ${table} (${TAGS.map((t) => `${t} text`).join(', ')}, ts timestamptz NOT NULL, ${FIELDS.map((f) => `${f} double precision`).join(', ')})`,
+  `CREATE INDEX ON ${table} (hostname, ts DESC)`,
+  `CREATE INDEX ON ${table} (ts DESC)`,
+];
+
+/** The column list of the TSV rows below (tags, ts, fields). */
+export const TSV_COLUMNS: readonly string[] = [...TAGS, 'ts', ...FIELDS];
+
+/**
+ * Rows [from, to) as tab-separated text in TSV_COLUMNS order (ClickHouse `FORMAT TabSeparated`,
+ * PostgreSQL `COPY … FROM STDIN`); `timeText` writes a row's time as the server parses it. TSBS's
+ * tag values hold no tab, newline or backslash, so nothing needs escaping.
+ */
+export function tsvBatch(ds: Dataset, from: number, to: number, timeText: (ms: number) => string): string {
+  const tagText = ds.tagValues.map((tags) => tags.join('\t'));
+  const parts: string[] = [];
+  let lastMs = Number.NaN;
+  let lastTime = '';
+  for (let r = from; r < to; r++) {
+    const ms = rowTime(ds, r);
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = timeText(ms);
+    }
+    let line = `${tagText[rowHost(ds, r)] ?? ''}\t${lastTime}`;
+    const base = r * FIELDS.length;
+    for (let f = 0; f < FIELDS.length; f++) line += `\t${num(ds.values[base + f] ?? 0)}`;
+    parts.push(line);
+  }
+  return parts.join('\n') + '\n';
+}
+
+/** `2016-01-01 00:00:10`: the text form of a ClickHouse DateTime in a UTC server. */
+export function clickhouseTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** `2016-01-01 00:00:10+00`: a PostgreSQL timestamptz. */
+export function postgresTime(ms: number): string {
+  return `${clickhouseTime(ms)}+00`;
+}

@@ -1,396 +1,246 @@
 /**
- * TSBS cpu-only benchmark of tsdb against InfluxDB 1.x and VictoriaMetrics, in one run: generate the
- * seeded data set, then for each system in turn start its server (127.0.0.1, free port, own temp
- * dir), bulk-load, flush, check the row count, wait for the server to go idle, run the 11 TSBS
- * queries (one warm-up, then the median of --runs), time --single sequential single-row writes and
- * stop it by PID. Then compare tsdb's answers with InfluxDB's and print Markdown tables to stdout
- * (progress on stderr); --json keeps the raw figures.
+ * TSBS cpu-only benchmark of tsdb against its peers (issue 17): tsdb standalone (with the loaded
+ * rows in memtables, then flushed), tsdb through a frontend (one datanode), InfluxDB 1.6,
+ * VictoriaMetrics, ClickHouse 18 and PostgreSQL 15, in one run on the same generated data. For
+ * each system in turn: start its server (127.0.0.1, free ports, own temp dir), bulk-load in its
+ * own format, make the writes queryable, check the row count; for each data state wait for it to
+ * go idle and run the 11 TSBS queries (one warm-up, then the median of --runs); time --single
+ * sequential single-row writes; stop it by PID. Then compare every SQL answer with InfluxDB's (or
+ * ClickHouse's, or PostgreSQL's when InfluxDB is not run) and print Markdown to stdout (progress on
+ * stderr); --json keeps the raw figures. --sizes runs several sizes in one go and prints how each
+ * figure grows against the data (issue 17 item 8); --growth does that from two --json files.
  *
- *   npm run build && node dist/bench/tsbs/main.js [--hosts 100 --hours 24] [--json out.json]
+ *   npm run build && node dist/bench/tsbs/main.js [--hosts 100 --hours 24] [--systems all] [--json out.json]
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  compareRows, influxQuery, influxRows, influxWrite, tsdbRows, tsdbSql, vmForceFlush, vmPoints, vmQuery, vmScalar, vmWrite,
-  type Comparison, type Row, type Timed,
-} from './clients.js';
+import { compareRows, type Comparison, type Row } from './clients.js';
 import { machine } from '../common/machine.js';
-import { generate, lineProtocol, lineProtocolBatch, sqlInsert, sqlTuple, TAGS, FIELDS, TSDB_CREATE_TABLE, INTERVAL_MS, type Dataset } from './data.js';
-import { bulkLoad, median, singleRowLatency, type LatencyResult, type LoadResult } from './load.js';
+import { generate, type Dataset } from './data.js';
+import { bulkLoad, median, singleRowLatency } from './load.js';
 import { tsbsQueries, tsdbVariants, type QueryDef, type SqlVariant } from './queries.js';
-import {
-  dirBytes, ensurePackages, installExitCleanup, log, rssBytes, startInfluxdb, startTsdb, startVictoriaMetrics, waitIdle,
-  type Server, type SystemName,
-} from './servers.js';
+import { columnKey, growthReport, NAMES, sizeReport, type QueryResult, type ReportOptions, type SizeRun, type StateResult, type SystemResult } from './report.js';
+import { dirBytes, ensurePackages, installExitCleanup, log, rssBytes, waitIdleAll, type TsbsSystem } from './servers.js';
+import { adapterFor, ALL_SYSTEMS, type Adapter, type AdapterContext, type Answer, type Running } from './systems.js';
 
 const { values: opts } = parseArgs({
   options: {
     hosts: { type: 'string', default: '100' },
     hours: { type: 'string', default: '24' },
+    sizes: { type: 'string' },
+    growth: { type: 'string' },
     seed: { type: 'string', default: '123' },
     'query-seed': { type: 'string', default: '456' },
     batch: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '4' },
     runs: { type: 'string', default: '5' },
     single: { type: 'string', default: '1000' },
-    systems: { type: 'string', default: 'tsdb,influxdb,victoriametrics' },
+    systems: { type: 'string', default: 'tsdb,influxdb,victoriametrics,clickhouse,postgresql' },
+    'tsdb-states': { type: 'string', default: 'memtable,flushed' },
+    'tsdb-load': { type: 'string', default: 'lp' },
+    'write-buffer': { type: 'string', default: '8GiB' },
     'no-flush': { type: 'boolean', default: false },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
 
-const HOSTS = Number(opts.hosts);
-const HOURS = Number(opts.hours);
+const COMMAND = `node dist/bench/tsbs/main.js ${process.argv.slice(2).join(' ')}`.trim();
 const SEED = Number(opts.seed);
 const QUERY_SEED = Number(opts['query-seed']);
 const BATCH = Number(opts.batch);
 const CONCURRENCY = Number(opts.concurrency);
 const RUNS = Number(opts.runs);
 const SINGLE = Number(opts.single);
-const SYSTEMS = opts.systems.split(',').map((s) => s.trim()) as SystemName[];
-for (const s of SYSTEMS) if (!['tsdb', 'influxdb', 'victoriametrics'].includes(s)) throw new Error(`--systems: unknown ${s}`);
-const DB = 'benchmark';
+const SYSTEMS: TsbsSystem[] = opts.systems === 'all' ? [...ALL_SYSTEMS] : opts.systems.split(',').map((s) => s.trim()) as TsbsSystem[];
+for (const s of SYSTEMS) if (!ALL_SYSTEMS.includes(s)) throw new Error(`--systems: unknown ${s} (known: ${ALL_SYSTEMS.join(', ')}, or all)`);
+const TSDB_STATES = (opts['no-flush'] ? ['memtable'] : opts['tsdb-states'].split(',').map((s) => s.trim())) as ('memtable' | 'flushed')[];
+for (const s of TSDB_STATES) if (s !== 'memtable' && s !== 'flushed') throw new Error(`--tsdb-states: unknown ${s} (memtable, flushed)`);
+if (TSDB_STATES.length === 2 && TSDB_STATES[0] !== 'memtable') throw new Error('--tsdb-states: memtable must come before flushed');
+const TSDB_LOAD = opts['tsdb-load'];
+if (TSDB_LOAD !== 'lp' && TSDB_LOAD !== 'sql') throw new Error('--tsdb-load: lp or sql');
 const VARIANTS: readonly SqlVariant[] = tsdbVariants();
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 if (!existsSync(join(REPO, 'bin', 'tsdb'))) throw new Error(`bin/tsdb not found under ${REPO}`);
 
-interface QueryResult {
-  readonly medianMs: number | null;
-  readonly runsMs: readonly number[];
-  readonly warmupMs: number | null;
-  /** Rows (tsdb, InfluxDB) or points (VictoriaMetrics) of the answer. */
-  readonly resultSize: number | null;
-  readonly error?: string;
-  readonly note?: string;
+const CTX: AdapterContext = { repo: REPO, tsdbLoad: TSDB_LOAD, tsdbStates: TSDB_STATES, tsdbWriteBuffer: opts['write-buffer'], concurrency: CONCURRENCY, variants: VARIANTS };
+const REPORT: ReportOptions = { command: COMMAND, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, runs: RUNS, tsdbLoad: TSDB_LOAD };
+
+/** `100x24,4000x3` → [[100, 24], [4000, 3]]. */
+function parseSizes(text: string): [number, number][] {
+  return text.split(',').map((s) => {
+    const m = /^\s*(\d+)\s*x\s*(\d+(?:\.\d+)?)\s*$/.exec(s);
+    if (m === null) throw new Error(`--sizes: "${s}" is not <hosts>x<hours>`);
+    return [Number(m[1]), Number(m[2])];
+  });
 }
-
-interface SystemResult {
-  readonly system: SystemName;
-  version: string;
-  startupMs?: number;
-  load?: LoadResult;
-  postLoadSeconds?: number;
-  postLoadNote?: string;
-  count?: number;
-  idleWaitMs?: number;
-  rssBytes?: number;
-  diskBytes?: number;
-  diskBreakdown?: Record<string, number>;
-  single?: LatencyResult;
-  queries: Record<string, QueryResult>;
-  error?: string;
-}
-
-interface Adapter {
-  readonly system: SystemName;
-  start(dir: string): Promise<Server>;
-  setup(srv: Server): Promise<void>;
-  serialize(ds: Dataset, from: number, to: number): string;
-  send(srv: Server, body: string): Promise<void>;
-  afterLoad(srv: Server, ds: Dataset): Promise<string>;
-  count(srv: Server, ds: Dataset): Promise<number>;
-  /** null: not expressible for this system. */
-  query(srv: Server, q: QueryDef): Promise<Timed> | null;
-  rows(body: string): Row[] | null;
-  size(body: string): number;
-  singleWrite(srv: Server, ds: Dataset, i: number): Promise<void>;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-const tsdbAdapter: Adapter = {
-  system: 'tsdb',
-  start: (dir) => startTsdb(REPO, dir),
-  async setup(srv) {
-    await tsdbSql(srv.baseUrl, 'public', TSDB_CREATE_TABLE('cpu'));
-    await tsdbSql(srv.baseUrl, 'public', TSDB_CREATE_TABLE('cpu_single'));
-  },
-  serialize: (ds, from, to) => sqlInsert(ds, 'cpu', from, to),
-  async send(srv, body) {
-    await tsdbSql(srv.baseUrl, 'public', body);
-  },
-  async afterLoad(srv) {
-    if (opts['no-flush']) return 'no flush (--no-flush): queries read the memtables';
-    await tsdbSql(srv.baseUrl, 'public', "ADMIN flush_table('cpu')");
-    return "ADMIN flush_table('cpu')";
-  },
-  async count(srv) {
-    const rows = tsdbRows((await tsdbSql(srv.baseUrl, 'public', 'SELECT count(*) AS n FROM cpu')).body);
-    return Number(rows[0]?.['n'] ?? Number.NaN);
-  },
-  query: (srv, q) => tsdbSql(srv.baseUrl, 'public', q.sql),
-  rows: tsdbRows,
-  size: (body) => tsdbRows(body).length,
-  async singleWrite(srv, ds, i) {
-    const tuple = sqlTuple(ds, i % ds.rows, ds.startMs + i * INTERVAL_MS);
-    await tsdbSql(srv.baseUrl, 'public', `INSERT INTO cpu_single (${TAGS.join(',')},ts,${FIELDS.join(',')}) VALUES ${tuple}`);
-  },
-};
-
-const influxAdapter: Adapter = {
-  system: 'influxdb',
-  start: (dir) => startInfluxdb(dir),
-  async setup(srv) {
-    const res = await fetch(`${srv.baseUrl}/query?q=${encodeURIComponent(`CREATE DATABASE ${DB}`)}`, { method: 'POST' });
-    const body = await res.text();
-    if (!res.ok) throw new Error(`influxdb CREATE DATABASE: ${res.status} ${body}`);
-  },
-  serialize: (ds, from, to) => lineProtocolBatch(ds, from, to),
-  send: (srv, body) => influxWrite(srv.baseUrl, DB, body),
-  afterLoad: () => Promise.resolve('none (writes are queryable once acknowledged)'),
-  async count(srv) {
-    const rows = influxRows((await influxQuery(srv.baseUrl, DB, 'SELECT count(usage_user) FROM cpu')).body);
-    return Number(rows[0]?.['count'] ?? Number.NaN);
-  },
-  query: (srv, q) => influxQuery(srv.baseUrl, DB, q.influxql),
-  rows: influxRows,
-  size: (body) => influxRows(body).length,
-  singleWrite: (srv, ds, i) => influxWrite(srv.baseUrl, DB, `${lineProtocol(ds, i % ds.rows, 'cpu_single', ds.startMs + i * INTERVAL_MS)}\n`),
-};
-
-async function vmCount(srv: Server, ds: Dataset): Promise<number> {
-  const window = Math.ceil((ds.endMs - ds.startMs) / 1000) + 60;
-  const t = await vmQuery(srv.baseUrl, { kind: 'instant', query: `sum(count_over_time(cpu_usage_user[${window}s]))`, startMs: ds.endMs, endMs: ds.endMs, stepS: 0 });
-  return vmScalar(t.body);
-}
-
-const vmAdapter: Adapter = {
-  system: 'victoriametrics',
-  start: (dir) => startVictoriaMetrics(dir),
-  setup: () => Promise.resolve(),
-  serialize: (ds, from, to) => lineProtocolBatch(ds, from, to),
-  send: (srv, body) => vmWrite(srv.baseUrl, body),
-  async afterLoad(srv, ds) {
-    const flushed = await vmForceFlush(srv.baseUrl);
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      if ((await vmCount(srv, ds)) === ds.rows) break;
-      await sleep(500);
-      await vmForceFlush(srv.baseUrl);
-    }
-    return `${flushed ? '/internal/force_flush' : 'no /internal/force_flush'}, then polled until every sample was searchable`;
-  },
-  count: vmCount,
-  query: (srv, q) => (q.promql === null ? null : vmQuery(srv.baseUrl, q.promql)),
-  rows: () => null,
-  size: vmPoints,
-  singleWrite: (srv, ds, i) => vmWrite(srv.baseUrl, `${lineProtocol(ds, i % ds.rows, 'cpu_single', ds.startMs + i * INTERVAL_MS)}\n`),
-};
-
-const ADAPTERS: Record<SystemName, Adapter> = { tsdb: tsdbAdapter, influxdb: influxAdapter, victoriametrics: vmAdapter };
 
 function errMsg(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-async function runSystem(adapter: Adapter, ds: Dataset, queries: readonly QueryDef[], workDir: string, answers: Map<string, Row[]>): Promise<SystemResult> {
-  const result: SystemResult = { system: adapter.system, version: 'unknown', queries: {} };
-  const dir = join(workDir, adapter.system);
-  const t0 = performance.now();
-  let srv: Server;
+/** One warm-up (its answer kept for the checks), then the median of RUNS. */
+async function timeQuery(label: string, name: string, run: () => Promise<Answer> | null, answers: Map<string, Row[]>, answerKey: string, unit: string, note?: string): Promise<QueryResult> {
+  const first = run();
+  if (first === null) return { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, ...(note === undefined ? {} : { note }) };
   try {
-    srv = await adapter.start(dir);
+    const warm = await first;
+    const rows = warm.rows();
+    if (rows !== null) answers.set(answerKey, rows);
+    const runs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const p = run();
+      if (p !== null) runs.push((await p).ms);
+    }
+    const res: QueryResult = { medianMs: median(runs), runsMs: runs, warmupMs: warm.ms, resultSize: warm.size(), ...(note === undefined ? {} : { note }) };
+    log(`${label}: ${name}: median ${res.medianMs?.toFixed(1)} ms (warm-up ${warm.ms.toFixed(1)} ms, ${res.resultSize} ${unit})`);
+    return res;
+  } catch (e) {
+    log(`${label}: ${name}: ERROR ${errMsg(e)}`);
+    return { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, error: errMsg(e) };
+  }
+}
+
+async function runSystem(adapter: Adapter, ds: Dataset, queries: readonly QueryDef[], workDir: string, answers: Map<string, Row[]>): Promise<SystemResult> {
+  const sys = adapter.system;
+  const result: SystemResult = { system: sys, version: 'unknown', states: [], queries: {} };
+  const t0 = performance.now();
+  let r: Running;
+  try {
+    r = await adapter.start(join(workDir, sys));
   } catch (e) {
     result.error = `start failed: ${errMsg(e)}`;
-    log(`${adapter.system}: ${result.error}`);
+    log(`${sys}: ${result.error}`);
     return result;
   }
-  result.version = srv.version;
+  result.version = r.version;
   result.startupMs = performance.now() - t0;
-  log(`${adapter.system}: ${srv.version}, pid ${srv.pid}, ${srv.baseUrl}, up in ${Math.round(result.startupMs)} ms`);
+  log(`${sys}: ${r.version}, ${r.describe}, up in ${Math.round(result.startupMs)} ms`);
   try {
-    await adapter.setup(srv);
-    result.load = await bulkLoad(adapter.system, ds, BATCH, CONCURRENCY, (a, b) => adapter.serialize(ds, a, b), (body) => adapter.send(srv, body));
+    await adapter.setup(r);
+    result.load = await bulkLoad(sys, ds, BATCH, CONCURRENCY, (a, b) => adapter.serialize(ds, a, b), (body) => adapter.send(r, body));
     const p0 = performance.now();
-    result.postLoadNote = await adapter.afterLoad(srv, ds);
+    result.postLoadNote = await adapter.afterLoad(r, ds);
     result.postLoadSeconds = (performance.now() - p0) / 1000;
-    result.count = await adapter.count(srv, ds);
-    log(`${adapter.system}: after load: ${result.postLoadNote} (${result.postLoadSeconds.toFixed(1)} s); count = ${result.count.toLocaleString('en-US')} (expected ${ds.rows.toLocaleString('en-US')})`);
-    if (result.count !== ds.rows) log(`${adapter.system}: WARNING: row count ${result.count} differs from ${ds.rows}`);
-    result.idleWaitMs = await waitIdle(srv.pid);
-    result.rssBytes = rssBytes(srv.pid);
-    result.diskBreakdown = Object.fromEntries(Object.entries(srv.dataDirs).map(([k, d]) => [k, dirBytes(d)]));
-    result.diskBytes = Object.values(result.diskBreakdown).reduce((n, b) => n + b, 0);
-    log(`${adapter.system}: idle after ${(result.idleWaitMs / 1000).toFixed(0)} s; RSS ${(result.rssBytes / 2 ** 20).toFixed(0)} MiB, on disk ${(result.diskBytes / 2 ** 20).toFixed(1)} MiB`);
-    for (const q of queries) {
-      const first = adapter.query(srv, q);
-      if (first === null) {
-        result.queries[q.name] = { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, note: q.promNote };
-        continue;
+    result.count = await adapter.count(r, ds);
+    log(`${sys}: after load: ${result.postLoadNote} (${result.postLoadSeconds.toFixed(1)} s); count = ${result.count.toLocaleString('en-US')} (expected ${ds.rows.toLocaleString('en-US')})`);
+    if (result.count !== ds.rows) log(`${sys}: WARNING: row count ${result.count} differs from ${ds.rows}`);
+    for (const state of adapter.states) {
+      const entered = await state.enter(r);
+      const st: StateResult = { name: state.name, note: entered.note, warnings: entered.warning === undefined ? [] : [entered.warning], queries: {} };
+      result.states.push(st);
+      st.idleWaitMs = await waitIdleAll(() => r.pids());
+      st.rssBytes = r.pids().reduce((n, p) => n + rssBytes(p), 0);
+      st.diskBreakdown = Object.fromEntries(Object.entries(r.dataDirs).map(([k, d]) => [k, dirBytes(d)]));
+      st.diskBytes = Object.values(st.diskBreakdown).reduce((n, b) => n + b, 0);
+      const label = `${sys} (${state.name})`;
+      log(`${label}: ${st.note}${st.warnings.map((w) => `; WARNING: ${w}`).join('')}; idle after ${(st.idleWaitMs / 1000).toFixed(0)} s; RSS ${(st.rssBytes / 2 ** 20).toFixed(0)} MiB, on disk ${(st.diskBytes / 2 ** 20).toFixed(1)} MiB`);
+      const key = columnKey(sys, state.name);
+      const unit = sys === 'victoriametrics' ? 'points' : 'rows';
+      for (const q of queries) {
+        st.queries[q.name] = await timeQuery(label, q.name, () => adapter.query(r, q), answers, `${key}/${q.name}`, unit, sys === 'victoriametrics' ? q.promNote : undefined);
       }
-      try {
-        const warm = await first;
-        const rows = adapter.rows(warm.body);
-        if (rows !== null) answers.set(`${adapter.system}/${q.name}`, rows);
-        const runs: number[] = [];
-        for (let i = 0; i < RUNS; i++) {
-          const p = adapter.query(srv, q);
-          if (p !== null) runs.push((await p).ms);
-        }
-        const res: QueryResult = { medianMs: median(runs), runsMs: runs, warmupMs: warm.ms, resultSize: adapter.size(warm.body), ...(adapter.system === 'victoriametrics' ? { note: q.promNote } : {}) };
-        result.queries[q.name] = res;
-        log(`${adapter.system}: ${q.name}: median ${res.medianMs?.toFixed(1)} ms (warm-up ${warm.ms.toFixed(1)} ms, ${res.resultSize} ${adapter.system === 'victoriametrics' ? 'points' : 'rows'})`);
-      } catch (e) {
-        result.queries[q.name] = { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, error: errMsg(e) };
-        log(`${adapter.system}: ${q.name}: ERROR ${errMsg(e)}`);
+      for (const v of adapter.variants) st.queries[v.name] = await timeQuery(label, v.name, () => adapter.runVariant(r, v), answers, `${key}/${v.name}`, unit);
+      const after = await state.check?.(r);
+      if (after !== undefined) {
+        st.warnings.push(after);
+        log(`${label}: WARNING: ${after}`);
       }
+      result.queries = st.queries;
     }
-    if (adapter.system === 'tsdb') {
-      for (const v of VARIANTS) {
-        try {
-          const warm = await tsdbSql(srv.baseUrl, 'public', v.sql);
-          answers.set(`tsdb/${v.name}`, tsdbRows(warm.body));
-          const runs: number[] = [];
-          for (let i = 0; i < RUNS; i++) runs.push((await tsdbSql(srv.baseUrl, 'public', v.sql)).ms);
-          result.queries[v.name] = { medianMs: median(runs), runsMs: runs, warmupMs: warm.ms, resultSize: tsdbRows(warm.body).length };
-          log(`tsdb: ${v.name}: median ${median(runs).toFixed(1)} ms`);
-        } catch (e) {
-          result.queries[v.name] = { medianMs: null, runsMs: [], warmupMs: null, resultSize: null, error: errMsg(e) };
-          log(`tsdb: ${v.name}: ERROR ${errMsg(e)}`);
-        }
-      }
-    }
-    result.single = await singleRowLatency(SINGLE, (i) => adapter.singleWrite(srv, ds, i));
-    log(`${adapter.system}: ${SINGLE} sequential single-row writes: p50 ${result.single.p50Ms.toFixed(2)} ms, p99 ${result.single.p99Ms.toFixed(2)} ms`);
+    result.single = await singleRowLatency(SINGLE, (i) => adapter.singleWrite(r, ds, i));
+    log(`${sys}: ${SINGLE} sequential single-row writes: p50 ${result.single.p50Ms.toFixed(2)} ms, p99 ${result.single.p99Ms.toFixed(2)} ms`);
   } catch (e) {
     result.error = errMsg(e);
-    log(`${adapter.system}: ERROR ${result.error}`);
+    log(`${sys}: ERROR ${result.error}`);
   } finally {
-    await srv.stop();
-    log(`${adapter.system}: stopped pid ${srv.pid}`);
+    await r.stop();
+    log(`${sys}: stopped`);
   }
   return result;
 }
 
-// ---- report ----
-
-const NAMES: Record<SystemName, string> = { tsdb: 'tsdb', influxdb: 'InfluxDB', victoriametrics: 'VictoriaMetrics' };
-
-function fmtMs(r: QueryResult | undefined): string {
-  if (r === undefined) return '–';
-  if (r.error !== undefined) return 'error';
-  if (r.medianMs === null) return 'n/a';
-  return r.medianMs < 10 ? r.medianMs.toFixed(2) : r.medianMs < 100 ? r.medianMs.toFixed(1) : r.medianMs.toFixed(0);
+/** InfluxDB answers the TSBS semantics most directly (InfluxQL's own forms); else ClickHouse, else PostgreSQL. */
+function referenceOf(systems: readonly TsbsSystem[]): TsbsSystem | null {
+  return (['influxdb', 'clickhouse', 'postgresql'] as const).find((s) => systems.includes(s)) ?? null;
 }
 
-function ratio(a: QueryResult | undefined, b: QueryResult | undefined): string {
-  if (a?.medianMs == null || b?.medianMs == null) return '–';
-  return `${(a.medianMs / b.medianMs).toFixed(2)}×`;
-}
-
-function int(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-function disk(r: SystemResult): string {
-  if (r.diskBytes === undefined) return '–';
-  const mib = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
-  const parts = Object.entries(r.diskBreakdown ?? {}).filter(([, b]) => b >= 2 ** 19);
-  return parts.length > 1 ? `${mib(r.diskBytes)} (${parts.map(([k, b]) => `${k} ${mib(b)}`).join(', ')})` : mib(r.diskBytes);
-}
-
-
-function report(ds: Dataset, queries: readonly QueryDef[], results: Partial<Record<SystemName, SystemResult>>, comparisons: Record<string, Comparison>): string {
-  const t = results.tsdb;
-  const i = results.influxdb;
-  const v = results.victoriametrics;
-  const out: string[] = [];
-  out.push(`## TSBS cpu-only: ${ds.hosts} hosts × ${HOURS} h = ${int(ds.rows)} rows (${int(ds.rows * FIELDS.length)} values)`);
-  out.push('');
-  out.push(`Machine: ${machine(LOAD_AT_START)}. Data seed ${SEED}, query seed ${QUERY_SEED}; load: batches of ${BATCH} rows, ${CONCURRENCY} concurrent requests; queries: 1 warm-up + median of ${RUNS}, client-side wall time over HTTP; servers run one at a time.`);
-  out.push('');
-  out.push('| system | version | load rows/s | load s | after load | rows counted | RSS after load | on disk | single-row write p50 / p99 ms |');
-  out.push('|---|---|---:|---:|---|---:|---:|---:|---:|');
-  for (const s of SYSTEMS) {
-    const r = results[s];
-    if (r === undefined) continue;
-    const after = r.postLoadSeconds === undefined ? '–' : `${r.postLoadNote ?? ''}: ${r.postLoadSeconds.toFixed(1)} s`;
-    out.push(`| ${NAMES[s]} | ${r.version} | ${r.load ? int(r.load.rowsPerSecond) : 'error'} | ${r.load ? r.load.seconds.toFixed(1) : '–'} | ${after} | ${r.count !== undefined ? int(r.count) : '–'} | ${r.rssBytes ? `${(r.rssBytes / 2 ** 20).toFixed(0)} MiB` : '–'} | ${disk(r)} | ${r.single ? `${r.single.p50Ms.toFixed(2)} / ${r.single.p99Ms.toFixed(2)}` : '–'} |`);
+async function runSize(hosts: number, hours: number): Promise<SizeRun> {
+  const loadAtStart = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const startedAt = new Date().toISOString();
+  const s0 = performance.now();
+  log(`generating ${hosts} hosts × ${hours} h (seed ${SEED})`);
+  const g0 = performance.now();
+  const ds = generate(hosts, hours, SEED);
+  log(`generated ${ds.rows.toLocaleString('en-US')} rows in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
+  const queries = tsbsQueries(ds, QUERY_SEED);
+  const workDir = mkdtempSync(join(tmpdir(), 'tsbs-'));
+  log(`work dir ${workDir}`);
+  const results: Partial<Record<TsbsSystem, SystemResult>> = {};
+  const answers = new Map<string, Row[]>();
+  try {
+    for (const s of SYSTEMS) results[s] = await runSystem(adapterFor(s, CTX), ds, queries, workDir, answers);
+  } finally {
+    if (!opts.keep) rmSync(workDir, { recursive: true, force: true });
+    else log(`kept ${workDir}`);
   }
-  for (const s of SYSTEMS) if (results[s]?.error !== undefined) out.push(`\n${NAMES[s]} error: ${results[s]?.error ?? ''}`);
-  out.push('');
-  out.push('| query | tsdb ms | InfluxDB ms | VictoriaMetrics ms | tsdb/InfluxDB | tsdb/VM | tsdb = InfluxDB? |');
-  out.push('|---|---:|---:|---:|---:|---:|---|');
-  for (const q of queries) {
-    const c = comparisons[q.name];
-    const same = c === undefined ? '–' : c.ok ? `yes (${int(c.tsdbRows)} rows)` : `**NO** (${c.mismatches.length} issue(s))`;
-    out.push(`| ${q.name} | ${fmtMs(t?.queries[q.name])} | ${fmtMs(i?.queries[q.name])} | ${fmtMs(v?.queries[q.name])} | ${ratio(t?.queries[q.name], i?.queries[q.name])} | ${ratio(t?.queries[q.name], v?.queries[q.name])} | ${same} |`);
-  }
-  const variantRows = VARIANTS.filter((v) => t?.queries[v.name] !== undefined);
-  if (variantRows.length > 0) {
-    out.push('');
-    out.push('Other SQL forms on tsdb (same answer expected):');
-    out.push('');
-    out.push('| tsdb query form | tsdb ms | TSBS form ms | InfluxDB ms | tsdb/InfluxDB | tsdb = InfluxDB? |');
-    out.push('|---|---:|---:|---:|---:|---|');
-    for (const v of variantRows) {
-      const c = comparisons[v.name];
-      const same = c === undefined ? '–' : c.ok ? `yes (${int(c.tsdbRows)} rows)` : `**NO** (${c.mismatches.length} issue(s))`;
-      out.push(`| ${v.name} | ${fmtMs(t?.queries[v.name])} | ${fmtMs(t?.queries[v.of])} | ${fmtMs(i?.queries[v.of])} | ${ratio(t?.queries[v.name], i?.queries[v.of])} | ${same} |`);
+  const ref = referenceOf(SYSTEMS);
+  const comparisons: Record<string, Record<string, Comparison>> = {};
+  if (ref !== null) {
+    const refKey = columnKey(ref, 'loaded');
+    const refName = NAMES[ref];
+    for (const s of SYSTEMS) {
+      if (s === ref || s === 'victoriametrics') continue;
+      for (const st of results[s]?.states ?? []) {
+        const key = columnKey(s, st.name);
+        const byQuery: Record<string, Comparison> = {};
+        const pairs: [string, string][] = [...queries.map((q): [string, string] => [q.name, q.name]), ...VARIANTS.map((v): [string, string] => [v.name, v.of])];
+        for (const [name, of] of pairs) {
+          const a = answers.get(`${key}/${name}`);
+          const b = answers.get(`${refKey}/${of}`);
+          if (a !== undefined && b !== undefined) byQuery[name] = compareRows(a, b, 5, [`${NAMES[s]} (${st.name})`, refName]);
+        }
+        comparisons[key] = byQuery;
+      }
     }
   }
-  out.push('');
-  out.push('Ratios > 1 mean tsdb is slower. VictoriaMetrics runs the PromQL/MetricsQL equivalents (n/a = not expressible in PromQL: compared with InfluxDB only):');
-  for (const q of queries) out.push(`- ${q.name}: ${q.description}; VM: ${q.promNote}`);
-  const errors = queries.flatMap((q) => SYSTEMS.flatMap((s) => {
-    const e = results[s]?.queries[q.name]?.error;
-    return e === undefined ? [] : [`- ${NAMES[s]} ${q.name}: ${e}`];
-  }));
-  if (errors.length > 0) out.push('', 'Query errors:', ...errors);
-  const bad = Object.entries(comparisons).filter(([, c]) => !c.ok);
-  if (bad.length > 0) {
-    out.push('', 'tsdb vs InfluxDB mismatches:');
-    for (const [name, c] of bad) for (const m of c.mismatches) out.push(`- ${name}: ${m}`);
+  return {
+    hosts, hours, rows: ds.rows, machine: machine(loadAtStart), startedAt, seconds: (performance.now() - s0) / 1000,
+    systems: SYSTEMS, reference: ref === null ? null : NAMES[ref], queries, variants: VARIANTS, results, comparisons,
+  };
+}
+
+/** The runs of a --json file: one (a single size's shape) or several (`{ runs: [...] }`). */
+function readRuns(file: string): SizeRun[] {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as SizeRun | { runs: SizeRun[] };
+  return 'runs' in parsed && Array.isArray(parsed.runs) ? parsed.runs : [parsed as SizeRun];
+}
+
+if (opts.growth !== undefined) {
+  const runs = opts.growth.split(',').flatMap((f) => readRuns(f.trim()));
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  if (runs.length < 2 || first === undefined || last === undefined) throw new Error('--growth needs two runs: two --json files, or one written by --sizes');
+  process.stdout.write(`${growthReport(first, last)}\n`);
+} else {
+  installExitCleanup();
+  ensurePackages(SYSTEMS);
+  const sizes = opts.sizes !== undefined ? parseSizes(opts.sizes) : [[Number(opts.hosts), Number(opts.hours)] as [number, number]];
+  const runs: SizeRun[] = [];
+  for (const [hosts, hours] of sizes) {
+    const run = await runSize(hosts, hours);
+    runs.push(run);
+    process.stdout.write(`${sizeReport(run, REPORT)}\n\n`);
   }
-  return out.join('\n');
-}
-
-// ---- main ----
-
-installExitCleanup();
-const LOAD_AT_START = loadavg().map((x) => x.toFixed(2)).join(' ');
-if (SYSTEMS.some((s) => s !== 'tsdb')) ensurePackages();
-log(`generating ${HOSTS} hosts × ${HOURS} h (seed ${SEED})`);
-const g0 = performance.now();
-const ds = generate(HOSTS, HOURS, SEED);
-log(`generated ${int(ds.rows)} rows in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
-const queries = tsbsQueries(ds, QUERY_SEED);
-const workDir = mkdtempSync(join(tmpdir(), 'tsbs-'));
-log(`work dir ${workDir}`);
-const results: Partial<Record<SystemName, SystemResult>> = {};
-const answers = new Map<string, Row[]>();
-try {
-  for (const s of SYSTEMS) results[s] = await runSystem(ADAPTERS[s], ds, queries, workDir, answers);
-} finally {
-  if (!opts.keep) rmSync(workDir, { recursive: true, force: true });
-  else log(`kept ${workDir}`);
-}
-
-const comparisons: Record<string, Comparison> = {};
-for (const q of queries) {
-  const a = answers.get(`tsdb/${q.name}`);
-  const b = answers.get(`influxdb/${q.name}`);
-  if (a !== undefined && b !== undefined) comparisons[q.name] = compareRows(a, b);
-}
-for (const v of VARIANTS) {
-  const a = answers.get(`tsdb/${v.name}`);
-  const b = answers.get(`influxdb/${v.of}`);
-  if (a !== undefined && b !== undefined) comparisons[v.name] = compareRows(a, b);
-}
-
-process.stdout.write(`${report(ds, queries, results, comparisons)}\n`);
-if (opts.json !== undefined) {
-  writeFileSync(opts.json, JSON.stringify({
-    machine: machine(LOAD_AT_START), hosts: HOSTS, hours: HOURS, rows: ds.rows, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, runs: RUNS,
-    queries: queries.map((q) => ({ name: q.name, description: q.description, sql: q.sql, influxql: q.influxql, promql: q.promql, promNote: q.promNote })),
-    tsdbVariants: VARIANTS,
-    results, comparisons,
-  }, null, 2));
-  log(`wrote ${opts.json}`);
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  if (runs.length > 1 && first !== undefined && last !== undefined) process.stdout.write(`${growthReport(first, last)}\n`);
+  if (opts.json !== undefined) {
+    const withOptions = (r: SizeRun): object => ({ ...r, seed: SEED, querySeed: QUERY_SEED, batch: BATCH, concurrency: CONCURRENCY, queryRuns: RUNS, tsdbLoad: TSDB_LOAD, command: COMMAND });
+    writeFileSync(opts.json, JSON.stringify(runs.length === 1 && runs[0] !== undefined ? withOptions(runs[0]) : { runs: runs.map(withOptions) }, null, 2));
+    log(`wrote ${opts.json}`);
+  }
 }

@@ -1,8 +1,12 @@
 /**
- * The TSBS cpu-only query set, one seeded instance of each, written three times: tsdb SQL (the
+ * The TSBS cpu-only query set, one seeded instance of each, written five times: tsdb SQL (the
  * TimescaleDB forms of TSBS with date_bin for time_bucket), InfluxQL (TSBS's InfluxDB forms, with
- * `AS` aliases so the result columns match the SQL ones) and PromQL/MetricsQL where PromQL can say
- * it (TSBS's VictoriaMetrics forms; null where it cannot).
+ * `AS` aliases so the result columns match the SQL ones), PromQL/MetricsQL where PromQL can say
+ * it (TSBS's VictoriaMetrics forms; null where it cannot), ClickHouse SQL (TSBS's ClickHouse forms:
+ * toStartOfMinute/Hour, lastpoint as `(host, time) IN (… max(time) …)`, on a flat table rather
+ * than TSBS's separate tags table) and PostgreSQL SQL (the TimescaleDB forms without timescale
+ * functions: date_trunc for time_bucket). All SQL forms name their columns alike, so their
+ * answers compare column by column.
  */
 import { FIELDS, Rng, TAGS, type Dataset } from './data.js';
 
@@ -23,6 +27,8 @@ export interface QueryDef {
   readonly promql: PromQuery | null;
   /** How the PromQL form differs from the TSBS semantics, or why there is none. */
   readonly promNote: string;
+  readonly clickhouse: string;
+  readonly postgresql: string;
 }
 
 const HOUR = 3600_000;
@@ -63,6 +69,15 @@ function promSelector(metrics: readonly string[], hosts: readonly string[] | nul
   return hosts === null ? `{${name}}` : `{${name},hostname=~"${hosts.join('|')}"}`;
 }
 
+/** ClickHouse 18 compares a DateTime with `YYYY-MM-DD hh:mm:ss` text (the server runs in UTC). */
+function chTime(a: number, b: number): string {
+  return `ts >= '${chIso(a)}' AND ts < '${chIso(b)}'`;
+}
+
+function chIso(ms: number): string {
+  return iso(ms).replace('T', ' ').replace('Z', '');
+}
+
 function sqlTime(a: number, b: number): string {
   return `ts >= '${iso(a)}' AND ts < '${iso(b)}'`;
 }
@@ -88,6 +103,8 @@ function singleGroupby(rng: Rng, ds: Dataset, m: number, h: number, t: number): 
     influxql: `SELECT ${aggs('max', metrics)} FROM cpu WHERE ${influxHosts(hosts)} AND ${influxTime(a, b)} GROUP BY time(1m)`,
     promql: { kind: 'range', query: `max(max_over_time(${promSelector(metrics, hosts)}[1m])) by (__name__)`, startMs: a + MINUTE, endMs: b, stepS: 60 },
     promNote: 'range query, step 1m, max_over_time over (t-1m, t]',
+    clickhouse: `SELECT toStartOfMinute(ts) AS minute, ${aggs('max', metrics)} FROM cpu WHERE ${sqlHosts(hosts)} AND ${chTime(a, b)} GROUP BY minute ORDER BY minute`,
+    postgresql: `SELECT date_trunc('minute', ts) AS minute, ${aggs('max', metrics)} FROM cpu WHERE ${sqlHosts(hosts)} AND ${sqlTime(a, b)} GROUP BY minute ORDER BY minute`,
   };
 }
 
@@ -102,6 +119,8 @@ function cpuMaxAll(rng: Rng, ds: Dataset, h: number): QueryDef {
     influxql: `SELECT ${aggs('max', FIELDS)} FROM cpu WHERE ${influxHosts(hosts)} AND ${influxTime(a, b)} GROUP BY time(1h)`,
     promql: { kind: 'range', query: `max(max_over_time(${promSelector(FIELDS, hosts)}[1h])) by (__name__)`, startMs: a + HOUR, endMs: b, stepS: 3600 },
     promNote: 'range query, step 1h',
+    clickhouse: `SELECT toStartOfHour(ts) AS hour, ${aggs('max', FIELDS)} FROM cpu WHERE ${sqlHosts(hosts)} AND ${chTime(a, b)} GROUP BY hour ORDER BY hour`,
+    postgresql: `SELECT date_trunc('hour', ts) AS hour, ${aggs('max', FIELDS)} FROM cpu WHERE ${sqlHosts(hosts)} AND ${sqlTime(a, b)} GROUP BY hour ORDER BY hour`,
   };
 }
 
@@ -115,6 +134,8 @@ function doubleGroupby(rng: Rng, ds: Dataset, metrics: readonly string[], label:
     influxql: `SELECT ${aggs('mean', metrics)} FROM cpu WHERE ${influxTime(a, b)} GROUP BY time(1h), hostname`,
     promql: { kind: 'range', query: `avg(avg_over_time(${promSelector(metrics, null)}[1h])) by (__name__, hostname)`, startMs: a + HOUR, endMs: b, stepS: 3600 },
     promNote: 'range query, step 1h',
+    clickhouse: `SELECT toStartOfHour(ts) AS hour, hostname, ${aggs('avg', metrics).replaceAll(' AS avg_', ' AS mean_')} FROM cpu WHERE ${chTime(a, b)} GROUP BY hour, hostname ORDER BY hour, hostname`,
+    postgresql: `SELECT date_trunc('hour', ts) AS hour, hostname, ${aggs('avg', metrics).replaceAll(' AS avg_', ' AS mean_')} FROM cpu WHERE ${sqlTime(a, b)} GROUP BY hour, hostname ORDER BY hour, hostname`,
   };
 }
 
@@ -129,6 +150,9 @@ function highCpu(rng: Rng, ds: Dataset, h: number | null): QueryDef {
     influxql: `SELECT * FROM cpu WHERE usage_user > 90.0 AND ${influxTime(a, b)}${hosts === null ? '' : ` AND ${influxHosts(hosts)}`}`,
     promql: null,
     promNote: 'not expressible: PromQL returns series, not the rows (all 10 fields) where usage_user > 90',
+    // TSBS's ClickHouse form filters with PREWHERE: read usage_user first, the other columns only where it matches.
+    clickhouse: `SELECT * FROM cpu PREWHERE usage_user > 90.0 WHERE ${chTime(a, b)}${hosts === null ? '' : ` AND ${sqlHosts(hosts)}`}`,
+    postgresql: `SELECT * FROM cpu WHERE usage_user > 90.0 AND ${sqlTime(a, b)}${hosts === null ? '' : ` AND ${sqlHosts(hosts)}`}`,
   };
 }
 
@@ -141,6 +165,8 @@ function lastpoint(ds: Dataset): QueryDef {
     influxql: 'SELECT * FROM cpu GROUP BY hostname ORDER BY time DESC LIMIT 1',
     promql: { kind: 'instant', query: `last_over_time({__name__=~"cpu_usage_.*"}[${Math.ceil(total / 1000) + 60}s])`, startMs: ds.endMs, endMs: ds.endMs, stepS: 0 },
     promNote: 'MetricsQL last_over_time of every cpu series (no time-unbounded "last row"; window = whole data)',
+    clickhouse: 'SELECT * FROM cpu WHERE (hostname, ts) IN (SELECT hostname, max(ts) FROM cpu GROUP BY hostname) ORDER BY hostname',
+    postgresql: 'SELECT DISTINCT ON (hostname) * FROM cpu ORDER BY hostname, ts DESC',
   };
 }
 
@@ -156,6 +182,8 @@ function groupbyOrderbyLimit(rng: Rng, ds: Dataset): QueryDef {
     influxql: `SELECT max(usage_user) AS max_usage_user FROM cpu WHERE time < '${iso(end)}' AND time >= '${iso(end - 5 * MINUTE)}' GROUP BY time(1m) ORDER BY time DESC LIMIT 5`,
     promql: { kind: 'range', query: 'max(max_over_time(cpu_usage_user[1m]))', startMs: endMinute - 3 * MINUTE, endMs: endMinute + MINUTE, stepS: 60 },
     promNote: 'range query over the last 5 steps (no ORDER BY/LIMIT in PromQL)',
+    clickhouse: `SELECT toStartOfMinute(ts) AS minute, max(usage_user) AS max_usage_user FROM cpu WHERE ts < '${chIso(end)}' GROUP BY minute ORDER BY minute DESC LIMIT 5`,
+    postgresql: `SELECT date_trunc('minute', ts) AS minute, max(usage_user) AS max_usage_user FROM cpu WHERE ts < '${iso(end)}' GROUP BY minute ORDER BY minute DESC LIMIT 5`,
   };
 }
 

@@ -1,16 +1,20 @@
 /**
- * The three servers of the benchmark, each started by this process on 127.0.0.1 with a free port
- * and its own temporary data directory, and stopped by its PID: tsdb (`node bin/tsdb standalone
- * start`), InfluxDB 1.x (`influxd -config <generated file>`) and VictoriaMetrics. Also: installing
- * the Debian packages when the binaries are missing, versions, waiting for a server to go idle
- * (CPU time from /proc), RSS and data-directory size.
+ * Servers of the benchmark, each started by this process on 127.0.0.1 with a free port and its own
+ * temporary data directory, and stopped by its PID: tsdb (`node bin/tsdb standalone start`),
+ * InfluxDB 1.x (`influxd -config <generated file>`) and VictoriaMetrics (ClickHouse and PostgreSQL
+ * have their own files, and use `launch`/`stopper`/`waitReady` from here). Also: installing the
+ * Debian packages when the binaries are missing, versions, waiting for a server (and its child
+ * processes) to go idle (CPU time from /proc), RSS and data-directory size.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
+/** The servers started here (bench/ingest runs these three). */
 export type SystemName = 'tsdb' | 'influxdb' | 'victoriametrics';
+/** Every system bench/tsbs runs. */
+export type TsbsSystem = SystemName | 'tsdb-cluster' | 'clickhouse' | 'postgresql';
 
 export interface Server {
   readonly system: SystemName;
@@ -61,11 +65,22 @@ function which(bin: string): string | null {
   return r.status === 0 && out !== '' ? out : null;
 }
 
-/** Installs `influxdb` and `victoria-metrics` from Debian when their binaries are missing. */
-export function ensurePackages(): void {
-  const missing: string[] = [];
-  if (which('influxd') === null) missing.push('influxdb');
-  if (which('victoria-metrics') === null) missing.push('victoria-metrics');
+/** The Debian package of each peer and the binary that shows it is installed (a name on PATH or an absolute path). */
+const PACKAGES: Partial<Record<TsbsSystem, { readonly pkg: string; readonly bin: string }>> = {
+  influxdb: { pkg: 'influxdb', bin: 'influxd' },
+  victoriametrics: { pkg: 'victoria-metrics', bin: 'victoria-metrics' },
+  clickhouse: { pkg: 'clickhouse-server', bin: '/usr/sbin/clickhouse-server' },
+  postgresql: { pkg: 'postgresql-15', bin: '/usr/lib/postgresql/15/bin/postgres' },
+};
+
+function installed(bin: string): boolean {
+  return bin.startsWith('/') ? existsSync(bin) : which(bin) !== null;
+}
+
+/** Installs the Debian packages of `systems` whose binaries are missing (apt-get update first only if the install fails). */
+export function ensurePackages(systems: readonly TsbsSystem[] = ['influxdb', 'victoriametrics']): void {
+  const wanted = systems.flatMap((s) => PACKAGES[s] ?? []);
+  const missing = wanted.filter((p) => !installed(p.bin)).map((p) => p.pkg);
   if (missing.length === 0) return;
   log(`installing ${missing.join(' ')} with apt-get`);
   const install = (): number | null =>
@@ -74,7 +89,7 @@ export function ensurePackages(): void {
     spawnSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (install() !== 0) throw new Error(`apt-get install -y ${missing.join(' ')} failed`);
   }
-  for (const bin of ['influxd', 'victoria-metrics']) if (which(bin) === null) throw new Error(`${bin} still missing after apt-get install`);
+  for (const p of wanted) if (!installed(p.bin)) throw new Error(`${p.bin} still missing after apt-get install ${p.pkg}`);
 }
 
 function dpkgVersion(pkg: string): string {
@@ -86,7 +101,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function waitReady(url: string, child: ChildProcess, logFile: string, okStatus: (s: number) => boolean, timeoutMs = 60_000): Promise<void> {
+export async function waitReady(url: string, child: ChildProcess, logFile: string, okStatus: (s: number) => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was ready; log: ${logFile}\n${tail(logFile)}`);
@@ -110,7 +125,7 @@ function tail(file: string, lines = 20): string {
   }
 }
 
-function launch(cmd: string, args: string[], logFile: string, env?: Readonly<Record<string, string>>): ChildProcess {
+export function launch(cmd: string, args: string[], logFile: string, env?: Readonly<Record<string, string>>): ChildProcess {
   const fd = openSync(logFile, 'a');
   const child = spawn(cmd, args, { stdio: ['ignore', fd, fd], ...(env === undefined ? {} : { env: { ...process.env, ...env } }) });
   closeSync(fd);
@@ -120,7 +135,7 @@ function launch(cmd: string, args: string[], logFile: string, env?: Readonly<Rec
   return child;
 }
 
-function stopper(child: ChildProcess): () => Promise<void> {
+export function stopper(child: ChildProcess): () => Promise<void> {
   return async () => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -267,15 +282,49 @@ export function rssBytes(pid: number): number {
 
 /** Waits until the process uses < 5% of a core over 2 s (background flushes/compactions done), at most maxMs. */
 export async function waitIdle(pid: number, maxMs = 120_000): Promise<number> {
+  return waitIdleAll(() => [pid], maxMs);
+}
+
+/**
+ * As waitIdle, over the processes `pids()` names at each look (a PostgreSQL's postmaster and its
+ * backends and workers come and go): the sum of their CPU seconds grows by < 0.1 over 2 s.
+ */
+export async function waitIdleAll(pids: () => readonly number[], maxMs = 120_000): Promise<number> {
   const t0 = Date.now();
-  let prev = cpuSeconds(pid);
+  const total = (): number => pids().reduce((n, p) => n + cpuSeconds(p), 0);
+  let prev = total();
   while (Date.now() - t0 < maxMs) {
     await sleep(2000);
-    const now = cpuSeconds(pid);
+    const now = total();
     if (now - prev < 0.1) break;
     prev = now;
   }
   return Date.now() - t0;
+}
+
+/** The process and its descendants (from /proc/<pid>/stat's parent pids). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid);
+      if (list === undefined) children.set(ppid, [Number(name)]);
+      else list.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const todo = [root];
+  while (todo.length > 0) {
+    const p = todo.pop() ?? 0;
+    out.push(p);
+    todo.push(...(children.get(p) ?? []));
+  }
+  return out;
 }
 
 export function dirBytes(dir: string): number {

@@ -64,7 +64,8 @@ function installCleanup(): void {
   });
 }
 
-export async function startPostgres(binDir: string, maxConnections: number): Promise<PostgresServer> {
+/** `settings`: more `-c name=value` server settings (bench/tsbs sizes its buffers with them). */
+export async function startPostgres(binDir: string, maxConnections: number, settings: Readonly<Record<string, string>> = {}): Promise<PostgresServer> {
   const initdb = join(binDir, 'initdb');
   const postgres = join(binDir, 'postgres');
   if (!existsSync(initdb) || !existsSync(postgres)) throw new Error(`no PostgreSQL in ${binDir}: apt-get install -y postgresql-15 (or --pg-bin <dir>)`);
@@ -87,7 +88,7 @@ export async function startPostgres(binDir: string, maxConnections: number): Pro
   const logFile = join(dir, 'server.log');
   const fd = openSync(logFile, 'a');
   if (account !== undefined) chownSync(logFile, account.uid, account.gid);
-  const child = spawn(postgres, ['-D', data, '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', `max_connections=${maxConnections}`], {
+  const child = spawn(postgres, ['-D', data, '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', `max_connections=${maxConnections}`, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])], {
     ...ids, cwd: dir, env, stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
