@@ -206,8 +206,12 @@ export function sizeReport(run: SizeRun, o: ReportOptions): string {
     for (const v of run.variants) out.push(`| ${v.name} | ${variantCols.map((c) => fmtMs(c.state.queries[v.name])).join(' | ')} | ${checkCell(run, variantCols, v.name)} |`);
   }
   out.push('');
-  out.push('VictoriaMetrics runs PromQL/MetricsQL equivalents (n/a: not expressible; its answers are series, not compared):');
-  for (const q of run.queries) out.push(`- ${q.name}: ${q.description}; VM: ${q.promNote}`);
+  if (vm !== undefined) {
+    out.push('VictoriaMetrics runs PromQL/MetricsQL equivalents (n/a: not expressible; its answers are series, not compared):');
+    for (const q of run.queries) out.push(`- ${q.name}: ${q.description}; VM: ${q.promNote}`);
+  } else {
+    for (const q of run.queries) out.push(`- ${q.name}: ${q.description}`);
+  }
   const errors = cols.flatMap((c) => Object.entries(c.state.queries).flatMap(([name, r]) => (r.error === undefined ? [] : [`- ${c.label} ${name}: ${r.error}`])));
   if (errors.length > 0) out.push('', 'Query errors:', ...errors);
   const bad = Object.entries(run.comparisons).flatMap(([key, byQuery]) => Object.entries(byQuery).filter(([, c]) => !c.ok).map(([name, c]) => ({ key, name, c })));
