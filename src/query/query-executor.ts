@@ -31,6 +31,8 @@ import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
+import { constantSpans, type TextSpan } from './constant-splice.js';
+import { ParseCache } from './parse-cache.js';
 import { cteNames, referencedColumns, tableRefs, type BaseTableNode } from './table-refs.js';
 import { keyConditionsOf, keyValuesOf, type KeyConditions, type KeyValues } from './key-predicates.js';
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
@@ -250,10 +252,13 @@ function snapshotSelectItems(tree: unknown): Array<{ list: Json[]; index: number
 
 /** DuckDB's parse tree of `sql` (query locations DuckDB has none for are 0). */
 async function serializeSql(conn: DuckDBConnection, sql: string): Promise<{ error: boolean; error_message?: string; error_type?: string }> {
-  const parsed = (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string;
-  // Integers beyond 2^53 (BIGINT, UBIGINT, HUGEINT and DECIMAL literals) are kept exactly.
-  return parseSqlJson(parsed) as { error: boolean; error_message?: string; error_type?: string };
+  // Integers beyond 2^53 (BIGINT, UBIGINT, HUGEINT and DECIMAL literals) are kept exactly (`parseSqlJson`).
+  const serialize = async (text: string) => (await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(text)})`)).getRows()[0]![0] as string;
+  return (await PARSE_CACHE.parse(sql, serialize)) as { error: boolean; error_message?: string; error_type?: string };
 }
+
+/** Parse trees by statement shape, for the process (a parse depends on the text alone). */
+const PARSE_CACHE = new ParseCache();
 
 /** The parse tree of the one select item of `SELECT <expr>`. */
 async function parseExpression(conn: DuckDBConnection, expr: string): Promise<unknown> {
@@ -263,15 +268,22 @@ async function parseExpression(conn: DuckDBConnection, expr: string): Promise<un
 }
 
 /**
- * The query text with its table references replaced by their relations (`table-splice.ts`) when
- * the rewritten `tree` is the parsed one (`parsed`) but for those references; else undefined.
+ * The query text with its table references replaced by their relations (`table-splice.ts`), and the
+ * constants the rewrites changed written in (`constant-splice.ts`), when the rewritten `tree` is the
+ * parsed one (`parsed`) but for those; else undefined (the caller deserializes the tree).
  */
-function spliceUnchanged(tree: unknown, parsed: string, sql: string, refs: readonly BaseTableNode[], parsedRefs: readonly ParsedTableRef[], relationOf: (i: number) => string): string | undefined {
+function spliceRewritten(tree: unknown, parsed: string, sql: string, refs: readonly BaseTableNode[], parsedRefs: readonly ParsedTableRef[], relationOf: (i: number) => string): string | undefined {
   const rewrittenRefs = refs.map((r) => ({ alias: r.alias, catalog_name: r.catalog_name, schema_name: r.schema_name, table_name: r.table_name }));
   refs.forEach((r, i) => Object.assign(r, { alias: parsedRefs[i]!.alias, catalog_name: parsedRefs[i]!.catalog_name, schema_name: parsedRefs[i]!.schema_name, table_name: parsedRefs[i]!.table_name }));
-  const unchanged = stringifySqlJson(tree) === parsed;
-  refs.forEach((r, i) => Object.assign(r, rewrittenRefs[i]!));
-  return unchanged ? spliceTableRefs(sql, parsedRefs.map((ref, i) => ({ ref, relation: relationOf(i) }))) : undefined;
+  let constants: TextSpan[] | undefined = [];
+  try {
+    if (stringifySqlJson(tree) !== parsed) constants = constantSpans(parseSqlJson(parsed), tree, sql);
+  } finally {
+    refs.forEach((r, i) => Object.assign(r, rewrittenRefs[i]!));
+  }
+  if (constants === undefined) return undefined;
+  if (refs.length === 0 && constants.length === 0) return sql;
+  return spliceTableRefs(sql, parsedRefs.map((ref, i) => ({ ref, relation: relationOf(i) })), constants);
 }
 
 /** DuckDB's aggregate function names (lower case), asked once per process: they are built in. */
@@ -441,8 +453,8 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
       }
     }
     // The query's text with the views' names where their relations go (spliced in as `(view)`).
-    const spliced = views.size === 0 ? undefined : spliceUnchanged(tree, parsed, sql, refs, parsedRefs, (i) => views.get(sources[i]!.key)!);
-    const deserialized = spliced !== undefined || (views.size === 0 && stringifySqlJson(tree) === parsed) ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
+    const spliced = spliceRewritten(tree, parsed, sql, refs, parsedRefs, (i) => views.get(sources[i]!.key)!);
+    const deserialized = spliced !== undefined ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
     const template = foldedLists === undefined ? (spliced ?? deserialized) : await foldedLists.restore(spliced ?? deserialized);
     aborted();
     // A query reading one table alone (once, or several times: a self-join) may run whole where its

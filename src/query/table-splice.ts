@@ -18,6 +18,8 @@ export interface ParsedTableRef {
   readonly at_clause?: unknown;
 }
 
+import type { TextSpan } from './constant-splice.js';
+
 const UNQUOTED = /[A-Za-z_][A-Za-z0-9_$]*/y;
 
 /** The end of the identifier naming `name` at `at` in `sql`, or undefined if it is not there. */
@@ -45,12 +47,13 @@ function identifierEnd(sql: string, at: number, name: string): number | undefine
 
 /**
  * `sql` with each reference's table name replaced by `(relation)` (and `AS <table>` when it has no
- * alias, so that `table.column` still resolves), or undefined when a reference cannot be placed.
+ * alias, so that `table.column` still resolves), and the `others` spans replaced by their text
+ * (`constant-splice.ts`), or undefined when a reference cannot be placed or two spans overlap.
  */
-export function spliceTableRefs(sql: string, refs: ReadonlyArray<{ readonly ref: ParsedTableRef; readonly relation: string }>): string | undefined {
+export function spliceTableRefs(sql: string, refs: ReadonlyArray<{ readonly ref: ParsedTableRef; readonly relation: string }>, others: readonly TextSpan[] = []): string | undefined {
   // query_location counts bytes: equal to string offsets only for ASCII text.
   if (!/^[\x00-\x7f]*$/.test(sql)) return undefined;
-  const spans: Array<{ start: number; end: number; text: string }> = [];
+  const spans: TextSpan[] = [...others];
   for (const { ref, relation } of refs) {
     const at = ref.query_location;
     if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at >= sql.length) return undefined;
