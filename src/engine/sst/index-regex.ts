@@ -5,6 +5,13 @@
  * is translated: anything else (flags, lookarounds, `\s`, POSIX classes, `\p{…}`, a lone `{`) gives
  * undefined, and the index is not used for the term. A wrong translation would skip rows the
  * query wants; a refused one only costs speed.
+ *
+ * JavaScript's engine backtracks where RE2 does not, and it runs on the event loop: a pattern such
+ * as `(.*)*x` takes time exponential in a value's length, which would stall the whole server on a
+ * query any reader may send. So the subset has no quantified groups, at most three quantifiers
+ * of which two unbounded (`*`, `+`, `{n,}`) and `{n,m}` ranges of at most 16, and values longer
+ * than `MAX_TESTED_LENGTH` are not tested (they count as matching: their row groups are read): the
+ * work per value stays within ~17·n² steps of a short value. LIKE patterns are matched without a RegExp, in time linear in value × pattern.
  */
 
 /** Characters JavaScript's `u` mode accepts escaped outside a class (RE2 reads them as literals too). */
@@ -12,11 +19,30 @@ const SYNTAX = new Set('^$\\.*+?()[]{}|/'.split(''));
 /** Escapes with the same class in RE2 and JavaScript (`\s` differs: JavaScript's includes Unicode spaces). */
 const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W']);
 
-/** Whether `pattern` stays within the shared subset. */
+/** Values longer than this are not tested against a regular expression (see the file header). */
+export const MAX_TESTED_LENGTH = 256;
+
+/** Quantifiers a pattern may have (`{n}` aside), of which unbounded ones (see the file header). */
+const MAX_QUANTIFIERS = 3;
+const MAX_UNBOUNDED = 2;
+/** The widest `{n,m}` (m - n) a pattern may have. */
+const MAX_RANGE = 16;
+
+/** Whether `pattern` stays within the shared subset, and within the bounds on backtracking. */
 function inSubset(pattern: string): boolean {
   const cs = [...pattern];
+  let quantifiers = 0;
+  let unbounded = 0;
   for (let i = 0; i < cs.length; i++) {
     const c = cs[i]!;
+    // A quantifier of a group: `(a+)+`, `(a|aa)*` backtrack exponentially in JavaScript.
+    if ((c === '*' || c === '+' || c === '?' || c === '{') && cs[i - 1] === ')') return false;
+    // `?` after a quantifier makes it lazy: no quantifier of its own.
+    if (c === '?' && i > 0 && '*+?}'.includes(cs[i - 1]!) && cs[i - 2] !== '\\') continue;
+    if (c === '*' || c === '+' || c === '?') {
+      if (++quantifiers > MAX_QUANTIFIERS || (c !== '?' && ++unbounded > MAX_UNBOUNDED)) return false;
+      continue;
+    }
     if (c === '\\') {
       const next = cs[++i];
       if (next === undefined || !(SYNTAX.has(next) || CLASS_ESCAPES.has(next))) return false;
@@ -36,6 +62,12 @@ function inSubset(pattern: string): boolean {
     } else if (c === '{') {
       const m = /^\{\d+(,\d*)?\}/.exec(cs.slice(i).join(''));
       if (m === null) return false;
+      const [low, high] = m[0].slice(1, -1).split(',');
+      if (high !== undefined) {
+        // `{n,}` is unbounded; `{n,m}` may backtrack over m - n choices: a few at most.
+        if (++quantifiers > MAX_QUANTIFIERS) return false;
+        if (high === '' ? ++unbounded > MAX_UNBOUNDED : Number(high) - Number(low) > MAX_RANGE) return false;
+      }
       i += [...m[0]].length - 1;
     } else if (c === '}' || c === ']') {
       return false;
@@ -45,25 +77,50 @@ function inSubset(pattern: string): boolean {
 }
 
 /**
- * A JavaScript RegExp matching exactly the strings RE2 matches with `pattern` (anywhere in the
- * string; the whole of it when `full`), or undefined when that cannot be vouched for.
+ * A test of values matching exactly the strings RE2 matches with `pattern` (anywhere in the
+ * string; the whole of it when `full`), values too long to test counting as matching; undefined
+ * when that cannot be vouched for.
  */
-export function regexOf(pattern: string, full: boolean): RegExp | undefined {
+export function regexMatcher(pattern: string, full: boolean): ((value: string) => boolean) | undefined {
   if (!inSubset(pattern)) return undefined;
+  let re: RegExp;
   try {
-    return new RegExp(full ? `^(?:${pattern})$` : pattern, 'u');
+    re = new RegExp(full ? `^(?:${pattern})$` : pattern, 'u');
   } catch {
     return undefined;
   }
+  return (v) => v.length > MAX_TESTED_LENGTH || re.test(v);
 }
 
 /**
- * The regular expression of a LIKE pattern (`%`: any run, `_`: one character), or undefined when
- * the pattern holds a backslash (an escape in some dialects, a literal in others).
+ * A test of values matching a LIKE pattern (`%`: any run, `_`: one character), or undefined when
+ * the pattern holds a backslash (an escape in some dialects, a literal in others). Wildcard
+ * matching that goes back only to the last `%`: at most value × pattern steps.
  */
-export function likeRegexOf(pattern: string): RegExp | undefined {
+export function likeMatcher(pattern: string): ((value: string) => boolean) | undefined {
   if (pattern.includes('\\')) return undefined;
-  let re = '';
-  for (const c of pattern) re += c === '%' ? '[^]*' : c === '_' ? '[^]' : SYNTAX.has(c) ? `\\${c}` : c;
-  return new RegExp(`^${re}$`, 'u');
+  const p = [...pattern];
+  return (value) => {
+    const s = [...value];
+    let i = 0;
+    let j = 0;
+    let star = -1;
+    let mark = 0;
+    while (i < s.length) {
+      if (j < p.length && p[j] !== '%' && (p[j] === '_' || p[j] === s[i])) {
+        i++;
+        j++;
+      } else if (j < p.length && p[j] === '%') {
+        star = j++;
+        mark = i;
+      } else if (star >= 0) {
+        j = star + 1;
+        i = ++mark;
+      } else {
+        return false;
+      }
+    }
+    while (j < p.length && p[j] === '%') j++;
+    return j === p.length;
+  };
 }

@@ -10,7 +10,7 @@ import { crc32c } from '@node-rs/crc32';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { KeyCondition, KeyFilterValue } from '../../types/scan-request.js';
-import { likeRegexOf, regexOf } from './index-regex.js';
+import { likeMatcher, MAX_TESTED_LENGTH, regexMatcher } from './index-regex.js';
 
 export const INVERTED_INDEX_MAGIC = 0x49495354; // "TSII" little-endian
 export const INVERTED_INDEX_VERSION = 1;
@@ -433,9 +433,11 @@ export class InvertedIndex {
       case 'regex':
       case 'like': {
         if (c.kind !== 'string') return undefined;
-        const re = term.kind === 'regex' ? regexOf(term.pattern, term.full) : likeRegexOf(term.pattern);
-        if (re === undefined) return undefined;
-        return all((v) => re.test(v) !== term.negated);
+        const matches = term.kind === 'regex' ? regexMatcher(term.pattern, term.full) : likeMatcher(term.pattern);
+        if (matches === undefined) return undefined;
+        // A value too long to test counts as matching either way (`index-regex.ts`): its row groups are read.
+        const untested = term.kind === 'regex' ? (v: string) => v.length > MAX_TESTED_LENGTH : () => false;
+        return all((v) => untested(v) || matches(v) !== term.negated);
       }
     }
   }
