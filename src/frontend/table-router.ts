@@ -203,7 +203,7 @@ export class TableRouter {
     const ids = storage === info ? this.readRegions(storage, query.keys) : tableRegionIds(storage);
     if (ids.length === 0 || (ids.length > 1 && storage !== info)) return undefined;
     const rows = `SELECT * FROM ${quoteIdent(REGION_RELATION)}`;
-    const scan = scanRequestOf(info, storage === info, query.range, query.keys, query.conditions);
+    const scan = { ...scanRequestOf(info, storage === info, query.range, query.keys, query.conditions), ...(query.lastRow === true && { lastRow: true }) };
     if (ids.length === 1) {
       const answer = await this.regionAnswers(ids, scan, query.text(storage === info ? rows : logicalRelation(info, rows)), query.maxRows, query.signal);
       if (answer === undefined) return undefined;

@@ -124,6 +124,8 @@ export interface PushdownQuery {
   readonly keys?: KeyValues;
   /** Further terms on primary key columns (`TableSource.relation`'s `conditions`). */
   readonly conditions?: KeyConditions;
+  /** The query keeps only the last row of each series (`ScanHints.lastRow`). */
+  readonly lastRow?: boolean;
   readonly signal?: AbortSignal;
   /** Rows its answer may have (`ResultLimits.maxRows`; 0: no limit). */
   readonly maxRows: number;
@@ -469,6 +471,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
         ...(only.range !== undefined && { range: only.range }),
         ...(only.keys !== undefined && { keys: only.keys }),
         ...(only.conditions !== undefined && { conditions: only.conditions }),
+        ...(only.lastRow === true && { lastRow: true }),
         ...(ctx.signal !== undefined && { signal: ctx.signal }),
         maxRows: ctx.limits?.maxRows ?? 0,
         ...(only.source.partitionColumns !== undefined && refs.length === 1 && {

@@ -16,7 +16,7 @@ import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { RegionId } from '../../types/region-id.js';
 import { COLUMN_TYPES, type RegionMetadata } from '../../types/region-metadata.js';
 import type { RegionQuery, RegionStatistics } from '../../types/region-server.js';
-import type { KeyFilterValue, ScanRequest } from '../../types/scan-request.js';
+import type { KeyCondition, KeyFilterValue, ScanRequest } from '../../types/scan-request.js';
 import { OP_DELETE, OP_PUT, type WriteBatch } from '../../types/write-batch.js';
 import { withLenientDecoding } from './lenient-decoding.js';
 import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from './protos.js';
@@ -218,10 +218,57 @@ interface KeyValueMessage {
   int_value?: string;
 }
 
+interface KeyPatternMessage {
+  pattern?: string;
+  full?: boolean;
+  negated?: boolean;
+}
+
+interface KeyConditionMessage {
+  condition?: string;
+  not_in?: { values?: KeyValueMessage[] };
+  regex?: KeyPatternMessage;
+  like?: KeyPatternMessage;
+}
+
 interface RegionQueryMessage {
   region_id?: string;
-  scan?: { start?: string; end?: string; keys?: Array<{ column_id?: number; values?: KeyValueMessage[] }> } | null;
+  scan?: {
+    start?: string;
+    end?: string;
+    keys?: Array<{ column_id?: number; values?: KeyValueMessage[] }>;
+    last_row?: boolean;
+    conditions?: Array<{ column_id?: number; conditions?: KeyConditionMessage[] }>;
+  } | null;
   sql?: string;
+}
+
+function keyValueMessage(v: KeyFilterValue): KeyValueMessage {
+  return typeof v === 'string' ? { string_value: v } : { int_value: v.toString() };
+}
+
+function keyConditionMessage(c: KeyCondition): KeyConditionMessage {
+  switch (c.kind) {
+    case 'not_in':
+      return { not_in: { values: c.values.map(keyValueMessage) } };
+    case 'regex':
+      return { regex: { pattern: c.pattern, full: c.full, negated: c.negated } };
+    case 'like':
+      return { like: { pattern: c.pattern, negated: c.negated } };
+  }
+}
+
+function keyValueOf(v: KeyValueMessage, column: number): KeyFilterValue {
+  if (v.value === 'string_value') return v.string_value ?? '';
+  if (v.value === 'int_value') return int64Of(v.int_value, 'A key filter value');
+  throw invalid(`A key filter value of column ${column} holds neither a string nor an integer`);
+}
+
+function keyConditionOf(m: KeyConditionMessage, column: number): KeyCondition {
+  if (m.condition === 'not_in') return { kind: 'not_in', values: (m.not_in?.values ?? []).map((v) => keyValueOf(v, column)) };
+  if (m.condition === 'regex') return { kind: 'regex', pattern: m.regex?.pattern ?? '', full: m.regex?.full === true, negated: m.regex?.negated === true };
+  if (m.condition === 'like') return { kind: 'like', pattern: m.like?.pattern ?? '', negated: m.like?.negated === true };
+  throw invalid(`A key condition of column ${column} is none of not_in, regex, like`);
 }
 
 /** The Flight ticket of a region query. */
@@ -232,10 +279,9 @@ export function encodeRegionQuery(id: RegionId, query: RegionQuery): Uint8Array 
     message.scan = {
       ...(scan.start !== undefined && { start: scan.start.toString() }),
       ...(scan.end !== undefined && { end: scan.end.toString() }),
-      keys: [...(scan.keys ?? new Map<number, readonly KeyFilterValue[]>())].map(([column_id, values]) => ({
-        column_id,
-        values: values.map((v) => (typeof v === 'string' ? { string_value: v } : { int_value: v.toString() })),
-      })),
+      keys: [...(scan.keys ?? new Map<number, readonly KeyFilterValue[]>())].map(([column_id, values]) => ({ column_id, values: values.map(keyValueMessage) })),
+      ...(scan.lastRow === true && { last_row: true }),
+      conditions: [...(scan.conditions ?? new Map<number, readonly KeyCondition[]>())].map(([column_id, conditions]) => ({ column_id, conditions: conditions.map(keyConditionMessage) })),
     };
   }
   if (query.sql !== undefined) message.sql = query.sql;
@@ -272,17 +318,24 @@ export function decodeRegionQuery(bytes: Uint8Array): { id: RegionId; query: Reg
       if (keys.has(column)) throw invalid(`The region query filters column ${column} twice`);
       keys.set(
         column,
-        (k.values ?? []).map((v) => {
-          if (v.value === 'string_value') return v.string_value ?? '';
-          if (v.value === 'int_value') return int64Of(v.int_value, 'A key filter value');
-          throw invalid(`A key filter value of column ${column} holds neither a string nor an integer`);
-        }),
+        (k.values ?? []).map((v) => keyValueOf(v, column)),
+      );
+    }
+    const conditions = new Map<number, KeyCondition[]>();
+    for (const k of m.scan.conditions ?? []) {
+      const column = k.column_id ?? 0;
+      if (conditions.has(column)) throw invalid(`The region query has conditions on column ${column} twice`);
+      conditions.set(
+        column,
+        (k.conditions ?? []).map((c) => keyConditionOf(c, column)),
       );
     }
     scan = {
       ...(m.scan.start !== undefined && { start: int64Of(m.scan.start, 'scan.start') }),
       ...(m.scan.end !== undefined && { end: int64Of(m.scan.end, 'scan.end') }),
       ...(keys.size > 0 && { keys }),
+      ...(m.scan.last_row === true && { lastRow: true }),
+      ...(conditions.size > 0 && { conditions }),
     };
   }
   return { id, query: { ...(scan !== undefined && { scan }), ...(m.sql !== undefined && { sql: m.sql }) } };

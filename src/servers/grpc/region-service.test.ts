@@ -11,6 +11,7 @@ import { silentLogger } from '../../common/logging.js';
 import type { RegionId } from '../../types/region-id.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
 import type { RegionQuery, RegionQueryStream, RegionServer, RegionStatistics } from '../../types/region-server.js';
+import type { KeyCondition } from '../../types/scan-request.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import { GrpcServer } from './grpc-server.js';
 import { encodeRegionQuery, REGION_SERVICE_NAME, regionPackageDefinition } from './region-messages.js';
@@ -291,6 +292,18 @@ test('region service: a region query answers its schema, then its batches', asyn
   assert.deepEqual(got.map((b) => b.numRows), [10, 1, 1000]);
   assert.deepStrictEqual(rowsOf(got), rowsOf(sent));
 
+  // Last rows and conditions on keys (for the inverted index) cross too.
+  const conditions: RegionQuery = {
+    scan: {
+      lastRow: true,
+      conditions: new Map<number, KeyCondition[]>([
+        [0, [{ kind: 'not_in', values: ['a', ''] }, { kind: 'regex', pattern: '^h.*', full: false, negated: true }]],
+        [3, [{ kind: 'like', pattern: 'x%_', negated: false }, { kind: 'not_in', values: [-(2n ** 63n)] }, { kind: 'regex', pattern: 'é', full: true, negated: false }]],
+      ]),
+    },
+  };
+  await readAll(await client.query(4n, conditions));
+  assert.deepStrictEqual(lastCall().args, [4n, conditions]);
   // Without scan nor SQL; an empty SQL text stays one.
   for (const q of [{}, { sql: '' }, { scan: {} }, { scan: { end: -1n } }] as RegionQuery[]) {
     await readAll(await client.query(3n, q));

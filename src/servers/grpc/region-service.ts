@@ -163,6 +163,8 @@ function scanJson(scan: ScanRequest | undefined): Record<string, unknown> | unde
     ...(scan.start !== undefined && { start: String(scan.start) }),
     ...(scan.end !== undefined && { end: String(scan.end) }),
     ...(scan.keys !== undefined && { keys: Object.fromEntries([...scan.keys].map(([id, values]) => [id, values.map((v) => (typeof v === 'bigint' ? String(v) : v))])) }),
+    ...(scan.lastRow === true && { last_row: true }),
+    ...(scan.conditions !== undefined && { conditions: Object.fromEntries([...scan.conditions].map(([id, cs]) => [id, cs.map((c) => (c.kind === 'not_in' ? { kind: c.kind, values: c.values.map(String) } : c))])) }),
   };
 }
 
