@@ -5,7 +5,8 @@
  * are copies in its local file cache (`file-cache.ts`): new files are written there, uploaded and
  * kept (write-through), and a read of a file not cached downloads it first.
  */
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -74,7 +75,10 @@ export class FileStorageProvider implements StorageProvider {
     const path = this.local(objectPath);
     let actual: number;
     try {
-      actual = (await stat(path)).size;
+      // Synchronous: a local file's metadata is a few microseconds away, where fs/promises' stat
+      // costs a round trip through the thread pool on every scan of every file (~0.3 ms of a point
+      // query's main thread under load).
+      actual = statSync(path).size;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missing(objectPath, this.store, 'is missing (the manifest records it)');
       throw new TsdbError(StatusCode.StorageUnavailable, `object ${objectPath} in ${this.store.description}: ${(err as Error).message}`);
