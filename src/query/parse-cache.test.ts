@@ -102,6 +102,12 @@ test('the cache keeps at most its number of shapes, the least recently used leav
   assert.equal(calls, 0, 'a was used last but one: kept');
   await cache.parse('SELECT 5 AS b', serialize);
   assert.equal(calls, 1, 'b was the least recently used: gone');
+  // And at most its characters: a tree larger than the budget is not kept at all.
+  const small = new ParseCache(100, 16 * 1024, 2000);
+  await small.parse(`SELECT ${Array.from({ length: 40 }, (_, i) => `c${i}`).join(', ')} FROM t WHERE a = 1`, serialize);
+  assert.equal(small.size, 0);
+  await small.parse('SELECT 1', serialize);
+  assert.equal(small.size, 1);
 });
 
 test('random values in one shape: every cached tree equals DuckDB parse', async () => {

@@ -163,10 +163,14 @@ interface Entry {
 /** Shapes kept, most recently used last; `null`: a shape whose trees are not kept. */
 export class ParseCache {
   private readonly entries = new Map<string, Entry | null>();
+  /** Characters of the kept keys and trees. */
+  private chars = 0;
 
   constructor(
     private readonly maxEntries = 2048,
     private readonly maxTextLength = 16 * 1024,
+    /** Characters of keys and trees kept at most (~2 bytes each). */
+    private readonly maxChars = 16 * 1024 * 1024,
   ) {}
 
   get size(): number {
@@ -192,8 +196,14 @@ export class ParseCache {
     const tree = parseSqlJson(text);
     // A text that does not parse is not kept: its error message quotes it.
     if (!(isObject(tree) && tree['error'] === true)) {
-      this.entries.set(shape.key, literalsAreConstants(tree, shape) ? { tree: text, literals: shape.literals } : null);
-      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      const entry = literalsAreConstants(tree, shape) ? { tree: text, literals: shape.literals } : null;
+      this.entries.set(shape.key, entry);
+      this.chars += shape.key.length + (entry?.tree.length ?? 0);
+      while (this.entries.size > this.maxEntries || (this.chars > this.maxChars && this.entries.size > 0)) {
+        const [key, old] = this.entries.entries().next().value!;
+        this.entries.delete(key);
+        this.chars -= key.length + (old?.tree.length ?? 0);
+      }
     }
     return tree;
   }
