@@ -75,6 +75,7 @@ import {
 import { intercept, splitStatements } from './mysql-intercept.js';
 import { DEFAULT_MAX_PAYLOAD_SIZE, MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
 import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
+import { writeResultSet } from './row-encoder.js';
 import { inferParamTypes } from '../param-types.js';
 
 export interface MysqlConnectionOptions {
@@ -565,13 +566,14 @@ export class MysqlConnection {
   }
 
   private async sendRows(columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>, seq: number, status: number): Promise<number> {
-    const p = resultSetPackets(columns, rows, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status });
-    await this.send(p.bytes);
-    return p.nextSeq;
+    return writeResultSet(columns, rows, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status }, (b) => this.send(b));
   }
 
   private async sendOutput(o: Output, seq: number, status: number, binary = false): Promise<number> {
-    const p = outputPackets(o, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status, binary });
+    const opts = { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status, binary };
+    // Rows are encoded a chunk at a time, each sent before the next is made (row-encoder.ts).
+    if (o.kind === 'records') return writeResultSet(o.columns, o.rows, opts, (b) => this.send(b));
+    const p = outputPackets(o, opts);
     await this.send(p.bytes);
     return p.nextSeq;
   }

@@ -264,7 +264,7 @@ export function encodeTextRow(row: readonly Cell[], columns: readonly OutputColu
 }
 
 /** Writes one cell in the binary protocol as `mysqlColumnType(dataType)` declares it. */
-function writeBinaryCell(w: PayloadWriter, cell: Cell, dataType: string, timeZone: string): void {
+export function writeBinaryCell(w: PayloadWriter, cell: Cell, dataType: string, timeZone: string): void {
   const m = mysqlColumnType(dataType);
   switch (m.type) {
     case MysqlType.TINY:
@@ -397,20 +397,34 @@ export function framePayloads(payloads: readonly Buffer[], seq: number): Packets
   return { bytes: Buffer.concat(out), nextSeq: s };
 }
 
-/** The payloads of a result set: column count, definitions, [EOF], rows, EOF or OK-as-EOF. */
+/** The payloads of a result set before its rows: column count, definitions, [EOF]. */
+export function resultSetHeadPayloads(columns: readonly OutputColumn[], opts: Omit<ResultSetOptions, 'seq'>): Buffer[] {
+  const out: Buffer[] = [new PayloadWriter().lenEncInt(columns.length).finish()];
+  for (const c of columns) out.push(encodeColumnDefinition(columnDefinition(c, opts)));
+  if (!(opts.capabilities & CLIENT_DEPRECATE_EOF)) out.push(encodeEof({ statusFlags: opts.statusFlags ?? SERVER_STATUS_AUTOCOMMIT }));
+  return out;
+}
+
+/** The payload after a result set's rows: EOF or OK-as-EOF. */
+export function resultSetEndPayload(opts: Omit<ResultSetOptions, 'seq'>): Buffer {
+  return encodeEndOfRows(opts.capabilities, { statusFlags: opts.statusFlags ?? SERVER_STATUS_AUTOCOMMIT, warnings: opts.warnings ?? 0 });
+}
+
+/**
+ * The payloads of a result set: column count, definitions, [EOF], rows, EOF or OK-as-EOF. Rows a
+ * payload each, by `encodeTextRow` / `encodeBinaryRow`: for small results; the servers write large
+ * ones with `row-encoder.ts`, which gives the same bytes.
+ */
 export function resultSetPayloads(
   columns: readonly OutputColumn[],
   rows: ReadonlyArray<readonly Cell[]>,
   opts: Omit<ResultSetOptions, 'seq'>,
 ): Buffer[] {
-  const status = opts.statusFlags ?? SERVER_STATUS_AUTOCOMMIT;
-  const out: Buffer[] = [new PayloadWriter().lenEncInt(columns.length).finish()];
-  for (const c of columns) out.push(encodeColumnDefinition(columnDefinition(c, opts)));
-  if (!(opts.capabilities & CLIENT_DEPRECATE_EOF)) out.push(encodeEof({ statusFlags: status }));
+  const out = resultSetHeadPayloads(columns, opts);
   for (const row of rows) {
     out.push(opts.binary ? encodeBinaryRow(row, columns, opts.timeZone) : encodeTextRow(row, columns, opts.timeZone));
   }
-  out.push(encodeEndOfRows(opts.capabilities, { statusFlags: status, warnings: opts.warnings ?? 0 }));
+  out.push(resultSetEndPayload(opts));
   return out;
 }
 
