@@ -8,6 +8,7 @@
  * functions' own cell code.
  */
 import type { Cell, OutputColumn } from '../../query/output.js';
+import { SecondCache } from '../second-cache.js';
 import { MysqlType } from './messages.js';
 import { MAX_PACKET_PAYLOAD, PayloadWriter, packetCount, writePacket } from './packet.js';
 import { civilTime, formatTimestamp, fractionText, timeUnitOf } from './time-format.js';
@@ -123,28 +124,6 @@ function doubleText(v: number): string {
   return String(v);
 }
 
-const SLOTS = 1024;
-
-/**
- * Per-second values of a timestamp column, in a small direct-mapped table: an answer's times
- * repeat seconds (or lie close together), and the zone offset and calendar date are the costly part.
- */
-class SecondCache<T> {
-  private readonly keys = new Float64Array(SLOTS).fill(Number.NaN);
-  private readonly values = new Array<T>(SLOTS);
-
-  constructor(private readonly make: (second: number) => T) {}
-
-  get(second: number): T {
-    const slot = second & (SLOTS - 1);
-    if (this.keys[slot] === second) return this.values[slot]!;
-    const v = this.make(second);
-    this.keys[slot] = second;
-    this.values[slot] = v;
-    return v;
-  }
-}
-
 const UNIT_PER_SECOND = { s: 1, ms: 1000, us: 1_000_000, ns: 1_000_000_000 } as const;
 const NANOS_PER_TICK = { s: 0, ms: 1_000_000, us: 1000, ns: 1 } as const;
 
@@ -158,8 +137,10 @@ function splitTicks(cell: Cell, perSecond: number, nanosPerTick: number): [numbe
   else if (typeof cell === 'bigint' && cell >= -9007199254740991n && cell <= 9007199254740991n) v = Number(cell);
   else return undefined;
   if (!Number.isSafeInteger(v)) return undefined;
-  const second = Math.floor(v / perSecond);
-  return [second, (v - second * perSecond) * nanosPerTick];
+  // Integer arithmetic: a division rounds up to the next second near 2^53.
+  let rem = v % perSecond;
+  if (rem < 0) rem += perSecond;
+  return [(v - rem) / perSecond, rem * nanosPerTick];
 }
 
 function textWriter(dataType: string, timeZone: string): CellWriter {

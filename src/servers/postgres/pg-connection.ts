@@ -25,7 +25,7 @@ import type { ServerTls } from '../tls.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, statusCodeOf, TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
-import { isValidTimeZone, zoneOffsetMinutes } from '../../common/time/timestamp.js';
+import { isValidTimeZone } from '../../common/time/timestamp.js';
 import { DEFAULT_USER, type UserInfo } from '../../frontend/auth/user-provider.js';
 import type { Output } from '../../query/output.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
@@ -60,7 +60,8 @@ import { inferParamTypes } from '../param-types.js';
 import { ClientSocket, endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
-import { cellEncoder, commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
+import { commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
+import { DataRowEncoder } from './data-rows.js';
 
 export interface PgConnectionOptions {
   readonly sql: SqlHandler;
@@ -665,24 +666,18 @@ export class PgConnection {
 
   private async sendOutput(o: Output, how: { describe: boolean; formats: readonly FormatCode[] } = { describe: true, formats: [] }): Promise<void> {
     if (o.kind === 'affected') return this.send(commandComplete(commandTag(o)));
-    const tz = this.timezone;
-    const opts = { utcOffsetSeconds: (micros: bigint) => zoneOffsetMinutes(tz, Number(micros / 1_000_000n)) * 60 };
-    const encoders = o.columns.map((c, k) => cellEncoder(c.data_type, paramFormat(how.formats, k), opts));
     if (how.describe) await this.send(this.rowDescriptionOf(o, how.formats));
-    // Rows go out in batches of about 64 KiB; each batch waits for the client to read the last.
-    let batch: Buffer[] = [];
-    let size = 0;
-    for (const row of o.rows) {
-      const b = dataRow(row.map((cell, k) => encoders[k]!(cell)));
-      batch.push(b);
-      size += b.length;
-      if (size >= 65536) {
-        await this.send(Buffer.concat(batch));
-        batch = [];
-        size = 0;
-      }
+    // Rows go out in chunks of about 256 KiB (data-rows.ts), each sent, and waited for when the
+    // client is not reading, before the next is encoded.
+    const encoder = new DataRowEncoder(o.columns, o.columns.map((_, k) => paramFormat(how.formats, k)), this.timezone);
+    const rows = o.rows;
+    let r = 0;
+    while (r < rows.length) {
+      const chunk = encoder.encode(rows, r, rows.length);
+      r = chunk.next;
+      if (r < rows.length) await this.send(chunk.bytes);
+      else return this.send(Buffer.concat([chunk.bytes, commandComplete(commandTag(o))]));
     }
-    batch.push(commandComplete(commandTag(o)));
-    await this.send(Buffer.concat(batch));
+    await this.send(commandComplete(commandTag(o)));
   }
 }

@@ -106,7 +106,7 @@ export function pgTypeOf(dataType: string): PgType {
 }
 
 /** Sub-second digits of the unit of a `Timestamp*` / `Time*` type name: 0, 3, 6 or 9. */
-function unitDigits(dataType: string): number {
+export function unitDigits(dataType: string): number {
   if (dataType.endsWith('Nanosecond')) return 9;
   if (dataType.endsWith('Microsecond')) return 6;
   if (dataType.endsWith('Millisecond')) return 3;
