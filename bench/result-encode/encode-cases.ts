@@ -9,6 +9,8 @@ import { render } from '../../src/servers/http/sql-format.js';
 import { encodeBinaryRow, encodeTextRow, framePayloads } from '../../src/servers/mysql/resultset.js';
 import { cellEncoder } from '../../src/servers/postgres/types.js';
 import { dataRow } from '../../src/servers/postgres/messages.js';
+import { DataRowEncoder } from '../../src/servers/postgres/data-rows.js';
+import { RowPacketEncoder } from '../../src/servers/mysql/row-encoder.js';
 
 export interface EncodeCase {
   readonly name: string;
@@ -36,16 +38,43 @@ export function encodeCases(columns: readonly OutputColumn[], rows: readonly (re
     out.push({ name, ms: r.ms, bytes: size(r.out) });
     return r.out;
   };
+  const same = (a: Buffer | string, b: Buffer | string, what: string): void => {
+    if (!(a as Buffer).equals(b as Buffer)) throw new Error(`${what}: the batch encoder's bytes differ from the row-at-a-time encoder's`);
+  };
   for (const binary of [false, true]) {
-    add(`MySQL ${binary ? 'binary' : 'text'} rows, a row at a time (before)`, () =>
+    const kind = binary ? 'binary' : 'text';
+    const before = add(`MySQL ${kind} rows, a row at a time (before: \`encodeTextRow\` / \`encodeBinaryRow\`)`, () =>
       framePayloads(rows.map((r) => (binary ? encodeBinaryRow(r, columns, 'UTC') : encodeTextRow(r, columns, 'UTC'))), 1).bytes,
     );
+    const after = add(`MySQL ${kind} rows, batched (now: \`RowPacketEncoder\`)`, () => {
+      const enc = new RowPacketEncoder(columns, binary, 'UTC', 1);
+      const parts: Buffer[] = [];
+      for (let r = 0; r < rows.length; ) {
+        const chunk = enc.encode(rows, r, rows.length);
+        parts.push(chunk.bytes);
+        r = chunk.next;
+      }
+      return Buffer.concat(parts);
+    });
+    same(after, before, `MySQL ${kind}`);
   }
   for (const format of [0, 1] as const) {
-    add(`PostgreSQL ${format === 0 ? 'text' : 'binary'} DataRows, a cell at a time (before)`, () => {
+    const kind = format === 0 ? 'text' : 'binary';
+    const before = add(`PostgreSQL ${kind} DataRows, a cell at a time (before: \`cellEncoder\` + \`dataRow\`)`, () => {
       const enc = columns.map((c) => cellEncoder(c.data_type, format));
       return Buffer.concat(rows.map((r) => dataRow(r.map((cell, k) => enc[k]!(cell)))));
     });
+    const after = add(`PostgreSQL ${kind} DataRows, batched (now: \`DataRowEncoder\`)`, () => {
+      const enc = new DataRowEncoder(columns, columns.map(() => format), 'UTC');
+      const parts: Buffer[] = [];
+      for (let r = 0; r < rows.length; ) {
+        const chunk = enc.encode(rows, r, rows.length);
+        parts.push(chunk.bytes);
+        r = chunk.next;
+      }
+      return Buffer.concat(parts);
+    });
+    same(after, before, `PostgreSQL ${kind}`);
   }
   add('JSON (greptimedb_v1, `render`)', () => render('greptimedb_v1', [{ kind: 'records', columns, rows }], 1).body);
   return out;

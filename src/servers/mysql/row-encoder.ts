@@ -273,8 +273,13 @@ function binaryWriter(dataType: string, timeZone: string): CellWriter {
         out.pos = p;
       };
     }
-    default:
+    case MysqlType.DATE:
+    case MysqlType.TIME:
+    case MysqlType.NULL:
       return generic;
+    default:
+      // Strings, blobs, JSON, decimals: a length-encoded text, as in a text row.
+      return textWriter(dataType, timeZone);
   }
 }
 
