@@ -279,6 +279,12 @@ export class MysqlConnection {
     await writeWithBackpressure(this.socket, buf);
   }
 
+  /** Writes a chunk of a result set; false once the connection is closed (the rest need not be encoded). */
+  private async sendChunk(buf: Buffer): Promise<void | false> {
+    if (this.state === 'closed') return false;
+    await writeWithBackpressure(this.socket, buf);
+  }
+
   private fatal(err: ErrPacket, seq: number): void {
     this.opts.logger.debug({ errno: err.errno, reason: err.message }, 'MySQL connection closed on an error');
     if (this.state !== 'closed') endConnection(this.socket, writePacket(encodeErr(err), seq & 0xff));
@@ -566,13 +572,13 @@ export class MysqlConnection {
   }
 
   private async sendRows(columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>, seq: number, status: number): Promise<number> {
-    return writeResultSet(columns, rows, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status }, (b) => this.send(b));
+    return writeResultSet(columns, rows, { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status }, (b) => this.sendChunk(b));
   }
 
   private async sendOutput(o: Output, seq: number, status: number, binary = false): Promise<number> {
     const opts = { capabilities: this.caps, seq, timeZone: this.timezone, statusFlags: status, binary };
     // Rows are encoded a chunk at a time, each sent before the next is made (row-encoder.ts).
-    if (o.kind === 'records') return writeResultSet(o.columns, o.rows, opts, (b) => this.send(b));
+    if (o.kind === 'records') return writeResultSet(o.columns, o.rows, opts, (b) => this.sendChunk(b));
     const p = outputPackets(o, opts);
     await this.send(p.bytes);
     return p.nextSeq;

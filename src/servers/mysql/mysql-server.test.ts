@@ -44,6 +44,16 @@ import { placeholderOffsets, substitute } from './mysql-connection.js';
 import { intercept } from './mysql-intercept.js';
 import { MysqlServer } from './mysql-server.js';
 import { PacketReader, writePacket } from './packet.js';
+import mysql from 'mysql2/promise';
+
+/** A result of many chunks of row packets (row-encoder.ts), sequence ids wrapping many times. */
+const BIG_COLUMNS = [
+  { name: 'host', data_type: 'String' },
+  { name: 'ts', data_type: 'TimestampMillisecond' },
+  { name: 'v', data_type: 'Float64' },
+  { name: 'n', data_type: 'Int64' },
+];
+const BIG_ROWS = Array.from({ length: 30_000 }, (_, i) => [`host_${i % 97}é`, 1451606400000 + i * 10_001, i % 5 === 0 ? null : i / 4, BigInt(i) * 1_000_000_007n]);
 
 const seen: string[] = [];
 const cancelled: Array<[string, number]> = [];
@@ -54,6 +64,7 @@ const sql: SqlHandler = {
   },
   async executeSql(text) {
     seen.push(text);
+    if (text.startsWith('SELECT big')) return [records(BIG_COLUMNS, BIG_ROWS)];
     if (text.startsWith('SELECT')) return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
     if (text.startsWith('INSERT')) return [affected(2)];
     throw new TsdbError(StatusCode.TableNotFound, 'Table not found: t');
@@ -317,4 +328,19 @@ test('COM_PROCESS_KILL cancels the statement of a connection id and answers OK',
   c.send(kill);
   assert.equal((await c.next())[0], 0x00);
   assert.deepEqual(cancelled, [['mysql', 42]]);
+});
+
+test('a large result (30,000 rows, many chunks) reaches mysql2 whole, in text and binary rows', async (t) => {
+  const port = await startServer(t);
+  const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', database: 'public', dateStrings: true, supportBigNumbers: true, bigNumberStrings: true });
+  t.after(() => conn.end());
+  const expected = BIG_ROWS.map(([host, ts, v, n]) => [host, new Date(ts as number).toISOString().replace('T', ' ').replace(/\.000Z$|Z$/, ''), v, String(n)]);
+  for (const prepared of [false, true]) {
+    const q = { sql: 'SELECT big', rowsAsArray: true };
+    const [rows] = prepared ? await conn.execute(q) : await conn.query(q);
+    assert.deepEqual(rows, expected, prepared ? 'binary rows' : 'text rows');
+  }
+  // The connection goes on after it.
+  const [one] = await conn.query({ sql: 'SELECT 1', rowsAsArray: true });
+  assert.deepEqual(one, [['1']]);
 });

@@ -148,6 +148,17 @@ describe('MySQL row encoder', () => {
     }
   });
 
+  test('send() resolving to false (the connection closed) stops the encoding', async () => {
+    const columns = [{ name: 's', data_type: 'String' }];
+    const rows: Cell[][] = Array.from({ length: 100_000 }, (_, i) => [`row ${i} of a result nobody reads any more`]);
+    let sends = 0;
+    await writeResultSet(columns, rows, { capabilities: CLIENT_PROTOCOL_41, seq: 1, timeZone: 'UTC' }, async () => {
+      sends++;
+      return false;
+    });
+    assert.equal(sends, 1);
+  });
+
   test('an empty result: definitions and the end packet only', async () => {
     const columns = [{ name: 'a', data_type: 'Int64' }];
     const opts: ResultSetOptions = { capabilities: CLIENT_PROTOCOL_41, seq: 1, timeZone: 'UTC' };

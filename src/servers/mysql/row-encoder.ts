@@ -363,13 +363,14 @@ export class RowPacketEncoder {
 /**
  * Writes a whole result set through `send` a chunk at a time (about `ROW_CHUNK_BYTES` of rows each,
  * the column definitions with the first, the end packet with the last), each awaited: a client that
- * reads slowly holds up the encoding, not the server's memory. Returns the sequence id after it.
+ * reads slowly holds up the encoding, not the server's memory. `send` resolving to false (the
+ * connection closed) stops it. Returns the sequence id after it.
  */
 export async function writeResultSet(
   columns: readonly OutputColumn[],
   rows: ReadonlyArray<readonly Cell[]>,
   opts: ResultSetOptions,
-  send: (bytes: Buffer) => Promise<void>,
+  send: (bytes: Buffer) => Promise<void | false>,
 ): Promise<number> {
   const head = framePayloads(resultSetHeadPayloads(columns, opts), opts.seq);
   const encoder = new RowPacketEncoder(columns, opts.binary === true, opts.timeZone, head.nextSeq);
@@ -382,7 +383,8 @@ export async function writeResultSet(
       r = chunk.next;
     }
     if (r >= rows.length) break;
-    await send(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    // false: the connection is gone, the rest is not worth encoding.
+    if ((await send(parts.length === 1 ? parts[0]! : Buffer.concat(parts))) === false) return encoder.seq;
     parts = [];
   }
   const end = framePayloads([resultSetEndPayload(opts)], encoder.seq);

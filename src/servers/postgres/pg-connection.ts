@@ -673,6 +673,8 @@ export class PgConnection {
     const rows = o.rows;
     let r = 0;
     while (r < rows.length) {
+      // A closed connection: the rest is not worth encoding.
+      if (this.state === 'closed') return;
       const chunk = encoder.encode(rows, r, rows.length);
       r = chunk.next;
       if (r < rows.length) await this.send(chunk.bytes);

@@ -13,10 +13,21 @@ import { silentLogger } from '../../common/logging.js';
 import { records, affected } from '../../query/output.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
 import { PostgresServer } from './postgres-server.js';
+import pg from 'pg';
+
+/** A result of many chunks of DataRows (data-rows.ts). */
+const BIG_COLUMNS = [
+  { name: 'host', data_type: 'String' },
+  { name: 'ts', data_type: 'TimestampMillisecond' },
+  { name: 'v', data_type: 'Float64' },
+  { name: 'n', data_type: 'Int64' },
+];
+const BIG_ROWS = Array.from({ length: 30_000 }, (_, i) => [`host_${i % 97}é`, 1451606400000 + i * 10_001, i % 5 === 0 ? null : i / 3, BigInt(i) * 1_000_000_007n]);
 
 const sql: SqlHandler = {
   async executeSql(text) {
     if (text === 'SELECT 1' || text === "SELECT '1'") return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
+    if (text === 'SELECT big') return [records(BIG_COLUMNS, BIG_ROWS)];
     if (text.startsWith('INSERT')) return [affected(2)];
     throw new TsdbError(StatusCode.TableNotFound, 'Table not found: t');
   },
@@ -308,4 +319,20 @@ test('a client that does not finish its startup in time is dropped; a logged-in 
   await new Promise((r) => setTimeout(r, 400));
   good.socket.write(query('SELECT 1'));
   assert.deepEqual((await good.until('Z')).map((m) => m.type), ['T', 'D', 'C', 'Z']);
+});
+
+test('a large result (30,000 rows, many chunks) reaches node-postgres whole, then the session goes on', async (t) => {
+  const port = await startServer(t);
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'u', database: 'public' });
+  // The server's shutdown (t.after) tells a connected client goodbye with an error.
+  client.on('error', () => {});
+  await client.connect();
+  const raw = { getTypeParser: () => (v: string) => v };
+  const res = await client.query({ text: 'SELECT big', rowMode: 'array', types: raw });
+  // PostgreSQL drops a fraction's trailing zeros.
+  const iso = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace(/\.?0*Z$/, '');
+  // float8out: V8's shortest digits for these values (all between 1e-4 and 1e15).
+  assert.deepEqual(res.rows, BIG_ROWS.map(([host, ts, v, n]) => [host, iso(ts as number), v === null ? null : String(v), String(n)]));
+  assert.deepEqual((await client.query({ text: 'SELECT 1', rowMode: 'array' })).rows, [['1']]);
+  await client.end();
 });
