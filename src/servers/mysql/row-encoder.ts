@@ -89,10 +89,18 @@ class RowBuffer {
   /** An ASCII text (numbers, formatted times) with its length. */
   lenEncAscii(s: string): void {
     const n = s.length;
-    this.lenEncInt(n);
-    this.ensure(n);
+    if (n >= 251) {
+      this.lenEncInt(n);
+      this.ensure(n);
+      this.pos += this.buf.write(s, this.pos, 'latin1');
+      return;
+    }
+    this.ensure(1 + n);
     const b = this.buf;
-    for (let i = 0; i < n; i++) b[this.pos++] = s.charCodeAt(i);
+    let p = this.pos;
+    b[p++] = n;
+    for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
+    this.pos = p;
   }
 
   u8(v: number): void {

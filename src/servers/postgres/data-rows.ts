@@ -41,8 +41,11 @@ class MessageBuffer {
     const n = s.length;
     this.ensure(4 + n);
     const b = this.buf;
-    b.writeInt32BE(n, this.pos);
-    let p = this.pos + 4;
+    let p = this.pos;
+    b[p++] = n >>> 24;
+    b[p++] = (n >>> 16) & 0xff;
+    b[p++] = (n >>> 8) & 0xff;
+    b[p++] = n & 0xff;
     for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
     this.pos = p;
   }
