@@ -159,6 +159,23 @@ describe('MySQL row encoder', () => {
     assert.equal(sends, 1);
   });
 
+  test('the event loop turns between chunks even when every send completes at once', async () => {
+    const columns = [{ name: 's', data_type: 'String' }];
+    const rows: Cell[][] = Array.from({ length: 50_000 }, (_, i) => [`row ${i}: some text to fill the chunks`]);
+    let turns = 0;
+    let done = false;
+    const tick = (): void => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let sends = 0;
+    await writeResultSet(columns, rows, { capabilities: CLIENT_PROTOCOL_41, seq: 1, timeZone: 'UTC' }, async () => void sends++);
+    done = true;
+    assert.ok(sends > 4, `${sends} sends`);
+    assert.ok(turns >= sends - 1, `${turns} turns of the event loop for ${sends} sends`);
+  });
+
   test('an empty result: definitions and the end packet only', async () => {
     const columns = [{ name: 'a', data_type: 'Int64' }];
     const opts: ResultSetOptions = { capabilities: CLIENT_PROTOCOL_41, seq: 1, timeZone: 'UTC' };

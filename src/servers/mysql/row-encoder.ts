@@ -371,8 +371,9 @@ export class RowPacketEncoder {
 /**
  * Writes a whole result set through `send` a chunk at a time (about `ROW_CHUNK_BYTES` of rows each,
  * the column definitions with the first, the end packet with the last), each awaited: a client that
- * reads slowly holds up the encoding, not the server's memory. `send` resolving to false (the
- * connection closed) stops it. Returns the sequence id after it.
+ * reads slowly holds up the encoding, not the server's memory, and the event loop turns between
+ * chunks, so a large answer does not hold up other connections for its whole encoding. `send`
+ * resolving to false (the connection closed) stops it. Returns the sequence id after it.
  */
 export async function writeResultSet(
   columns: readonly OutputColumn[],
@@ -394,6 +395,8 @@ export async function writeResultSet(
     // false: the connection is gone, the rest is not worth encoding.
     if ((await send(parts.length === 1 ? parts[0]! : Buffer.concat(parts))) === false) return encoder.seq;
     parts = [];
+    // The socket may have taken the chunk at once: let other connections' work in between.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const end = framePayloads([resultSetEndPayload(opts)], encoder.seq);
   parts.push(end.bytes);

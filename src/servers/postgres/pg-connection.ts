@@ -677,8 +677,10 @@ export class PgConnection {
       if (this.state === 'closed') return;
       const chunk = encoder.encode(rows, r, rows.length);
       r = chunk.next;
-      if (r < rows.length) await this.send(chunk.bytes);
-      else return this.send(Buffer.concat([chunk.bytes, commandComplete(commandTag(o))]));
+      if (r >= rows.length) return this.send(Buffer.concat([chunk.bytes, commandComplete(commandTag(o))]));
+      await this.send(chunk.bytes);
+      // The socket may have taken the chunk at once: let other connections' work in between.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await this.send(commandComplete(commandTag(o)));
   }
