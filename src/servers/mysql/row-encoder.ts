@@ -18,17 +18,18 @@ import { mysqlColumnType, resultSetEndPayload, resultSetHeadPayloads, textCell, 
 type CellWriter = (out: RowBuffer, cell: Cell) => void;
 
 /** A growing buffer of framed packets. */
+const EMPTY = Buffer.alloc(0);
+
 class RowBuffer {
-  buf: Buffer;
+  buf: Buffer = EMPTY;
   pos = 0;
 
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(capacity);
-  }
+  /** `capacity`: the size of the first allocation (a small result's guess; then a chunk's size). */
+  constructor(private capacity: number) {}
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n, this.capacity));
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
@@ -115,10 +116,12 @@ class RowBuffer {
   }
 
   /** The bytes so far, the buffer then starting again (a fresh one: the result is not copied). */
-  take(capacity: number): Buffer {
+  take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
-    this.buf = Buffer.allocUnsafe(capacity);
+    // The next buffer is allocated when written to: none after a result's last chunk.
+    this.buf = EMPTY;
     this.pos = 0;
+    this.capacity = CHUNK_CAPACITY;
     return out;
   }
 }
@@ -293,6 +296,8 @@ function binaryWriter(dataType: string, timeZone: string): CellWriter {
 
 /** Bytes of rows collected before they are handed on (`RowPacketEncoder.encode`'s chunks). */
 export const ROW_CHUNK_BYTES = 256 * 1024;
+/** A chunk's buffer: its rows and the last row's overshoot. */
+const CHUNK_CAPACITY = ROW_CHUNK_BYTES + 4096;
 
 /**
  * Encodes rows of one result as text or binary protocol row packets. Made once per result set;
@@ -302,15 +307,18 @@ export class RowPacketEncoder {
   private readonly writers: CellWriter[];
   /** Columns always NULL in the binary protocol (MySQL type NULL). */
   private readonly alwaysNull: boolean[];
-  private readonly out = new RowBuffer(ROW_CHUNK_BYTES + 4096);
+  private readonly out: RowBuffer;
   seq: number;
 
+  /** `rows`: how many rows there are to encode, to size the first buffer (a point query's is small). */
   constructor(
     private readonly columns: readonly OutputColumn[],
     private readonly binary: boolean,
     timeZone: string,
     seq: number,
+    rows = Infinity,
   ) {
+    this.out = new RowBuffer(Math.min(CHUNK_CAPACITY, 256 + rows * (16 + 12 * columns.length)));
     this.writers = columns.map((c) => (binary ? binaryWriter(c.data_type, timeZone) : textWriter(c.data_type, timeZone)));
     this.alwaysNull = columns.map((c) => binary && mysqlColumnType(c.data_type).type === MysqlType.NULL);
     this.seq = seq & 0xff;
@@ -364,7 +372,7 @@ export class RowPacketEncoder {
         this.seq = (this.seq + packetCount(length)) & 0xff;
       }
     }
-    return { bytes: out.take(ROW_CHUNK_BYTES + 4096), next: r };
+    return { bytes: out.take(), next: r };
   }
 }
 
@@ -382,7 +390,7 @@ export async function writeResultSet(
   send: (bytes: Buffer) => Promise<void | false>,
 ): Promise<number> {
   const head = framePayloads(resultSetHeadPayloads(columns, opts), opts.seq);
-  const encoder = new RowPacketEncoder(columns, opts.binary === true, opts.timeZone, head.nextSeq);
+  const encoder = new RowPacketEncoder(columns, opts.binary === true, opts.timeZone, head.nextSeq, rows.length);
   let r = 0;
   let parts: Buffer[] = [head.bytes];
   for (;;) {

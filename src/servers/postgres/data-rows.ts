@@ -13,17 +13,18 @@ import type { FormatCode } from './messages.js';
 import { cellEncoder, formatFloat, formatTimestamp, pgTypeOf, PG_EPOCH_MICROS, PG_OID, unitDigits, type EncodeOptions } from './types.js';
 
 /** A growing buffer of messages. */
+const EMPTY = Buffer.alloc(0);
+
 class MessageBuffer {
-  buf: Buffer;
+  buf: Buffer = EMPTY;
   pos = 0;
 
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(capacity);
-  }
+  /** `capacity`: the size of the first allocation (a small result's guess; then a chunk's size). */
+  constructor(private capacity: number) {}
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n, this.capacity));
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
@@ -87,10 +88,12 @@ class MessageBuffer {
     this.pos += 12;
   }
 
-  take(capacity: number): Buffer {
+  take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
-    this.buf = Buffer.allocUnsafe(capacity);
+    // The next buffer is allocated when written to: none after a result's last chunk.
+    this.buf = EMPTY;
     this.pos = 0;
+    this.capacity = CHUNK_CAPACITY;
     return out;
   }
 }
@@ -233,6 +236,8 @@ function writerOf(dataType: string, format: FormatCode, timeZone: string, opts: 
 
 /** Bytes of rows collected before they are handed on. */
 export const DATA_ROW_CHUNK_BYTES = 256 * 1024;
+/** A chunk's buffer: its rows and the last row's overshoot. */
+const CHUNK_CAPACITY = DATA_ROW_CHUNK_BYTES + 4096;
 
 /** The options `cellEncoder` takes for a session in `timeZone`: wall-clock time there, the offset per second. */
 export function zoneEncodeOptions(timeZone: string): EncodeOptions {
@@ -245,9 +250,11 @@ export function zoneEncodeOptions(timeZone: string): EncodeOptions {
  */
 export class DataRowEncoder {
   private readonly writers: FieldWriter[];
-  private readonly out = new MessageBuffer(DATA_ROW_CHUNK_BYTES + 4096);
+  private readonly out: MessageBuffer;
 
-  constructor(columns: readonly OutputColumn[], formats: readonly FormatCode[], timeZone: string) {
+  /** `rows`: how many rows there are to encode, to size the first buffer (a point query's is small). */
+  constructor(columns: readonly OutputColumn[], formats: readonly FormatCode[], timeZone: string, rows = Infinity) {
+    this.out = new MessageBuffer(Math.min(CHUNK_CAPACITY, 256 + rows * (16 + 12 * columns.length)));
     const opts = zoneEncodeOptions(timeZone);
     this.writers = columns.map((c, k) => writerOf(c.data_type, formats[k] ?? 0, timeZone, opts));
   }
@@ -277,6 +284,6 @@ export class DataRowEncoder {
       }
       out.buf.writeInt32BE(out.pos - start - 1, start + 1);
     }
-    return { bytes: out.take(DATA_ROW_CHUNK_BYTES + 4096), next: r };
+    return { bytes: out.take(), next: r };
   }
 }

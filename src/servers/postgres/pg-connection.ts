@@ -669,7 +669,7 @@ export class PgConnection {
     if (how.describe) await this.send(this.rowDescriptionOf(o, how.formats));
     // Rows go out in chunks of about 256 KiB (data-rows.ts), each sent, and waited for when the
     // client is not reading, before the next is encoded.
-    const encoder = new DataRowEncoder(o.columns, o.columns.map((_, k) => paramFormat(how.formats, k)), this.timezone);
+    const encoder = new DataRowEncoder(o.columns, o.columns.map((_, k) => paramFormat(how.formats, k)), this.timezone, o.rows.length);
     const rows = o.rows;
     let r = 0;
     while (r < rows.length) {
