@@ -75,7 +75,7 @@ import {
 import { intercept, splitStatements } from './mysql-intercept.js';
 import { DEFAULT_MAX_PAYLOAD_SIZE, MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
 import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
-import { writeResultSet } from './row-encoder.js';
+import { ResultSetCut, writeResultSet } from './row-encoder.js';
 import { inferParamTypes } from '../param-types.js';
 
 export interface MysqlConnectionOptions {
@@ -448,8 +448,14 @@ export class MysqlConnection {
     try {
       await f();
     } catch (err) {
-      await this.sendErr(this.errPacket(err), seq);
+      await this.sendErrOf(err, seq);
     }
+  }
+
+  /** The ERR packet of an error at `seq`, or, for a result set cut short, where its next row would have been. */
+  private sendErrOf(err: unknown, seq: number): Promise<void> {
+    if (err instanceof ResultSetCut) return this.sendErr(this.errPacket(err.error), err.seq);
+    return this.sendErr(this.errPacket(err), seq);
   }
 
   private errPacket(err: unknown): ErrPacket {
@@ -510,7 +516,7 @@ export class MysqlConnection {
       try {
         seq = await this.statement(statements[i]!, seq, more);
       } catch (err) {
-        await this.sendErr(this.errPacket(err), seq);
+        await this.sendErrOf(err, seq);
         return;
       }
     }

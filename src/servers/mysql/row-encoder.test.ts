@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Cell, OutputColumn } from '../../query/output.js';
 import { CLIENT_DEPRECATE_EOF, CLIENT_PROTOCOL_41, SERVER_MORE_RESULTS_EXISTS } from './handshake.js';
 import { encodeTextRow, framePayloads, resultSetPackets, type ResultSetOptions } from './resultset.js';
-import { ROW_CHUNK_BYTES, RowPacketEncoder, writeResultSet } from './row-encoder.js';
+import { ResultSetCut, ROW_CHUNK_BYTES, RowPacketEncoder, writeResultSet } from './row-encoder.js';
 
 /** Each type with cells of every shape a result holds: the old row-at-a-time path is the reference. */
 const CASES: ReadonlyArray<{ dataType: string; cells: readonly Cell[] }> = [
@@ -174,6 +174,30 @@ describe('MySQL row encoder', () => {
     done = true;
     assert.ok(sends > 4, `${sends} sends`);
     assert.ok(turns >= sends - 1, `${turns} turns of the event loop for ${sends} sends`);
+  });
+
+  test('an error after rows were sent is a ResultSetCut with the sequence id after the last packet sent', async () => {
+    const columns = [{ name: 'n', data_type: 'Int64' }];
+    const rows: Cell[][] = Array.from({ length: 100_000 }, (_, i) => [i]);
+    rows.push([Number.NaN]);
+    const chunks: Buffer[] = [];
+    const opts: ResultSetOptions = { capabilities: CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF, seq: 1, timeZone: 'UTC', binary: true };
+    const err: unknown = await writeResultSet(columns, rows, opts, async (b) => void chunks.push(Buffer.from(b))).then(
+      () => assert.fail('a NaN in an Int64 column is refused in binary rows'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ResultSetCut, String(err));
+    assert.ok(chunks.length > 1);
+    // Walk the packets sent: the cut's id follows the last one's.
+    const sent = Buffer.concat(chunks);
+    let at = 0;
+    let last = -1;
+    while (at < sent.length) {
+      last = sent[at + 3]!;
+      at += 4 + sent.readUIntLE(at, 3);
+    }
+    assert.equal(at, sent.length, 'whole packets only');
+    assert.equal(err.seq, (last + 1) & 0xff);
   });
 
   test('an empty result: definitions and the end packet only', async () => {

@@ -294,6 +294,19 @@ function binaryWriter(dataType: string, timeZone: string): CellWriter {
   }
 }
 
+/**
+ * A result set cut short by an error after some of its rows were sent: the ERR packet answering it
+ * takes sequence id `seq` (the next row's), not the statement's first.
+ */
+export class ResultSetCut extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly seq: number,
+  ) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** Bytes of rows collected before they are handed on (`RowPacketEncoder.encode`'s chunks). */
 export const ROW_CHUNK_BYTES = 256 * 1024;
 /** A chunk's buffer: its rows and the last row's overshoot. */
@@ -393,13 +406,23 @@ export async function writeResultSet(
   const encoder = new RowPacketEncoder(columns, opts.binary === true, opts.timeZone, head.nextSeq, rows.length);
   let r = 0;
   let parts: Buffer[] = [head.bytes];
+  /** The sequence id after the last packet sent; undefined before anything is. */
+  let sentSeq: number | undefined;
   for (;;) {
     if (r < rows.length) {
-      const chunk = encoder.encode(rows, r, rows.length);
+      let chunk: { bytes: Buffer; next: number };
+      try {
+        chunk = encoder.encode(rows, r, rows.length);
+      } catch (err) {
+        // Before anything is sent the error answers the statement as usual; after, it must come
+        // where the next row would have, with that row's sequence id.
+        throw sentSeq !== undefined ? new ResultSetCut(err, sentSeq) : err;
+      }
       parts.push(chunk.bytes);
       r = chunk.next;
     }
     if (r >= rows.length) break;
+    sentSeq = encoder.seq;
     // false: the connection is gone, the rest is not worth encoding.
     if ((await send(parts.length === 1 ? parts[0]! : Buffer.concat(parts))) === false) return encoder.seq;
     parts = [];
