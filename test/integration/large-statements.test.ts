@@ -1,7 +1,7 @@
 /**
  * Very large statements do not stall the server: while a 1,000,000-element IN list (6–9 MB of SQL:
  * integers on a field, NOT IN, strings on a tag, integers on the time index) is parsed, planned and
- * run, `/health` (polled every 100 ms) answers within 1 s and `SELECT 1` keeps being served; the
+ * run, `/health` (polled every 100 ms) answers within 2 s and `SELECT 1` keeps being served; the
  * answers are right. The same holds for long lists over MySQL (text and prepared statements) and
  * PostgreSQL (simple and extended protocol), for timestamp strings read in the session's time zone,
  * and in INSERT … SELECT and DELETE. The list is folded out of the statement while tsdb parses it
@@ -150,5 +150,7 @@ test('1,000,000-element IN lists (HTTP, MySQL, PostgreSQL) are answered right wh
   t.diagnostic(`max /health latency ${max(w.health).toFixed(0)} ms over ${w.health.length} polls; max SELECT 1 latency ${max(w.small).toFixed(0)} ms over ${w.small.length} queries`);
   assert.deepEqual(w.failures, []);
   assert.ok(w.health.length >= 20, `${w.health.length} polls`);
-  assert.ok(max(w.health) < 1000, `every /health answered within 1 s (worst: ${max(w.health).toFixed(0)} ms)`);
+  // The stall this guards against was ~9 s; on two cores shared with other test files (loads of 7–10)
+  // GC and scheduling alone gave single answers of 1.0–1.5 s.
+  assert.ok(max(w.health) < 2000, `every /health answered within 2 s (worst: ${max(w.health).toFixed(0)} ms)`);
 });
