@@ -3,6 +3,7 @@
  * from the frontend through the WAL into the memtable.
  */
 import type { ColumnType } from './region-metadata.js';
+import { stringVectorLength } from './string-dictionary.js';
 
 export const OP_DELETE = 0;
 export const OP_PUT = 1;
@@ -51,8 +52,9 @@ export function vectorTypeOf(type: ColumnType): VectorType {
   }
 }
 
+/** The number of rows of a vector (a string vector made from a dictionary keeps its per-row strings unmade). */
 export function vectorLength(v: Vector): number {
-  return v.data.length;
+  return v.type === 'string' ? stringVectorLength(v) : v.data.length;
 }
 
 export function isNull(v: Vector, row: number): boolean {

@@ -14,8 +14,8 @@
  * (WAL replay copies each record's payload into its own buffer) decodes its numeric columns and
  * dictionary codes as views, without copying them again.
  */
-import { dictionaryOf, vectorFromDictionary } from './string-dictionary.js';
-import type { OpType, Vector, VectorType, WriteBatch } from '../../types/write-batch.js';
+import { dictionaryOf, knownDictionary, vectorFromDictionary } from '../../types/string-dictionary.js';
+import { vectorLength, type OpType, type Vector, type VectorType, type WriteBatch } from '../../types/write-batch.js';
 
 const VERSION = 2;
 const TYPE_CODES: Record<VectorType, number> = { float64: 1, int64: 2, uint64: 3, bool: 4, string: 5, binary: 6 };
@@ -83,7 +83,8 @@ export function encodeBatch(batch: WriteBatch): Buffer {
   w.u32(batch.rowCount);
   w.u16(batch.columns.size);
   for (const [id, v] of batch.columns) {
-    if (v.data.length !== batch.rowCount) throw new RangeError(`column ${id} has ${v.data.length} values for ${batch.rowCount} rows`);
+    const length = vectorLength(v);
+    if (length !== batch.rowCount) throw new RangeError(`column ${id} has ${length} values for ${batch.rowCount} rows`);
     w.u32(id);
     if (v.type === 'string' && writeDictionary(w, v)) continue;
     w.u8(TYPE_CODES[v.type]);
@@ -109,10 +110,12 @@ export function encodeBatch(batch: WriteBatch): Buffer {
 
 /**
  * Writes a string column as a dictionary when at most half its values are distinct (tags):
- * fewer bytes to encode, write and checksum, and on replay one string per distinct value.
+ * fewer bytes to encode, write and checksum, and on replay one string per distinct value. A
+ * dictionary already known (a protocol decoder made the column from one) is always used: its
+ * per-row strings may not even exist, and it costs at most 4 bytes a row more.
  */
 function writeDictionary(w: Writer, v: Extract<Vector, { type: 'string' }>): boolean {
-  const dict = dictionaryOf(v, v.data.length / 2);
+  const dict = knownDictionary(v) ?? dictionaryOf(v, v.data.length / 2);
   if (dict === undefined) return false;
   w.u8(DICT_STRING);
   w.u8(0);

@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { OP_DELETE, OP_PUT, vectorTypeOf, type WriteBatch } from '../../types/write-batch.js';
+import { OP_DELETE, OP_PUT, vectorLength, vectorTypeOf, type WriteBatch } from '../../types/write-batch.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
 
 function invalid(message: string): TsdbError {
@@ -19,7 +19,8 @@ export function validateBatch(metadata: RegionMetadata, batch: WriteBatch): void
   for (const [id, v] of batch.columns) {
     const col = byId.get(id);
     if (col === undefined) throw invalid(`column id ${id} is not in the region`);
-    if (v.data.length !== batch.rowCount) throw invalid(`column ${col.name} has ${v.data.length} values for ${batch.rowCount} rows`);
+    const length = vectorLength(v);
+    if (length !== batch.rowCount) throw invalid(`column ${col.name} has ${length} values for ${batch.rowCount} rows`);
     const want = vectorTypeOf(col.type);
     if (v.type !== want) throw invalid(`column ${col.name} of type ${col.type} needs ${want} values, got ${v.type}`);
     if (!col.nullable && batch.op === OP_PUT) {

@@ -3,7 +3,7 @@
  * them so, and the memtables find series by the codes (one lookup per distinct value instead of
  * one per row). Computed at most once per vector and remembered with it.
  */
-import type { Vector } from '../../types/write-batch.js';
+import type { Vector } from './write-batch.js';
 
 export type StringVector = Extract<Vector, { type: 'string' }>;
 
@@ -56,8 +56,19 @@ export function dictionaryOf(v: StringVector, maxDistinct = Infinity): StringDic
   return dict;
 }
 
+/** The dictionary of `v` if it is already known (made from one, or computed before); never computes it. */
+export function knownDictionary(v: StringVector): StringDictionary | undefined {
+  return known.get(v);
+}
+
+/** The number of rows of a string vector, without making its per-row strings when they are not made yet. */
+export function stringVectorLength(v: StringVector): number {
+  return known.get(v)?.codes.length ?? v.data.length;
+}
+
 /**
- * A string vector built from a dictionary (WAL replay): its dictionary is known from the start,
+ * A string vector built from a dictionary (WAL replay, a protocol decoder that sees each series'
+ * tags once): its dictionary is known from the start,
  * and the per-row strings are only made if something reads `data` (tags are read by their codes).
  */
 export function vectorFromDictionary(values: readonly string[], codes: Uint32Array): StringVector {
