@@ -22,7 +22,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { firstOutOfRange } from '../common/time/range-halves.js';
 import { checkTimestampRange, NS_PER_UNIT, TIMESTAMP_RANGE } from '../common/time/timestamp.js';
-import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
+import { OP_DELETE, OP_PUT, vectorLength, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import type { IngestColumn, IngestOptions, IngestTable } from './ingest-request.js';
 import type { TableRouter } from './table-router.js';
@@ -53,7 +53,8 @@ function checkShape(t: IngestTable): IngestColumn {
     checkColumnName(t.name, c.name);
     if (names.has(c.name)) throw invalid(`table ${t.name}: column ${c.name} is given twice`);
     names.add(c.name);
-    if (c.vector.data.length !== t.rowCount) throw invalid(`table ${t.name}: column ${c.name} has ${c.vector.data.length} values for ${t.rowCount} rows`);
+    const length = vectorLength(c.vector);
+    if (length !== t.rowCount) throw invalid(`table ${t.name}: column ${c.name} has ${length} values for ${t.rowCount} rows`);
     if (c.semantic === 'timestamp') {
       if (ts !== undefined) throw invalid(`table ${t.name}: two time index columns, ${ts.name} and ${c.name}`);
       if (timeUnitOf(c.type) === undefined || c.vector.type !== 'int64') throw invalid(`table ${t.name}: time index ${c.name} is not a timestamp`);

@@ -15,6 +15,7 @@
 import { fullTableName, LOGICAL_TABLE_OPTION, METRIC_ENGINE, ownsNoRegions, type ColumnSchema, type TableInfo } from '../catalog/table-info.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
+import { dictionaryOf, NULL_CODE, type StringDictionary } from '../types/string-dictionary.js';
 import { OP_DELETE, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { quoteIdent } from '../common/sql-quote.js';
 
@@ -116,14 +117,17 @@ export function withTags(physical: TableInfo, tags: readonly ColumnSchema[]): Ta
  * Writes the 64-bit `__tsid` of row `row` into `out[2 * row]` (low word) and `out[2 * row + 1]`
  * (high word): FNV-1a over the tag names and values (NULL tags left out), as two 32-bit lanes with
  * different offsets, in integer arithmetic. Stored in files: it must never change, or rows written
- * before and after would not be the same series.
+ * before and after would not be the same series. The tags come as dictionaries (`columns[i]`
+ * codes the values of tag `names[i]`), so a value is found without the column's per-row strings.
  */
-function hashTags(names: readonly string[], columns: ReadonlyArray<ReadonlyArray<string | null>>, row: number, out: Uint32Array): void {
+function hashTags(names: readonly string[], columns: readonly StringDictionary[], row: number, out: Uint32Array): void {
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
   for (let i = 0; i < names.length; i++) {
-    const v = columns[i]![row];
-    if (v === null || v === undefined) continue;
+    const dict = columns[i]!;
+    const code = dict.codes[row]!;
+    if (code === NULL_CODE) continue;
+    const v = dict.values[code]!;
     const name = names[i]!;
     for (let k = 0; k < name.length; k++) {
       const c = name.charCodeAt(k);
@@ -144,9 +148,12 @@ function hashTags(names: readonly string[], columns: ReadonlyArray<ReadonlyArray
   out[2 * row + 1] = b >>> 0;
 }
 
-/** Whether row `row` has the same tag values as the row before it. */
-function sameTagsAsPrevious(columns: ReadonlyArray<ReadonlyArray<string | null>>, row: number): boolean {
-  for (const c of columns) if (c[row] !== c[row - 1]) return false;
+/** Whether row `row` has the same tag values as the row before it (same codes: same values). */
+function sameTagsAsPrevious(columns: readonly StringDictionary[], row: number): boolean {
+  for (let i = 0; i < columns.length; i++) {
+    const codes = columns[i]!.codes;
+    if (codes[row] !== codes[row - 1]) return false;
+  }
   return true;
 }
 
@@ -158,7 +165,7 @@ export function physicalBatch(logical: TableInfo, physical: TableInfo, batch: Wr
   const physicalByName = new Map(physical.columns.map((c) => [c.name, c]));
   const columns = new Map<number, Vector>();
   const tagNames: string[] = [];
-  const tagValues: Array<ReadonlyArray<string | null>> = [];
+  const tagValues: StringDictionary[] = [];
   for (const c of logical.columns) {
     const v = batch.columns.get(c.column_id);
     if (v === undefined) continue;
@@ -167,7 +174,8 @@ export function physicalBatch(logical: TableInfo, physical: TableInfo, batch: Wr
     columns.set(target.column_id, v);
     if (c.semantic_type === 'tag' && v.type === 'string') {
       tagNames.push(c.name);
-      tagValues.push(v.data);
+      // Computed once and remembered with the vector: the WAL and the memtable use it too.
+      tagValues.push(dictionaryOf(v)!);
     }
   }
   // Tags in name order, so the hash does not depend on the column order.
