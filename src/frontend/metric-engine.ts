@@ -148,13 +148,18 @@ function hashTags(names: readonly string[], columns: readonly StringDictionary[]
   out[2 * row + 1] = b >>> 0;
 }
 
-/** Whether row `row` has the same tag values as the row before it (same codes: same values). */
-function sameTagsAsPrevious(columns: readonly StringDictionary[], row: number): boolean {
+/**
+ * Per row, 1 where some tag's value differs from the row before (row 0 always): column by column,
+ * comparing codes, so the rows of one series are found without looking at a string.
+ */
+function seriesStarts(columns: readonly StringDictionary[], n: number): Uint8Array {
+  const starts = new Uint8Array(n);
+  if (n > 0) starts[0] = 1;
   for (let i = 0; i < columns.length; i++) {
     const codes = columns[i]!.codes;
-    if (codes[row] !== codes[row - 1]) return false;
+    for (let r = 1; r < n; r++) if (codes[r] !== codes[r - 1]) starts[r] = 1;
   }
-  return true;
+  return starts;
 }
 
 /**
@@ -186,8 +191,9 @@ export function physicalBatch(logical: TableInfo, physical: TableInfo, batch: Wr
   const tsid = new BigUint64Array(n);
   // Little-endian words of the u64s; rows of one series usually come together: hashed once.
   const words = new Uint32Array(tsid.buffer);
+  const starts = seriesStarts(values, n);
   for (let r = 0; r < n; r++) {
-    if (r > 0 && sameTagsAsPrevious(values, r)) {
+    if (starts[r] === 0) {
       words[2 * r] = words[2 * r - 2]!;
       words[2 * r + 1] = words[2 * r - 1]!;
     } else hashTags(names, values, r, words);

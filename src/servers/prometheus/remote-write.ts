@@ -530,9 +530,9 @@ function isSpecialLabel(name: string): boolean {
 }
 
 /**
- * One tag column of a table being built: its distinct values and a code per row (NULL_CODE: no
- * value), set a series at a time. It becomes a string vector made from that dictionary, so the
- * metric engine, the WAL and the memtable read the codes and no string is stored per row.
+ * One tag column of a table being built: its distinct values and a code per series (-1: no value).
+ * It becomes a string vector made from that dictionary, so the metric engine, the WAL and the
+ * memtable read codes and no string is stored per row.
  */
 class TagColumn {
   readonly values: string[] = [];
@@ -540,7 +540,8 @@ class TagColumn {
 
   constructor(
     readonly name: string,
-    public codes: Uint32Array,
+    /** Per series of the table so far, the code of its value. */
+    readonly seriesCodes: number[],
   ) {}
 
   /** The code of a value, a new one for a value not seen before. */
@@ -572,6 +573,8 @@ class TableBuilder {
   values = new Uint32Array(0);
   private readonly tagIndex = new Map<string, number>();
   private readonly tags: TagColumn[] = [];
+  /** The first row of each series. */
+  private readonly seriesRows: number[] = [];
   /** Per tag column, the value of the series being added (null: none). */
   private readonly current: (string | null)[] = [];
 
@@ -614,11 +617,10 @@ class TableBuilder {
     for (let j = 0; j < this.tags.length; j++) {
       const column = this.tags[j]!;
       const v = current[j]!;
-      const code = v === null ? NULL_CODE : column.code(v);
-      if (samples === 1) column.codes[row] = code;
-      else column.codes.fill(code, row, row + samples);
+      column.seriesCodes.push(v === null ? -1 : column.code(v));
       current[j] = null;
     }
+    this.seriesRows.push(row);
     this.rowCount = row + samples;
     return { table: this, row };
   }
@@ -630,9 +632,19 @@ class TableBuilder {
       ROWS_HINT.set(this.name, n);
     }
     const order = this.tags.map((_, j) => j).sort((a, b) => compareNames(this.tags[a]!.name, this.tags[b]!.name));
-    const columns: IngestColumn[] = order.map((j) => {
+    // Every tag column's codes in one buffer: one allocation per table, each series' code repeated over its rows.
+    const all = new Uint32Array(n * this.tags.length);
+    const starts = this.seriesRows;
+    const columns: IngestColumn[] = order.map((j, k) => {
       const tag = this.tags[j]!;
-      return { name: tag.name, semantic: 'tag', type: 'String', vector: vectorFromDictionary(tag.values, tag.codes.subarray(0, n)) };
+      const codes = all.subarray(k * n, (k + 1) * n);
+      const perSeries = tag.seriesCodes;
+      for (let s = 0; s < starts.length; s++) {
+        const code = perSeries[s]! < 0 ? NULL_CODE : perSeries[s]!;
+        const end = s + 1 < starts.length ? starts[s + 1]! : n;
+        for (let r = starts[s]!; r < end; r++) codes[r] = code;
+      }
+      return { name: tag.name, semantic: 'tag', type: 'String', vector: vectorFromDictionary(tag.values, codes) };
     });
     const exact = this.timestamps.length === 2 * n;
     columns.push({
@@ -673,10 +685,8 @@ class TableBuilder {
     }
     // NULL for the rows before.
     this.budget.charge(this.rowCount);
-    const codes = new Uint32Array(this.timestamps.length / 2);
-    codes.fill(NULL_CODE, 0, this.rowCount);
     this.tagIndex.set(name, j);
-    this.tags.push(new TagColumn(name, codes));
+    this.tags.push(new TagColumn(name, new Array<number>(this.seriesRows.length).fill(-1)));
     this.current.push(null);
     return j;
   }
@@ -694,11 +704,6 @@ class TableBuilder {
     vs.set(this.values.subarray(0, 2 * this.rowCount));
     this.timestamps = ts;
     this.values = vs;
-    for (const tag of this.tags) {
-      const codes = new Uint32Array(capacity);
-      codes.set(tag.codes.subarray(0, this.rowCount));
-      tag.codes = codes;
-    }
   }
 }
 
