@@ -71,10 +71,13 @@ export function stringVectorLength(v: StringVector): number {
  * tags once): its dictionary is known from the start,
  * and the per-row strings are only made if something reads `data` (tags are read by their codes).
  */
-export function vectorFromDictionary(values: readonly string[], codes: Uint32Array): StringVector {
-  for (let i = 0; i < codes.length; i++) {
-    const c = codes[i]!;
-    if (c !== NULL_CODE && c >= values.length) throw new RangeError(`dictionary index ${c} out of range (${values.length} values)`);
+export function vectorFromDictionary(values: readonly string[], codes: Uint32Array, trusted = false): StringVector {
+  // Codes read from outside (the WAL, another thread) are checked; a maker that built them itself from `values` need not.
+  if (!trusted) {
+    for (let i = 0; i < codes.length; i++) {
+      const c = codes[i]!;
+      if (c !== NULL_CODE && c >= values.length) throw new RangeError(`dictionary index ${c} out of range (${values.length} values)`);
+    }
   }
   let data: (string | null)[] | undefined;
   const v: StringVector = {

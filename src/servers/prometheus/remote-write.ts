@@ -214,7 +214,7 @@ class WriteRequestDecoder {
       } else if (field === 2) {
         this.expectWire(key, WIRE_LEN, 'Label.value');
         const len = this.length(end);
-        value = this.string(this.pos, this.pos + len, 'value');
+        value = this.labelValue(this.pos, this.pos + len);
         this.pos += len;
       } else {
         this.skip(key, end);
@@ -296,20 +296,28 @@ class WriteRequestDecoder {
    * so the name at the same position there is tried first (one comparison, no hashing).
    */
   private labelName(start: number, end: number): string {
-    const predicted = this.names[this.labelCount];
+    return this.same(start, end, this.names[this.labelCount]) ?? this.string(start, end, 'name');
+  }
+
+  /**
+   * A label value: neighbouring series (a scrape target's metrics) mostly share their label values
+   * but one, so the value at the same position in the series before is tried first.
+   */
+  private labelValue(start: number, end: number): string {
+    return this.same(start, end, this.values[this.labelCount]) ?? this.string(start, end, 'value');
+  }
+
+  /** `candidate` when bytes [start, end) are its characters, all ASCII; else undefined. */
+  private same(start: number, end: number, candidate: string | undefined): string | undefined {
     const len = end - start;
-    if (predicted !== undefined && predicted.length === len) {
-      const buf = this.buf;
-      let i = 0;
-      // Only ASCII matches: `é` decoded from two bytes must not match the lone byte 0xe9.
-      while (i < len) {
-        const c = buf[start + i]!;
-        if (c >= 0x80 || predicted.charCodeAt(i) !== c) break;
-        i++;
-      }
-      if (i === len) return predicted;
+    if (candidate === undefined || candidate.length !== len) return undefined;
+    const buf = this.buf;
+    // Only ASCII matches: `é` decoded from two bytes must not match the lone byte 0xe9.
+    for (let i = 0; i < len; i++) {
+      const c = buf[start + i]!;
+      if (c >= 0x80 || candidate.charCodeAt(i) !== c) return undefined;
     }
-    return this.string(start, end, 'name');
+    return candidate;
   }
 
   /**
@@ -644,7 +652,7 @@ class TableBuilder {
         const end = s + 1 < starts.length ? starts[s + 1]! : n;
         for (let r = starts[s]!; r < end; r++) codes[r] = code;
       }
-      return { name: tag.name, semantic: 'tag', type: 'String', vector: vectorFromDictionary(tag.values, codes) };
+      return { name: tag.name, semantic: 'tag', type: 'String', vector: vectorFromDictionary(tag.values, codes, true) };
     });
     const exact = this.timestamps.length === 2 * n;
     columns.push({
