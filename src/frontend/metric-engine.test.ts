@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ColumnSchema, TableInfo } from '../catalog/table-info.js';
+import { NULL_CODE, vectorFromDictionary } from '../types/string-dictionary.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../types/write-batch.js';
 import { checkLogical, logicalRelation, physicalBatch, physicalTableInfo, withTags } from './metric-engine.js';
 
@@ -73,4 +74,33 @@ test('physicalBatch: columns by name, __table_id set, __tsid a stable hash of th
   // A delete names every key column of the physical table.
   const del = physicalBatch(logical, PHYSICAL, { ...batch, op: OP_DELETE });
   for (const k of PHYSICAL.primary_key) assert.ok(del.columns.has(PHYSICAL.columns.find((c) => c.name === k)!.column_id), k);
+});
+
+test('physicalBatch: tags given as dictionaries hash to the same __tsid as plain ones; series interleaved row by row', () => {
+  const logical = table('m', [col(0, 'ts', 'timestamp', 'TimestampMillisecond'), col(1, 'val', 'field', 'Float64'), col(2, 'job', 'tag', 'String'), col(3, 'host', 'tag', 'String')], { on_physical_table: 'phy' }, 2000);
+  const job: Array<string | null> = ['api', 'db', 'api', null, null, 'db', 'api'];
+  const host: Array<string | null> = ['a', 'a', 'a', 'a', 'b', 'b', 'b'];
+  const dictionary = (data: Array<string | null>): Vector => {
+    const values = [...new Set(data.filter((v): v is string => v !== null))];
+    return vectorFromDictionary(values, Uint32Array.from(data, (v) => (v === null ? NULL_CODE : values.indexOf(v))));
+  };
+  const batchWith = (j: Vector, h: Vector): WriteBatch => ({
+    op: OP_PUT,
+    rowCount: 7,
+    columns: new Map<number, Vector>([
+      [0, { type: 'int64', data: BigInt64Array.from([1n, 2n, 3n, 4n, 5n, 6n, 7n]) }],
+      [1, { type: 'float64', data: Float64Array.from([1, 2, 3, 4, 5, 6, 7]) }],
+      [2, j],
+      [3, h],
+    ]),
+  });
+  const tsidOf = (b: WriteBatch) => [...(physicalBatch(logical, PHYSICAL, b).columns.get(PHYSICAL.columns.find((c) => c.name === '__tsid')!.column_id)!.data as BigUint64Array)];
+  const plain = tsidOf(batchWith({ type: 'string', data: job }, { type: 'string', data: host }));
+  assert.deepEqual(tsidOf(batchWith(dictionary(job), dictionary(host))), plain);
+  // Each row's own hash: the same as the row alone in a batch.
+  const alone = job.map((j, r) => tsidOf({ op: OP_PUT, rowCount: 1, columns: new Map<number, Vector>([[0, { type: 'int64', data: BigInt64Array.from([1n]) }], [1, { type: 'float64', data: Float64Array.from([1]) }], [2, { type: 'string', data: [j] }], [3, { type: 'string', data: [host[r]!] }]]) })[0]);
+  assert.deepEqual(plain, alone);
+  assert.equal(plain[0], plain[2]);
+  assert.notEqual(plain[0], plain[1]);
+  assert.equal(plain[1] === plain[5], false, 'db on another host');
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeBatch, encodeBatch } from './batch-codec.js';
-import { OP_DELETE, OP_PUT, type WriteBatch } from '../../types/write-batch.js';
+import { NULL_CODE, vectorFromDictionary } from '../../types/string-dictionary.js';
+import { OP_DELETE, OP_PUT, vectorLength, type WriteBatch } from '../../types/write-batch.js';
 
 const BATCH: WriteBatch = {
   op: OP_PUT,
@@ -100,3 +101,17 @@ function u32(v: number): Buffer {
   b.writeUInt32LE(v);
   return b;
 }
+
+test('a column made from a dictionary is written from its codes, even with every value distinct, without making its rows', () => {
+  const values = ['a', 'hôst', 'c', 'x'.repeat(1000)];
+  const codes = Uint32Array.from([3, 0, NULL_CODE, 1, 2]);
+  const v = vectorFromDictionary(values, codes);
+  const expected = ['x'.repeat(1000), 'a', null, 'hôst', 'c'];
+  // Reading the rows would fail the test: the encoder and the row count must use the codes.
+  Object.defineProperty(v, 'data', { get: () => assert.fail('the rows were made') });
+  assert.equal(vectorLength(v), 5);
+  const batch: WriteBatch = { op: OP_PUT, rowCount: 5, columns: new Map([[0, v]]) };
+  const decoded = decodeBatch(encodeBatch(batch));
+  assert.deepEqual(decoded.columns.get(0)!.data, expected);
+  assert.throws(() => encodeBatch({ ...batch, rowCount: 4 }), /column 0 has 5 values for 4 rows/);
+});

@@ -8,6 +8,8 @@ import { MAX_COLUMNS_PER_TABLE } from '../../catalog/limits.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestTable } from '../../frontend/ingest-request.js';
+import { knownDictionary, NULL_CODE } from '../../types/string-dictionary.js';
+import { vectorLength, type Vector } from '../../types/write-batch.js';
 import { cellLimitProblem, INGEST_CELLS_PER_BYTE, INGEST_MIN_CELLS, ingestCellLimit } from '../ingest-budget.js';
 import { decodeRemoteWrite, encodeWriteRequest, type RemoteWriteGroup } from './remote-write.js';
 import { snappyCompress, snappyDecompress } from './snappy-block.js';
@@ -470,5 +472,67 @@ test('the encoder rejects timestamps that are not integers', () => {
       () => encodeWriteRequest([{ labels: [{ name: '__name__', value: 'm' }], samples: [{ value: 1, timestampMs: ts }] }]),
       (err: unknown) => err instanceof TsdbError && err.code === StatusCode.InvalidArguments && /invalid sample timestamp/.test(err.message),
     );
+  }
+});
+
+// --- tag columns as dictionaries ---------------------------------------------------------------
+
+test('tag columns come as dictionaries (distinct values, a code per row) whose rows are not made until read', () => {
+  const body = encodeWriteRequest([
+    { labels: [{ name: '__name__', value: 'up' }, { name: 'host', value: 'a' }, { name: 'job', value: 'j' }], samples: [{ value: 1, timestampMs: 1 }, { value: 2, timestampMs: 2 }] },
+    // The same series again in one request: its rows are added again, with the same codes.
+    { labels: [{ name: '__name__', value: 'up' }, { name: 'host', value: 'a' }, { name: 'job', value: 'j' }], samples: [{ value: 3, timestampMs: 1 }] },
+    { labels: [{ name: '__name__', value: 'up' }, { name: 'host', value: 'b' }], samples: [{ value: 4, timestampMs: 4 }] },
+  ]);
+  const t = onlyGroup(decodeRemoteWrite(body).groups);
+  const host = t.columns.find((c) => c.name === 'host')!.vector as Extract<Vector, { type: 'string' }>;
+  const job = t.columns.find((c) => c.name === 'job')!.vector as Extract<Vector, { type: 'string' }>;
+  const hostDict = knownDictionary(host)!;
+  const jobDict = knownDictionary(job)!;
+  assert.deepEqual(hostDict.values, ['a', 'b']);
+  assert.deepEqual([...hostDict.codes], [0, 0, 0, 1]);
+  assert.deepEqual(jobDict.values, ['j']);
+  assert.deepEqual([...jobDict.codes], [0, 0, 0, NULL_CODE]);
+  assert.equal(vectorLength(host), 4);
+  assert.deepEqual(host.data, ['a', 'a', 'a', 'b']);
+  assert.deepEqual(job.data, ['j', 'j', 'j', null]);
+  assert.deepEqual(decodeRemoteWrite(snappyCompress(Buffer.alloc(0))).groups, [], 'an empty request');
+});
+
+test('a request of the same metric after a larger or smaller one decodes exactly (buffers sized from the last)', () => {
+  for (const n of [5, 3, 7, 7, 1, 40]) {
+    const input = Array.from({ length: n }, (_, i) => ({ labels: [{ name: '__name__', value: 'sized' }, { name: 'i', value: String(i % 4) }], samples: [{ value: i, timestampMs: i }] }));
+    const t = onlyGroup(decodeRemoteWrite(encodeWriteRequest(input)).groups);
+    assert.equal(t.rowCount, n);
+    assert.deepEqual(column(t, 'i'), input.map((s) => s.labels[1]!.value));
+    assert.deepEqual(column(t, 'tsdb_value'), input.map((s) => s.samples[0]!.value));
+    const ts = t.columns.find((c) => c.name === 'tsdb_timestamp')!.vector.data as BigInt64Array;
+    assert.equal(ts.buffer.byteLength, 8 * n);
+  }
+});
+
+test('label values guessed from the series before are only taken when every byte matches (random label sets)', () => {
+  let s = 7;
+  const random = () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return s / 2 ** 32;
+  };
+  // Same lengths but different text: 'Ã©' has the code units of the UTF-8 bytes of 'é'; one letter off; long ones.
+  const choices = ['ab', 'é', 'Ã©', 'ac', 'ab', '', 'x'.repeat(70), 'x'.repeat(69) + 'y', 'Zürich', 'ok'];
+  const names = ['a', 'b', 'c', 'd'];
+  for (let round = 0; round < 3; round++) {
+    const input = Array.from({ length: 400 }, () => {
+      const labels = [{ name: '__name__', value: random() < 0.5 ? 'm1' : 'm2' }];
+      for (const name of names) if (random() < 0.8) labels.push({ name, value: choices[Math.floor(random() * choices.length)]! });
+      return { labels, samples: [{ value: random(), timestampMs: Math.floor(random() * 1000) }] };
+    });
+    const { groups } = decodeRemoteWrite(encodeWriteRequest(input));
+    for (const g of groups) {
+      const rows = input.filter((x) => x.labels[0]!.value === g.table.name);
+      for (const c of g.table.columns) {
+        if (c.semantic !== 'tag') continue;
+        assert.deepEqual(column(g.table, c.name), rows.map((x) => x.labels.find((l) => l.name === c.name)?.value || null), `${g.table.name}.${c.name}`);
+      }
+    }
   }
 });
