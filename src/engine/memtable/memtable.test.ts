@@ -5,6 +5,7 @@ import type { RegionMetadata } from '../../types/region-metadata.js';
 import { createMemtable } from './create-memtable.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type Memtable, type MemtableOptions, type ReadMode, type SeriesRun } from './memtable.js';
 import { PartitionTreeMemtable } from './partition-tree-memtable.js';
+import { PENDING_ROWS } from './time-series-memtable.js';
 
 /** Every memtable kind, partition_tree also with tiny shards and parts so that both come into play. */
 const KINDS: ReadonlyArray<[string, MemtableOptions]> = [
@@ -333,4 +334,26 @@ test('time_series: a series of one row reads out its buffers as they are; later 
   const now = [...mt.runs('last_row')];
   assert.deepEqual(now.map((r) => r.ts.length), [20, 20]);
   assert.deepEqual(Array.from({ length: 20 }, (_, i) => vectorValue(now[1]!.fields[0]!, i)), Array.from({ length: 20 }, (_, i) => (i === 0 || (i + 1) % 3 === 0 ? null : -(i + 1))));
+});
+
+test('time_series: rows wait in the pending buffer until a read or PENDING_ROWS of them; either way they read out like the model', () => {
+  const r = rng(99);
+  const mt = createMemtable(METADATA, DEFAULT_MEMTABLE_OPTIONS);
+  const model: ModelRow[] = [];
+  let seq = 1;
+  let read = false;
+  // A read at 20,000 rows, then past the pending limit before the next, with puts, deletes and absent columns.
+  while (model.length < PENDING_ROWS + 30_000) {
+    const { batch, rows } = randomBatch(r, r() < 0.1 ? OP_DELETE : OP_PUT);
+    mt.write(batch, seq);
+    rows.forEach((row, i) => model.push({ ...row, seq: seq + i }));
+    seq += batch.rowCount;
+    if (!read && model.length >= 20_000) {
+      read = true;
+      assert.deepEqual(actual(mt, 'last_non_null'), expected(model, 'last_non_null'), `read at ${model.length} rows`);
+    }
+  }
+  for (const mode of ['append', 'last_row', 'last_non_null'] as const) assert.deepEqual(actual(mt, mode), expected(model, mode), mode);
+  assert.equal(mt.stats().rows, model.length);
+  assert.equal(mt.stats().series, new Set(model.map((m) => JSON.stringify(m.key))).size);
 });

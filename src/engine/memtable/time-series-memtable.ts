@@ -2,11 +2,16 @@
  * The `time_series` memtable (GreptimeDB mito's default): rows grouped by series (primary key),
  * each series a set of columnar buffers in arrival order. Sorting by (time, sequence desc) and
  * deduplication by the merge mode happen when rows are read out (flush, scan), per series.
+ *
+ * Writes land in a pending columnar buffer first (a copy of whole columns) and are handed out to
+ * their series only when a read needs them or `PENDING_ROWS` have gathered: with thousands of
+ * series and a row or two of each per batch, appending to every series' dozen buffers per batch
+ * was most of a write (a cache miss or more per buffer); per many batches it is a fraction.
  */
 import { OP_DELETE, vectorTypeOf, type OpType, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import { fieldBuilder, type FieldBuilder } from './field-builder.js';
-import { growableF64, growableI64, growableU8, type Growable } from './growable.js';
+import { growableF64, growableI32, growableI64, growableU8, type Growable } from './growable.js';
 import type { PkValue, ReadMode, SeriesRun } from './memtable.js';
 import { selectRows, sortByTime } from './select-rows.js';
 import { KeyIndex } from './key-index.js';
@@ -39,6 +44,17 @@ interface Series {
 }
 
 const SERIES_OVERHEAD = 256;
+/** Rows the pending buffer gathers before they are handed out to their series. */
+export const PENDING_ROWS = 1 << 16;
+
+/** Written rows not yet handed out to their series, in write order. */
+interface Pending {
+  readonly ids: Growable<Int32Array>;
+  readonly ts: Growable<BigInt64Array>;
+  readonly seq: Growable<Float64Array>;
+  readonly op: Growable<Uint8Array>;
+  readonly fields: FieldBuilder[];
+}
 
 export class TimeSeriesMemtable extends MemtableBase {
   /** Field columns (neither tag nor time index), in column order. */
@@ -64,11 +80,13 @@ export class TimeSeriesMemtable extends MemtableBase {
    * keeps them, within its budget.
    */
   get cachesRuns(): boolean {
+    this.distribute();
     return this.unordered === 0;
   }
   /** Counts writes: tells a series whether it was grouped in this one. */
   private epoch = 0;
   private approxBytes = 0;
+  private pending: Pending;
 
   constructor(readonly metadata: RegionMetadata) {
     super();
@@ -77,34 +95,71 @@ export class TimeSeriesMemtable extends MemtableBase {
     this.index = new KeyIndex(this.tags);
     this.timeIndex = byId.get(metadata.time_index)!;
     this.fields = metadata.columns.filter((c) => c.semantic_type === 'field');
+    this.pending = this.newPending(64);
+  }
+
+  private newPending(capacity: number): Pending {
+    return {
+      ids: growableI32(capacity),
+      ts: growableI64(capacity),
+      seq: growableF64(capacity),
+      op: growableU8(capacity),
+      fields: this.fields.map((c) => fieldBuilder(vectorTypeOf(c.type), c.default, capacity)),
+    };
   }
 
   /** Adds a batch whose rows take sequences `firstSequence`, `firstSequence + 1`, … */
   write(batch: WriteBatch, firstSequence: number): void {
     const times = this.timesOf(batch, this.timeIndex);
+    const n = batch.rowCount;
+    if (n === 0) return;
     const fieldVectors = this.fields.map((c) => batch.columns.get(c.column_id));
     const indexBytes = this.index.bytes;
     const ids = this.index.idsOf(batch);
     this.approxBytes += this.index.bytes - indexBytes;
+    // New series now (the statistics count them); their rows come with the others.
+    for (let row = 0; row < n; row++) {
+      const id = ids[row]!;
+      if ((row > 0 && id === ids[row - 1]) || this.series[id] !== undefined) continue;
+      const s = (this.series[id] = this.newSeries(this.index.keys[id]!));
+      this.added.push(s);
+      this.seriesCount++;
+      this.approxBytes += SERIES_OVERHEAD;
+    }
+    const p = this.pending;
+    const at = p.ids.length;
+    for (const g of [p.ids, p.ts, p.seq, p.op]) g.reserve(n);
+    p.ids.data.set(ids, at);
+    p.ts.data.set(times.subarray(0, n), at);
+    const seq = p.seq.data;
+    for (let i = 0; i < n; i++) seq[at + i] = firstSequence + i;
+    p.op.data.fill(batch.op, at, at + n);
+    p.ids.length = p.ts.length = p.seq.length = p.op.length = at + n;
     const isDelete = batch.op === OP_DELETE;
-    const n = batch.rowCount;
-    const rowBytes = 17 + this.fields.length * 9;
-    // Times as 32-bit words (low, high): copying and comparing them makes no BigInts.
-    const words = wordsOf(times, n);
+    for (let f = 0; f < p.fields.length; f++) {
+      const builder = p.fields[f]!;
+      if (isDelete) for (let i = 0; i < n; i++) builder.appendNull();
+      else builder.appendRange(fieldVectors[f], 0, n);
+    }
+    this.noteRows(times, n, firstSequence);
+    this.approxBytes += n * (17 + this.fields.length * 9) + stringBytes(fieldVectors);
+    if (p.ids.length >= PENDING_ROWS) this.distribute();
+  }
 
-    // The batch's rows grouped by series (stable), then appended series by series, column by column.
+  /** Hands the pending rows out to their series (grouped by series, each series' rows in write order). */
+  private distribute(): void {
+    const p = this.pending;
+    const n = p.ids.length;
+    if (n === 0) return;
+    const ids = p.ids.data;
+    // Times as 32-bit words (low, high): copying and comparing them makes no BigInts.
+    const words = wordsOf(p.ts.data, n);
+    const fieldVectors = p.fields.map((b) => b.prefix(n));
     const epoch = ++this.epoch;
     const groups: Series[] = [];
     const slotOf = new Int32Array(n);
     for (let row = 0; row < n; row++) {
-      const id = ids[row]!;
-      let s = this.series[id];
-      if (s === undefined) {
-        s = this.series[id] = this.newSeries(this.index.keys[id]!);
-        this.added.push(s);
-        this.seriesCount++;
-        this.approxBytes += SERIES_OVERHEAD;
-      }
+      const s = this.series[ids[row]!]!;
       if (s.mark !== epoch) {
         s.mark = epoch;
         if (!s.dirty) {
@@ -124,17 +179,19 @@ export class TimeSeriesMemtable extends MemtableBase {
     for (let row = 0; row < n; row++) order[next[slotOf[row]!]!++] = row;
     let at = 0;
     for (const s of groups) {
-      const rows = order.subarray(at, at + s.pending);
+      this.appendRows(s, order, at, at + s.pending, words, p.seq.data, p.op.data, fieldVectors);
       at += s.pending;
-      this.appendRows(s, rows, words, firstSequence, batch.op, isDelete ? undefined : fieldVectors);
     }
-    this.noteRows(times, n, firstSequence);
-    this.approxBytes += batch.rowCount * rowBytes + stringBytes(fieldVectors);
+    // A fresh, small buffer: a frozen memtable or a quiet table does not keep a large one empty.
+    this.pending = this.newPending(64);
   }
 
-  /** Appends rows `rows` of a batch to series `s` (fieldVectors undefined: a delete, fields NULL). */
-  private appendRows(s: Series, rows: Int32Array, words: Int32Array, firstSequence: number, op: OpType, fieldVectors: ReadonlyArray<Vector | undefined> | undefined): void {
-    const k = rows.length;
+  /**
+   * Appends pending rows `order[start…end)` to series `s`: times as words, sequences, ops and the
+   * field vectors of the pending buffer.
+   */
+  private appendRows(s: Series, order: Int32Array, start: number, end: number, words: Int32Array, seqs: Float64Array, ops: Uint8Array, fieldVectors: readonly Vector[]): void {
+    const k = end - start;
     const n = s.ts.length;
     if (n + k > s.ts.data.length) {
       s.ts.reserve(k);
@@ -145,7 +202,7 @@ export class TimeSeriesMemtable extends MemtableBase {
     let prevHi = n > 0 ? sw[2 * n - 1]! : 0;
     let prevLo = n > 0 ? sw[2 * n - 2]! : 0;
     for (let i = 0; i < k; i++) {
-      const r = rows[i]!;
+      const r = order[start + i]!;
       const lo = words[2 * r]!;
       const hi = words[2 * r + 1]!;
       if (increasing && (n > 0 || i > 0) && compareWords(hi, lo, prevHi, prevLo) <= 0) increasing = false;
@@ -158,17 +215,18 @@ export class TimeSeriesMemtable extends MemtableBase {
     s.increasing = increasing;
     s.ts.length = n + k;
     s.seq.reserve(k);
-    const seq = s.seq.data;
-    for (let i = 0; i < k; i++) seq[n + i] = firstSequence + rows[i]!;
-    s.seq.length = n + k;
     s.op.reserve(k);
-    s.op.data.fill(op, n, n + k);
-    s.op.length = n + k;
-    for (let f = 0; f < s.fields.length; f++) {
-      const builder = s.fields[f]!;
-      if (fieldVectors === undefined) for (let i = 0; i < k; i++) builder.appendNull();
-      else builder.appendRows(fieldVectors[f], rows);
+    const seq = s.seq.data;
+    const op = s.op.data;
+    for (let i = 0; i < k; i++) {
+      const r = order[start + i]!;
+      seq[n + i] = seqs[r]!;
+      op[n + i] = ops[r]!;
     }
+    s.seq.length = n + k;
+    s.op.length = n + k;
+    const rows = order.subarray(start, end);
+    for (let f = 0; f < s.fields.length; f++) s.fields[f]!.appendRows(fieldVectors[f], rows);
   }
 
   /**
@@ -207,6 +265,7 @@ export class TimeSeriesMemtable extends MemtableBase {
    * merges the series that need it into copies, and keeps none of them.
    */
   runs(mode: ReadMode): readonly SeriesRun[] {
+    this.distribute();
     const last = this.readout;
     if (this.unordered === 0 && last !== undefined && last.mode === mode && this.added.length === 0) {
       if (this.dirty.length === 0) return last.list;
