@@ -336,15 +336,37 @@ test('time_series: a series of one row reads out its buffers as they are; later 
   assert.deepEqual(Array.from({ length: 20 }, (_, i) => vectorValue(now[1]!.fields[0]!, i)), Array.from({ length: 20 }, (_, i) => (i === 0 || (i + 1) % 3 === 0 ? null : -(i + 1))));
 });
 
+/** A batch of 200–400 rows over 3,000 hosts: about a row per series. */
+function sparseBatch(r: () => number, op: OpType): { batch: WriteBatch; rows: Omit<ModelRow, 'seq'>[] } {
+  const n = 200 + Math.floor(r() * 200);
+  const host: string[] = [];
+  const ts = new BigInt64Array(n);
+  const usage = new Float64Array(n);
+  const rows: Omit<ModelRow, 'seq'>[] = [];
+  for (let i = 0; i < n; i++) {
+    host.push(`s${Math.floor(r() * 3000)}`);
+    ts[i] = BigInt(1_700_000_000_000 + Math.floor(r() * 50) * 1000);
+    usage[i] = Math.round(r() * 1000) / 10;
+    rows.push({ key: [host[i]!, 'dc0'], ts: ts[i]!, op, fields: op === OP_DELETE ? [null, null, null, null] : [usage[i]!, 7n, null, null] });
+  }
+  const columns = new Map<number, Vector>([[0, { type: 'string', data: host }], [2, { type: 'int64', data: ts }]]);
+  if (op === OP_PUT) columns.set(3, { type: 'float64', data: usage });
+  return { batch: { op, rowCount: n, columns }, rows };
+}
+
 test('time_series: rows wait in the pending buffer until a read or PENDING_ROWS of them; either way they read out like the model', () => {
   const r = rng(99);
   const mt = createMemtable(METADATA, DEFAULT_MEMTABLE_OPTIONS);
   const model: ModelRow[] = [];
   let seq = 1;
   let read = false;
-  // A read at 20,000 rows, then past the pending limit before the next, with puts, deletes and absent columns.
-  while (model.length < PENDING_ROWS + 30_000) {
-    const { batch, rows } = randomBatch(r, r() < 0.1 ? OP_DELETE : OP_PUT);
+  // A read at 20,000 rows, then past the pending limit before the next. Batches of many series with
+  // a row or two each (they wait), some of few series with many rows each (they hand out what
+  // waits and go to their series at once), puts, deletes and absent columns.
+  while (model.length < PENDING_ROWS + 35_000) {
+    // None between the read and the pending limit, so that the limit is what hands the rows out.
+    const dense = (model.length < 20_000 || model.length > PENDING_ROWS + 26_000) && r() < 0.05;
+    const { batch, rows } = dense ? randomBatch(r, r() < 0.1 ? OP_DELETE : OP_PUT) : sparseBatch(r, r() < 0.05 ? OP_DELETE : OP_PUT);
     mt.write(batch, seq);
     rows.forEach((row, i) => model.push({ ...row, seq: seq + i }));
     seq += batch.rowCount;
