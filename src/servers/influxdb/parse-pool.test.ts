@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LineProtocolError, parseLineProtocol } from './line-protocol.js';
 import { INLINE_PARSE_BYTES, ParsePool } from './parse-pool.js';
-import { knownDictionary, NULL_CODE } from '../../types/string-dictionary.js';
-import { vectorLength } from '../../types/write-batch.js';
 
 const NOW = 1_700_000_000_000_000_000n;
 
@@ -38,18 +36,4 @@ test('line errors, bad UTF-8 and a closed pool come back as errors', async () =>
   await pool.close();
   // After close, parses run inline.
   assert.equal((await pool.parse(Buffer.from(bigBody(3000)), 'ns', NOW)).length, 2);
-});
-
-test('string columns parsed in a worker arrive as dictionaries (rows made only when read)', async (t) => {
-  const pool = new ParsePool(1);
-  t.after(() => pool.close());
-  const [table] = (await pool.parse(Buffer.from(bigBody(5000)), 'ns', NOW)).filter((x) => x.name === 'm0');
-  const host = table!.columns.find((c) => c.name === 'host')!.vector;
-  const dc = table!.columns.find((c) => c.name === 'dc')!.vector;
-  assert.ok(host.type === 'string' && dc.type === 'string');
-  const dict = knownDictionary(host)!;
-  assert.ok(dict !== undefined && dict.values.length <= 11);
-  assert.equal(vectorLength(host), table!.rowCount);
-  assert.ok(knownDictionary(dc)!.codes.includes(NULL_CODE), 'lines without dc are NULL');
-  assert.deepEqual(host.data, [...dict.codes].map((c) => dict.values[c]));
 });

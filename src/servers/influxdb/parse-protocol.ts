@@ -6,7 +6,6 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
-import { vectorFromDictionary } from '../../types/string-dictionary.js';
 
 export interface ParseTask {
   readonly id: number;
@@ -83,17 +82,16 @@ export function packStrings(tables: IngestTable[]): PackedStrings[] {
   return out;
 }
 
-/**
- * Puts packed string columns back into `tables`, as vectors made from their dictionaries: the
- * memtable's key index and the WAL read the codes, and no string is made per row on the main
- * thread unless something reads the rows' values.
- */
+/** Puts packed string columns back into `tables`. */
 export function unpackStrings(tables: IngestTable[], packed: readonly PackedStrings[]): void {
   for (const p of packed) {
     const t = tables[p.table]!;
-    // -1 (NULL) read as uint32 is NULL_CODE.
-    const codes = new Uint32Array(p.codes.buffer, p.codes.byteOffset, p.codes.length);
+    const data = new Array<string | null>(p.codes.length);
+    for (let r = 0; r < p.codes.length; r++) {
+      const code = p.codes[r]!;
+      data[r] = code < 0 ? null : p.values[code]!;
+    }
     const c = t.columns[p.column]!;
-    (t.columns as IngestColumn[])[p.column] = { ...c, vector: vectorFromDictionary(p.values, codes) };
+    (t.columns as IngestColumn[])[p.column] = { ...c, vector: { type: 'string', data } };
   }
 }
