@@ -16,6 +16,7 @@
 import { quoteLiteral } from '../common/sql-quote.js';
 import { integerOf } from './sql-json.js';
 import { isNode, type Json, type Node } from './sql-tree.js';
+import { readQuoted } from './table-splice.js';
 
 /** A part of the query text to replace. */
 export interface TextSpan {
@@ -44,24 +45,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The end of the string literal starting at `at` whose value is `value`, else undefined. */
-function stringLiteralEnd(sql: string, at: number, value: string): number | undefined {
-  if (sql[at] !== "'") return undefined;
-  let i = at + 1;
-  let text = '';
-  for (;;) {
-    const q = sql.indexOf("'", i);
-    if (q < 0) return undefined;
-    text += sql.slice(i, q);
-    if (sql[q + 1] === "'") {
-      text += "'";
-      i = q + 2;
-      continue;
-    }
-    return text === value ? q + 1 : undefined;
-  }
-}
-
 const INTEGER = /-?[0-9]+/y;
 
 /** The span of the literal `constant` is written as in `sql`, else undefined. */
@@ -73,8 +56,8 @@ function literalSpan(sql: string, constant: Node): { start: number; end: number 
   if (at > 0 && /[A-Za-z0-9_$."']/.test(sql[at - 1]!)) return undefined;
   const id = isNode(value['type']) ? value['type']['id'] : undefined;
   if (id === 'VARCHAR' && typeof value['value'] === 'string') {
-    const end = stringLiteralEnd(sql, at, value['value']);
-    return end === undefined ? undefined : { start: at, end };
+    const quoted = readQuoted(sql, at, "'");
+    return quoted?.text === value['value'] ? { start: at, end: quoted.end } : undefined;
   }
   if (id === 'INTEGER' || id === 'BIGINT') {
     INTEGER.lastIndex = at;

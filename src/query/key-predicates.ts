@@ -51,6 +51,20 @@ function constantOf(n: Json | undefined): KeyValue | undefined {
 }
 
 /**
+ * The key column (of `wanted`) a column reference names, when it names one of the table read
+ * under `names` (unqualified, or qualified by one of them); else undefined.
+ */
+function keyColumnOf(names: ReadonlySet<string>, wanted: ReadonlySet<string>): (n: Json | undefined) => string | undefined {
+  return (n) => {
+    if (!isNode(n) || n['class'] !== 'COLUMN_REF') return undefined;
+    const c = n['column_names'] as string[];
+    const name = c[c.length - 1]!;
+    if (!wanted.has(name)) return undefined;
+    return c.length === 1 || (c.length === 2 && names.has(c[0]!)) ? name : undefined;
+  };
+}
+
+/**
  * The values of the columns `columns` (a table's primary key) that the WHERE of the SELECT reading
  * `table` directly allows; undefined when it allows any. Several terms on one column intersect.
  */
@@ -59,16 +73,7 @@ export function keyValuesOf(tree: unknown, table: BaseTableNode, columns: readon
   const found = whereOfTable(tree, table);
   if (found === undefined) return undefined;
   const where = found.where as Node;
-  const names = found.names;
-  const wanted = new Set(columns);
-  /** The key column a column reference names, if it names one of this table. */
-  const keyColumn = (n: Json | undefined): string | undefined => {
-    if (!isNode(n) || n['class'] !== 'COLUMN_REF') return undefined;
-    const c = n['column_names'] as string[];
-    const name = c[c.length - 1]!;
-    if (!wanted.has(name)) return undefined;
-    return c.length === 1 || (c.length === 2 && names.has(c[0]!)) ? name : undefined;
-  };
+  const keyColumn = keyColumnOf(found.names, new Set(columns));
   const out = new Map<string, KeyValue[]>();
   const kinds = new Map<string, Set<string>>();
   const narrow = (column: string, values: KeyValue[]) => {
@@ -109,15 +114,7 @@ export function keyConditionsOf(tree: unknown, table: BaseTableNode, columns: re
   const found = whereOfTable(tree, table);
   if (found === undefined) return undefined;
   const where = found.where as Node;
-  const names = found.names;
-  const wanted = new Set(columns);
-  const keyColumn = (n: Json | undefined): string | undefined => {
-    if (!isNode(n) || n['class'] !== 'COLUMN_REF') return undefined;
-    const c = n['column_names'] as string[];
-    const name = c[c.length - 1]!;
-    if (!wanted.has(name)) return undefined;
-    return c.length === 1 || (c.length === 2 && names.has(c[0]!)) ? name : undefined;
-  };
+  const keyColumn = keyColumnOf(found.names, new Set(columns));
   const out = new Map<string, KeyCondition[]>();
   const add = (column: string, c: KeyCondition): void => {
     out.set(column, [...(out.get(column) ?? []), c]);

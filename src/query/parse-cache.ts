@@ -14,6 +14,7 @@
  * their digits).
  */
 import { integerOf, parseSqlJson } from './sql-json.js';
+import { readQuoted } from './table-splice.js';
 
 /** A literal taken out of a text: where it is and what it holds. */
 interface Literal {
@@ -57,31 +58,20 @@ export function shapeOf(sql: string): Shape | undefined {
     if (c === "'") {
       // A prefix (E'…', X'…', B'…', N'…', U&'…') changes what the quotes hold.
       if (i > 0 && (WORD.test(sql[i - 1]!) || sql[i - 1] === '&')) return undefined;
-      let j = i + 1;
-      let value = '';
-      for (;;) {
-        const q = sql.indexOf("'", j);
-        if (q < 0) return undefined;
-        value += sql.slice(j, q);
-        if (sql[q + 1] === "'") {
-          value += "'";
-          j = q + 2;
-          continue;
-        }
-        j = q + 1;
-        break;
-      }
+      const quoted = readQuoted(sql, i, "'");
+      if (quoted === undefined) return undefined;
+      const j = quoted.end;
       // Strings next to each other are one string in the grammar.
       if (/^\s*'/.test(sql.slice(j, j + 64))) return undefined;
       key += sql.slice(from, i) + "\u0000s";
-      literals.push({ start: i, end: j, value });
+      literals.push({ start: i, end: j, value: quoted.text });
       from = i = j;
       continue;
     }
     if (c === '"') {
-      const q = sql.indexOf('"', i + 1);
-      if (q < 0) return undefined;
-      i = q + 1;
+      const quoted = readQuoted(sql, i, '"');
+      if (quoted === undefined) return undefined;
+      i = quoted.end;
       continue;
     }
     if ((c >= '0' && c <= '9') || (c === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {

@@ -22,22 +22,29 @@ import type { TextSpan } from './constant-splice.js';
 
 const UNQUOTED = /[A-Za-z_][A-Za-z0-9_$]*/y;
 
+/**
+ * The text quoted by `quote` starting at `at` in `sql` (doubled quotes read as one) and the offset
+ * after its closing quote, or undefined when `sql[at]` is not the quote or it is never closed.
+ */
+export function readQuoted(sql: string, at: number, quote: "'" | '"'): { text: string; end: number } | undefined {
+  if (sql[at] !== quote) return undefined;
+  let i = at + 1;
+  let text = '';
+  for (;;) {
+    const q = sql.indexOf(quote, i);
+    if (q < 0) return undefined;
+    text += sql.slice(i, q);
+    if (sql[q + 1] !== quote) return { text, end: q + 1 };
+    text += quote;
+    i = q + 2;
+  }
+}
+
 /** The end of the identifier naming `name` at `at` in `sql`, or undefined if it is not there. */
 function identifierEnd(sql: string, at: number, name: string): number | undefined {
   if (sql[at] === '"') {
-    let i = at + 1;
-    let text = '';
-    for (;;) {
-      const q = sql.indexOf('"', i);
-      if (q < 0) return undefined;
-      text += sql.slice(i, q);
-      if (sql[q + 1] === '"') {
-        text += '"';
-        i = q + 2;
-        continue;
-      }
-      return text === name ? q + 1 : undefined;
-    }
+    const quoted = readQuoted(sql, at, '"');
+    return quoted?.text === name ? quoted.end : undefined;
   }
   UNQUOTED.lastIndex = at;
   const m = UNQUOTED.exec(sql);

@@ -13,27 +13,13 @@ import { MysqlType } from './messages.js';
 import { MAX_PACKET_PAYLOAD, PayloadWriter, packetCount, writePacket } from './packet.js';
 import { civilTime, formatTimestamp, fractionText, timeUnitOf } from './time-format.js';
 import { mysqlColumnType, resultSetEndPayload, resultSetHeadPayloads, textCell, writeBinaryCell, framePayloads, type ResultSetOptions } from './resultset.js';
+import { ChunkBuffer, writeUtf8 } from '../chunk-buffer.js';
 
 /** Writes one non-null cell at `out.pos`. */
 type CellWriter = (out: RowBuffer, cell: Cell) => void;
 
-/** A growing buffer of framed packets. */
-const EMPTY = Buffer.alloc(0);
-
-class RowBuffer {
-  buf: Buffer = EMPTY;
-  pos = 0;
-
-  /** `capacity`: the size of the first allocation (a small result's guess; then a chunk's size). */
-  constructor(private capacity: number) {}
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n, this.capacity));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
+/** A chunk of framed row packets being written. */
+class RowBuffer extends ChunkBuffer {
   lenEncInt(n: number): void {
     this.ensure(9);
     const b = this.buf;
@@ -69,13 +55,7 @@ class RowBuffer {
       this.ensure(1 + 3 * n);
       const b = this.buf;
       const at = this.pos + 1;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        b[at + i] = c;
-      }
-      const len = i === n ? n : i + b.write(s.slice(i), at + i, 'utf8');
+      const len = writeUtf8(b, at, s);
       b[this.pos] = len;
       this.pos = at + len;
       return;
@@ -113,16 +93,6 @@ class RowBuffer {
     this.ensure(v.length);
     this.buf.set(v, this.pos);
     this.pos += v.length;
-  }
-
-  /** The bytes so far, the buffer then starting again (a fresh one: the result is not copied). */
-  take(): Buffer {
-    const out = this.buf.subarray(0, this.pos);
-    // The next buffer is allocated when written to: none after a result's last chunk.
-    this.buf = EMPTY;
-    this.pos = 0;
-    this.capacity = CHUNK_CAPACITY;
-    return out;
   }
 }
 
@@ -331,7 +301,7 @@ export class RowPacketEncoder {
     seq: number,
     rows = Infinity,
   ) {
-    this.out = new RowBuffer(Math.min(CHUNK_CAPACITY, 256 + rows * (16 + 12 * columns.length)));
+    this.out = new RowBuffer(Math.min(CHUNK_CAPACITY, 256 + rows * (16 + 12 * columns.length)), CHUNK_CAPACITY);
     this.writers = columns.map((c) => (binary ? binaryWriter(c.data_type, timeZone) : textWriter(c.data_type, timeZone)));
     this.alwaysNull = columns.map((c) => binary && mysqlColumnType(c.data_type).type === MysqlType.NULL);
     this.seq = seq & 0xff;

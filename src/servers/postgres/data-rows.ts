@@ -10,25 +10,11 @@ import { zoneOffsetMinutes } from '../../common/time/timestamp.js';
 import type { Cell, OutputColumn } from '../../query/output.js';
 import { SecondCache } from '../second-cache.js';
 import type { FormatCode } from './messages.js';
+import { ChunkBuffer, writeUtf8 } from '../chunk-buffer.js';
 import { cellEncoder, formatFloat, formatTimestamp, pgTypeOf, PG_EPOCH_MICROS, PG_OID, unitDigits, type EncodeOptions } from './types.js';
 
-/** A growing buffer of messages. */
-const EMPTY = Buffer.alloc(0);
-
-class MessageBuffer {
-  buf: Buffer = EMPTY;
-  pos = 0;
-
-  /** `capacity`: the size of the first allocation (a small result's guess; then a chunk's size). */
-  constructor(private capacity: number) {}
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n, this.capacity));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
+/** A chunk of DataRow messages being written. */
+class MessageBuffer extends ChunkBuffer {
   /** A field: its length, then its bytes. */
   field(v: Uint8Array): void {
     this.ensure(4 + v.length);
@@ -66,13 +52,7 @@ class MessageBuffer {
     this.ensure(4 + 3 * n);
     const b = this.buf;
     const at = this.pos + 4;
-    let i = 0;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      b[at + i] = c;
-    }
-    const len = i === n ? n : i + b.write(s.slice(i), at + i, 'utf8');
+    const len = writeUtf8(b, at, s);
     b.writeInt32BE(len, this.pos);
     this.pos = at + len;
   }
@@ -86,15 +66,6 @@ class MessageBuffer {
     b.writeInt32BE(hi, this.pos + 4);
     b.writeUInt32BE(v - hi * 0x100000000, this.pos + 8);
     this.pos += 12;
-  }
-
-  take(): Buffer {
-    const out = this.buf.subarray(0, this.pos);
-    // The next buffer is allocated when written to: none after a result's last chunk.
-    this.buf = EMPTY;
-    this.pos = 0;
-    this.capacity = CHUNK_CAPACITY;
-    return out;
   }
 }
 
@@ -254,7 +225,7 @@ export class DataRowEncoder {
 
   /** `rows`: how many rows there are to encode, to size the first buffer (a point query's is small). */
   constructor(columns: readonly OutputColumn[], formats: readonly FormatCode[], timeZone: string, rows = Infinity) {
-    this.out = new MessageBuffer(Math.min(CHUNK_CAPACITY, 256 + rows * (16 + 12 * columns.length)));
+    this.out = new MessageBuffer(Math.min(CHUNK_CAPACITY, 256 + rows * (16 + 12 * columns.length)), CHUNK_CAPACITY);
     const opts = zoneEncodeOptions(timeZone);
     this.writers = columns.map((c, k) => writerOf(c.data_type, formats[k] ?? 0, timeZone, opts));
   }
