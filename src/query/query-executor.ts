@@ -387,14 +387,16 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
     rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));
-    // A table's time index by the name a FROM gives it (none when two tables of that name differ).
-    const timeIndexes = new Map<string, string | undefined>();
-    refs.forEach((ref, i) => {
-      const name = ref.table_name.toLowerCase();
-      const ti = sources[i]!.timeIndex?.name;
-      timeIndexes.set(name, timeIndexes.has(name) && timeIndexes.get(name) !== ti ? undefined : ti);
-    });
-    if (/\b(first|last)_value\b/i.test(sql)) rewriteFirstLastValue(tree, (table) => timeIndexes.get(table), await aggregatesOf(conn));
+    if (/\b(first|last)_value\b/i.test(sql)) {
+      // A table's time index by the name a FROM gives it (none when two tables of that name differ).
+      const timeIndexes = new Map<string, string | undefined>();
+      refs.forEach((ref, i) => {
+        const name = ref.table_name.toLowerCase();
+        const ti = sources[i]!.timeIndex?.name;
+        timeIndexes.set(name, timeIndexes.has(name) && timeIndexes.get(name) !== ti ? undefined : ti);
+      });
+      rewriteFirstLastValue(tree, (table) => timeIndexes.get(table), await aggregatesOf(conn));
+    }
     // A select item holding a list whose elements change is named by DuckDB's text of the item as
     // written, which only DuckDB's parse of the whole list gives.
     if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {
