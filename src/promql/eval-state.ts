@@ -1,0 +1,57 @@
+/**
+ * What one query's evaluation shares across its nodes: the sample budget (Prometheus's
+ * `currentSamples` against `query.max-samples`), cancellation, the lookback delta and the
+ * function implementations, plus the grid of times a (sub)tree is evaluated at.
+ */
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { PromqlError } from './errors.js';
+import type { PromFunction } from './functions/types.js';
+
+/** The times a tree is evaluated at: start, start + interval, … ≤ end. */
+export interface Grid {
+  readonly start: number;
+  readonly end: number;
+  readonly interval: number;
+}
+
+export const TOO_MANY_SAMPLES = 'query processing would load too many samples into memory in query execution';
+
+export class EvalState {
+  /** Samples held now: `held` (materialized subqueries, the result so far) plus this step's. */
+  current = 0;
+  held = 0;
+
+  constructor(
+    readonly maxSamples: number,
+    readonly lookbackMs: number,
+    readonly functions: ReadonlyMap<string, PromFunction>,
+    readonly noStepSubqueryIntervalMs: number,
+    readonly signal: AbortSignal | undefined,
+    /** The query's start and end (`@ start()`, `@ end()`). */
+    readonly queryStart: number,
+    readonly queryEnd: number,
+  ) {}
+
+  /** Counts n more samples held, failing as Prometheus does past the limit. */
+  add(n: number): void {
+    this.current += n;
+    if (this.current > this.maxSamples) throw new PromqlError('execution', TOO_MANY_SAMPLES);
+  }
+
+  checkAborted(): void {
+    if (this.signal?.aborted === true) throw abortError(this.signal);
+  }
+}
+
+/** Prometheus's timeout / cancel errors: a deadline (reason DeadlineExceeded) is a timeout. */
+export function abortError(signal: AbortSignal): PromqlError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof TsdbError && reason.code === StatusCode.DeadlineExceeded) {
+    return new PromqlError('timeout', 'query timed out in expression evaluation', { cause: reason });
+  }
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    return new PromqlError('timeout', 'query timed out in expression evaluation', { cause: reason });
+  }
+  return new PromqlError('canceled', 'query was canceled in expression evaluation', { cause: reason });
+}

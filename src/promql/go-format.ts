@@ -1,0 +1,51 @@
+/**
+ * Go's spellings that Prometheus's error messages and labels use: `strconv.Quote`, a label set's
+ * `String()` (`{a="b", c="d"}`, `__name__` as any other label) and `strconv.FormatFloat(v, 'f', -1,
+ * 64)` (count_values' label values: shortest digits, never an exponent).
+ */
+import type { Labels } from './labels.js';
+
+/** Go's strconv.Quote for the strings label values hold. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x09) out += '\\t';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x07) out += '\\a';
+    else if (c === 0x08) out += '\\b';
+    else if (c === 0x0c) out += '\\f';
+    else if (c === 0x0b) out += '\\v';
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** A label set as Go's `labels.Labels.String()` writes it. */
+export function goLabelsString(labels: Labels): string {
+  return `{${labels.map((l) => `${l.name}=${goQuote(l.value)}`).join(', ')}}`;
+}
+
+/** strconv.FormatFloat(v, 'f', -1, 64): the shortest digits that round-trip, in plain notation. */
+export function formatFloatF(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Number.POSITIVE_INFINITY) return '+Inf';
+  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
+  if (Object.is(v, -0)) return '-0';
+  const s = String(v);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
+  if (m === null) return s;
+  const sign = m[1]!;
+  const digits = m[2]! + (m[3] ?? '');
+  const exp = Number(m[4]);
+  if (exp >= 0) {
+    const intLen = exp + 1;
+    if (digits.length <= intLen) return sign + digits + '0'.repeat(intLen - digits.length);
+    return `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
+  }
+  return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+}
