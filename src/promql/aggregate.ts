@@ -8,10 +8,9 @@ import { METRIC_NAME, type AggregateOp } from './ast.js';
 import { PromqlError } from './errors.js';
 import type { EvalState } from './eval-state.js';
 import type { ScalarNode, StringNode, VecNode } from './eval-node.js';
-import { formatFloatF } from './go-format.js';
+import { formatFloatF, formatFloatV } from './go-format.js';
 import { withLabel, type Labels } from './labels.js';
 import { SeriesTable, StepVector } from './series-table.js';
-import { formatValue } from './values.js';
 
 interface Entry {
   id: number;
@@ -162,7 +161,7 @@ export class AggregateNode implements VecNode {
     const op = this.op;
     let k = 0;
     if (op === 'topk' || op === 'bottomk') {
-      if (!(p <= MAX_INT64 && p >= MIN_INT64)) throw new PromqlError('execution', `Scalar value ${formatValue(p)} overflows int64`);
+      if (!(p <= MAX_INT64 && p >= MIN_INT64)) throw new PromqlError('execution', `Scalar value ${formatFloatV(p)} overflows int64`);
       k = Math.trunc(p);
       if (k < 1) return;
     }

@@ -49,3 +49,15 @@ export function formatFloatF(v: number): string {
   }
   return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
 }
+
+/** fmt's %v of a float64 (strconv 'g', shortest): an exponent from 1e+06 up and below 1e-04. */
+export function formatFloatV(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Number.POSITIVE_INFINITY) return '+Inf';
+  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  const [mant, e] = v.toExponential().split('e') as [string, string];
+  const exp = Number(e);
+  if (exp < -4 || exp >= 6) return `${mant}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return formatFloatF(v);
+}
