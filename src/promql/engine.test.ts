@@ -144,8 +144,8 @@ test('timestamp(): the samples own times for a plain selector, else the step tim
   assert.deepEqual(show(await evalAt(src, call('timestamp', sel('x', { a: '1' }, { offset: 60_000 })), 100)), ['{a=1} 0']);
   assert.deepEqual(show(await evalAt(src, call('timestamp', call('abs', sel('x', { a: '1' }))), 100)), ['{a=1} 100']);
   assert.deepEqual(show(await evalRange(src, call('timestamp', sel('x', { a: '1' })), 0, 120, 30)), ['{a=1} 0@0 0@30 60@60 60@90 120@120']);
-  // 2.42 sets the selector's offset to (step - @), losing `offset` under `@`.
-  assert.deepEqual(show(await evalAt(src, call('timestamp', sel('x', { a: '1' }, { at: atTime(120), offset: 60_000 })), 500)), ['{a=1} 120']);
+  // Checked against Prometheus 2.42: both `@` and `offset` apply.
+  assert.deepEqual(show(await evalAt(src, call('timestamp', sel('x', { a: '1' }, { at: atTime(120), offset: 60_000 })), 500)), ['{a=1} 60']);
 });
 
 test('absent_over_time / absent: the selector fixed labels at steps with no sample', async () => {

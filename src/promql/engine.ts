@@ -658,8 +658,7 @@ class Compiler {
     const args: ArgNode[] = [];
     const first = e.args[0] === undefined ? undefined : unwrapParens(e.args[0]);
     if (e.func === 'timestamp' && first?.kind === 'vector') {
-      // 2.42 evaluates timestamp(x @ t offset o) at t: the offset is lost with `@`.
-      timestampSel = this.vectorSelector(first.at !== undefined ? { ...first, offsetMs: 0 } : first, grid);
+      timestampSel = this.vectorSelector(first, grid);
     } else {
       for (const a of e.args) {
         const n = this.compile(a, grid);
