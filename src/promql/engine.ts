@@ -165,7 +165,8 @@ function instantMatrix(node: MatrixNode, t: number, state: EvalState): Matrix {
     const from = firstAtOrAfter(ts, startW);
     const to = lastAtOrBefore(ts, end) + 1;
     if (to <= from) continue;
-    state.add(to - from);
+    // A subquery's points are counted already (held since it was evaluated).
+    if (!(src instanceof SubquerySource)) state.add(to - from);
     const vs = src.values(i);
     const series = { labels: src.table.labels[i]!, t: [] as number[], v: [] as number[] };
     for (let j = from; j < to; j++) {
@@ -330,6 +331,8 @@ class RangeCallNode implements VecNode {
       w.from = from;
       w.to = to;
       const value = this.fn.apply(w, this.params, t);
+      // As 2.42 does, the output is counted while the window is still held.
+      if (value !== undefined) this.state.add(1);
       this.state.current -= to - from;
       if (value === undefined) continue;
       let o = this.outIdOf[i];
@@ -340,7 +343,6 @@ class RangeCallNode implements VecNode {
       this.check.claim(o, i);
       out.push(o, value);
     }
-    this.state.add(out.length);
     return out;
   }
 }
