@@ -48,6 +48,11 @@ test('instant selectors: latest sample in [t - lookback, t], none when it is a s
   assert.ok(r.type === 'vector' && r.vector.every((s) => s.t === 59_000), 'samples carry the evaluation time');
 });
 
+test('instant selectors across steps: short hops and long jumps between samples', async () => {
+  assert.deepEqual(show(await evalRange(ys(), sel('y'), 0, 200, 100)), ['{__name__=y} 0@0 10@100 20@200']);
+  assert.deepEqual(show(await evalRange(ys(), sel('y'), 5, 45, 20)), ['{__name__=y} 0@5 2@25 4@45']);
+});
+
 test('offset and @ (time, start(), end()) move the selection', async () => {
   const src = xs();
   assert.deepEqual(show(await evalAt(src, sel('x', {}, { offset: 60_000 }), 120)), ['{__name__=x,a=1} 2', '{__name__=x,a=3} 5']);

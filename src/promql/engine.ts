@@ -319,6 +319,7 @@ class RangeCallNode implements VecNode {
     w.rangeEndMs = end;
     const n = src.seriesCount();
     for (let i = 0; i < n; i++) {
+      if ((i & 255) === 255) this.state.checkAborted();
       const ts = src.times(i);
       if (ts.length === 0) continue;
       const from = firstAtOrAfter(ts, start);

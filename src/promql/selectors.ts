@@ -135,6 +135,9 @@ export function firstAtOrAfter(a: ArrayLike<number>, x: number): number {
  */
 export class VectorSelectorEval {
   readonly out: StepVector;
+  /** Per series, the index answered at the last step (the next step starts there). */
+  private readonly pos: number[] = [];
+  private lastRef = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly data: SelectorData,
@@ -152,9 +155,18 @@ export class VectorSelectorEval {
     const from = ref - this.state.lookbackMs;
     const ts = this.data.t;
     const vs = this.data.v;
+    const pos = this.pos;
+    const forward = ref >= this.lastRef;
+    this.lastRef = ref;
     for (let i = 0; i < ts.length; i++) {
+      if ((i & 255) === 255) this.state.checkAborted();
       const st = ts[i]!;
-      const idx = lastAtOrBefore(st, ref);
+      // Steps move forward: a few samples past the last answer, else a binary search.
+      let idx = forward ? (pos[i] ?? -1) : -1;
+      let hops = 0;
+      if (forward) while (idx + 1 < st.length && st[idx + 1]! <= ref && hops++ < 8) idx++;
+      if (!forward || (hops > 8 && idx + 1 < st.length && st[idx + 1]! <= ref)) idx = lastAtOrBefore(st, ref);
+      pos[i] = idx;
       if (idx < 0 || st[idx]! < from) continue;
       const v = vs[i]![idx]!;
       if (v !== v && isStaleNaN(v)) continue;
