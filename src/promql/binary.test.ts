@@ -44,6 +44,12 @@ test('scalar–scalar: Go math.Mod / math.Pow / Atan2, IEEE division, comparison
   assert.equal(await scalar(bin('/', num(-1), num(0))), Number.NEGATIVE_INFINITY);
   assert.ok(Number.isNaN(await scalar(bin('/', num(0), num(0)))));
   assert.equal(await scalar(bin('atan2', num(1), num(1))), Math.PI / 4);
+  // Go's Atan2, not V8's: these differ from Math.atan2 in the last place (values from Prometheus 2.42).
+  assert.equal(await scalar(bin('atan2', num(10), num(3))), 1.2793395323170293);
+  assert.equal(await scalar(bin('atan2', num(10), num(2))), 1.3734007669450157);
+  assert.equal(await scalar(bin('atan2', num(-20), num(2))), -1.4711276743037345);
+  assert.equal(await scalar(bin('atan2', num(0), num(-1))), Math.PI);
+  assert.equal(await scalar(bin('atan2', num(-1), num(Number.NEGATIVE_INFINITY))), -Math.PI);
   assert.equal(await scalar(bin('>', num(5), num(3), { bool: true })), 1);
   assert.equal(await scalar(bin('==', num(5), num(3), { bool: true })), 0);
 });

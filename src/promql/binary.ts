@@ -1,13 +1,14 @@
 /**
  * Binary operators as Prometheus 2.42 evaluates them: scalar–scalar, vector–scalar and
  * vector–vector with on/ignoring, group_left/group_right and the set operators; comparison filters
- * or answers 0/1 with `bool`; arithmetic drops `__name__`; Go's math.Mod/Pow/Atan2.
+ * or answers 0/1 with `bool`; arithmetic drops `__name__`; Go's math.Mod/Pow special cases and Atan2.
  */
 import { METRIC_NAME, type BinaryOp, type VectorMatching } from './ast.js';
 import { PromqlError } from './errors.js';
 import type { EvalState } from './eval-state.js';
 import { SameLabelsetCheck, type ScalarNode, type VecNode } from './eval-node.js';
 import { goLabelsString } from './go-format.js';
+import { goAtan2 } from './go-math.js';
 import { dropMetricName, getLabel, type Label, type Labels } from './labels.js';
 import { SeriesTable, StepVector } from './series-table.js';
 
@@ -43,7 +44,7 @@ export function scalarBinop(op: BinaryOp, l: number, r: number): number {
     case '^':
       return goPow(l, r);
     case 'atan2':
-      return Math.atan2(l, r);
+      return goAtan2(l, r);
     case '==':
       return l === r ? 1 : 0;
     case '!=':
