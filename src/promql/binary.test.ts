@@ -40,6 +40,27 @@ test('scalar–scalar: Go math.Mod / math.Pow / Atan2, IEEE division, comparison
   assert.equal(await scalar(bin('^', num(1), num(Number.NaN))), 1, 'Go: Pow(1, y) = 1 for any y');
   assert.equal(await scalar(bin('^', num(-1), num(Number.POSITIVE_INFINITY))), 1, 'Go: Pow(-1, ±Inf) = 1');
   assert.ok(Number.isNaN(await scalar(bin('^', num(-8), num(1 / 3)))));
+  // Go's repeated squaring, not V8's pow: values from Prometheus 2.42, several differ from JS's `**`.
+  for (const [x, y, want] of [
+    [1.1, 50, 117.39085287969571],
+    [0.7, 13, 0.00968890104069999],
+    [3.3, -7, 0.00023464020037983855],
+    [1.0001, 10000, 2.718145926824356],
+    [17.17, 17, 979704307962097800000],
+    [123.456, 3, 1881640.2952028161],
+    [1.3, 2, 1.6900000000000002],
+    [2.5, -3, 0.064],
+    [2, 0.3, 1.2311444133449163],
+    [10, 0.5, 3.1622776601683795],
+    [2, -1074.5, 5e-324],
+    [-2, 3, -8],
+    [Number.NEGATIVE_INFINITY, 3, Number.NEGATIVE_INFINITY],
+    [Number.NEGATIVE_INFINITY, 0.5, Number.POSITIVE_INFINITY],
+    [-0, -3, Number.NEGATIVE_INFINITY],
+    [0.5, Number.POSITIVE_INFINITY, 0],
+  ] as const) {
+    assert.equal(await scalar(bin('^', num(x), num(y))), want, `${x} ^ ${y}`);
+  }
   assert.equal(await scalar(bin('/', num(1), num(0))), Number.POSITIVE_INFINITY);
   assert.equal(await scalar(bin('/', num(-1), num(0))), Number.NEGATIVE_INFINITY);
   assert.ok(Number.isNaN(await scalar(bin('/', num(0), num(0)))));

@@ -8,7 +8,7 @@ import { PromqlError } from './errors.js';
 import type { EvalState } from './eval-state.js';
 import { SameLabelsetCheck, type ScalarNode, type VecNode } from './eval-node.js';
 import { goLabelsString } from './go-format.js';
-import { goAtan2 } from './go-math.js';
+import { goAtan2, goPow } from './go-math.js';
 import { dropMetricName, getLabel, type Label, type Labels } from './labels.js';
 import { SeriesTable, StepVector } from './series-table.js';
 
@@ -19,13 +19,6 @@ export function isComparison(op: BinaryOp): boolean {
 /** Prometheus's shouldDropMetricName: arithmetic except atan2. */
 function dropsName(op: BinaryOp): boolean {
   return op === '+' || op === '-' || op === '*' || op === '/' || op === '%' || op === '^';
-}
-
-/** Go's math.Pow where it differs from IEEE pow as JS computes it. */
-export function goPow(x: number, y: number): number {
-  if (x === 1) return 1;
-  if (x === -1 && (y === Number.POSITIVE_INFINITY || y === Number.NEGATIVE_INFINITY)) return 1;
-  return x ** y;
 }
 
 /** Arithmetic value (comparisons: 0/1, as scalarBinop). */

@@ -55,3 +55,102 @@ export function goAtan2(y: number, x: number): number {
   if (x < 0) return q <= 0 ? q + Math.PI : q - Math.PI;
   return q;
 }
+
+const bits = new DataView(new ArrayBuffer(8));
+
+/** Go's math.Frexp: x = frac × 2^exp with |frac| in [0.5, 1). */
+export function goFrexp(x: number): [number, number] {
+  if (x === 0 || !Number.isFinite(x)) return [x, 0];
+  let e = 0;
+  if (Math.abs(x) < 2.2250738585072014e-308) {
+    x *= 2 ** 52;
+    e = -52;
+  }
+  bits.setFloat64(0, x);
+  const hi = bits.getUint32(0);
+  e += ((hi >>> 20) & 0x7ff) - 1022;
+  bits.setUint32(0, (hi & 0x800fffff) | (1022 << 20));
+  return [bits.getFloat64(0), e];
+}
+
+/** Go's math.Ldexp: frac × 2^exp, rounding once when the result is subnormal. */
+export function goLdexp(frac: number, exp: number): number {
+  if (frac === 0 || !Number.isFinite(frac)) return frac;
+  const [f, e] = goFrexp(frac);
+  exp += e;
+  if (exp < -1075) return f < 0 ? -0 : 0;
+  if (exp > 1024) return f < 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  // f × 2^exp in two exact steps, the last one rounding (if subnormal) once.
+  if (exp < -1021) return f * 2 ** (exp + 60) * 2 ** -60;
+  return f * 2 ** (exp - 1) * 2;
+}
+
+function isOddInt(x: number): boolean {
+  if (Math.abs(x) >= 2 ** 53) return false;
+  return Number.isInteger(x) && Math.abs(x % 2) === 1;
+}
+
+/**
+ * Go's math.Pow: its special cases, and integer powers by Go's repeated squaring (so `x ^ 3`
+ * answers Prometheus's bits); a fractional part of the exponent goes through exp/log, where the
+ * last place may differ from Go's assembly.
+ */
+export function goPow(x: number, y: number): number {
+  if (y === 0 || x === 1) return 1;
+  if (y === 1) return x;
+  if (Number.isNaN(x) || Number.isNaN(y)) return Number.NaN;
+  if (x === 0) {
+    if (y < 0) return Object.is(x, -0) && isOddInt(y) ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    return Object.is(x, -0) && isOddInt(y) ? x : 0;
+  }
+  if (y === Number.POSITIVE_INFINITY || y === Number.NEGATIVE_INFINITY) {
+    if (x === -1) return 1;
+    return Math.abs(x) < 1 === (y > 0) ? 0 : Number.POSITIVE_INFINITY;
+  }
+  if (x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
+    if (x < 0) return goPow(1 / x, -y);
+    return y < 0 ? 0 : Number.POSITIVE_INFINITY;
+  }
+  if (y === 0.5) return Math.sqrt(x);
+  if (y === -0.5) return 1 / Math.sqrt(x);
+
+  const ay = Math.abs(y);
+  let yi = Math.trunc(ay);
+  let yf = ay - yi;
+  if (yf !== 0 && x < 0) return Number.NaN;
+  if (yi >= 2 ** 63) {
+    if (x === -1) return 1;
+    return Math.abs(x) < 1 === (y > 0) ? 0 : Number.POSITIVE_INFINITY;
+  }
+  let a1 = 1;
+  let ae = 0;
+  if (yf !== 0) {
+    if (yf > 0.5) {
+      yf--;
+      yi++;
+    }
+    a1 = Math.exp(yf * Math.log(x));
+  }
+  let [x1, xe] = goFrexp(x);
+  for (let i = yi; i !== 0; i = Math.floor(i / 2)) {
+    if (xe < -(1 << 12) || 1 << 12 < xe) {
+      ae += xe;
+      break;
+    }
+    if (i % 2 === 1) {
+      a1 *= x1;
+      ae += xe;
+    }
+    x1 *= x1;
+    xe *= 2;
+    if (x1 < 0.5) {
+      x1 += x1;
+      xe--;
+    }
+  }
+  if (y < 0) {
+    a1 = 1 / a1;
+    ae = -ae;
+  }
+  return goLdexp(a1, ae);
+}
