@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { atTime, BASE, call, evalAt, evalRange, m, mat, MemorySource, neg, num, probed, sel, show, str, sub } from '../../test/support/promql-eval.js';
+import { agg, atTime, BASE, bin, call, evalAt, evalRange, m, mat, MemorySource, neg, num, probed, sel, show, str, sub } from '../../test/support/promql-eval.js';
 import { checkResolution, evaluateQueryWith } from './engine.js';
 import { PromqlError } from './errors.js';
 
@@ -126,6 +126,18 @@ test('subqueries: inner steps aligned to multiples of the step, offset, @, defau
   assert.deepEqual(show(await evalAt(src, sub(sel('y'), 30, 10), 95)), ['{__name__=y} 7@70 8@80 9@90']);
   assert.deepEqual(show(await evalRange(src, call('sum_over_time', sub(sel('y'), 20, 10)), 50, 70, 10)), ['{} 12@50 15@60 18@70']);
   assert.deepEqual(show(await evalAt(src, call('sum_over_time', sub(num(2), 30, 10)), 95)), ['{} 6']);
+});
+
+test('step-invariant subtrees (all pinned by @) are evaluated once, at the first step, as 2.42 does', async () => {
+  const src = xs();
+  probed.length = 0;
+  assert.deepEqual(show(await evalRange(src, call('changes', mat(sel('x', { a: '1' }, { at: atTime(120) }), 60)), 0, 120, 60)), ['{a=1} 0@0 0@60 0@120']);
+  assert.equal(probed.length, 1, 'one window for three steps');
+  // 2.42 looks only at an aggregation's expression: the parameter is evaluated at the first step too.
+  const k = bin('-', call('time'), num(59));
+  assert.deepEqual(show(await evalRange(src, agg('topk', sel('x', {}, { at: atTime(120) }), { param: k }), 0, 120, 60)), []);
+  assert.deepEqual(show(await evalRange(src, agg('topk', sel('x'), { param: k }), 0, 120, 60)), ['{__name__=x,a=1} 3@120', '{__name__=x,a=3} 5@60 5@120']);
+  assert.deepEqual(show(await evalRange(src, bin('+', agg('sum', sel('x', {}, { at: atTime(120) })), call('time')), 0, 120, 60)), ['{} 8@0 68@60 128@120']);
 });
 
 test('two series with one label set after dropping __name__ is an error (range functions: over the whole range, as 2.42)', async () => {

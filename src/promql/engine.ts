@@ -534,6 +534,66 @@ class SubquerySource implements RangeSource {
   }
 }
 
+/** Prometheus's AtModifierUnsafeFunctions: their answer depends on the evaluation time itself. */
+const AT_UNSAFE = new Set(['days_in_month', 'day_of_month', 'day_of_week', 'day_of_year', 'hour', 'minute', 'month', 'year', 'predict_linear', 'time', 'timestamp']);
+
+/**
+ * Prometheus's preprocessExprHelper: a subtree is step-invariant when every selector in it is
+ * pinned by `@` and no time-dependent function is on the way (an aggregation looks only at its
+ * expression, not its parameter, as 2.42 does).
+ */
+export function isStepInvariant(e: Expr): boolean {
+  switch (e.kind) {
+    case 'number':
+    case 'string':
+      return true;
+    case 'vector':
+    case 'subquery':
+      return e.at !== undefined;
+    case 'matrix':
+      return e.selector.at !== undefined;
+    case 'paren':
+    case 'unary':
+    case 'aggregate':
+      return isStepInvariant(e.expr);
+    case 'binary':
+      return isStepInvariant(e.lhs) && isStepInvariant(e.rhs);
+    case 'call':
+      return !AT_UNSAFE.has(e.func) && e.args.every(isStepInvariant);
+  }
+}
+
+/** A step-invariant vector: evaluated once, at the first step; its samples counted at every step. */
+class InvariantVector implements VecNode {
+  readonly type = 'vector';
+  private cached: StepVector | undefined;
+  constructor(
+    private readonly inner: VecNode,
+    private readonly state: EvalState,
+  ) {}
+  get table(): SeriesTable {
+    return this.inner.table;
+  }
+  eval(t: number): StepVector {
+    if (this.cached === undefined) {
+      this.cached = this.inner.eval(t);
+      return this.cached;
+    }
+    this.state.add(this.cached.length);
+    return this.cached;
+  }
+}
+
+class InvariantScalar implements ScalarNode {
+  readonly type = 'scalar';
+  private cached: number | undefined;
+  constructor(private readonly inner: ScalarNode) {}
+  eval(t: number): number {
+    this.cached ??= this.inner.eval(t);
+    return this.cached;
+  }
+}
+
 class Compiler {
   constructor(
     private readonly state: EvalState,
@@ -575,7 +635,15 @@ class Compiler {
     const raw = (at ?? grid.start) - sq.offsetMs - sq.rangeMs;
     let start = step * Math.trunc(raw / step);
     if (start < raw) start += step;
-    const inner = this.compile(sq.expr, { start, end, interval: step });
+    // The subquery's expression is a new evaluation: its invariant parts are cached on its own grid.
+    const parent = this.inInvariant;
+    this.inInvariant = false;
+    let inner: EvalNode;
+    try {
+      inner = this.compile(sq.expr, { start, end, interval: step });
+    } finally {
+      this.inInvariant = parent;
+    }
     if (inner.type !== 'vector' && inner.type !== 'scalar') throw new PromqlError('bad_data', `subquery is only allowed on instant vector, got ${documentedType(exprType(sq.expr))} instead`);
     return new SubquerySource(inner, { start, end, interval: step }, sq.rangeMs, sq.offsetMs, at, this.state);
   }
@@ -592,7 +660,30 @@ class Compiler {
     return n;
   }
 
+  /** Whether the node being built is inside a step-invariant subtree (already cached above). */
+  private inInvariant = false;
+
+  /**
+   * Compiles an expression; a step-invariant subtree (Prometheus's StepInvariantExpr: everything
+   * under it pinned by `@`) is evaluated at the first step and its answer reused at every other.
+   */
   compile(e: Expr, grid: Grid): EvalNode {
+    const parent = this.inInvariant;
+    const inv = isStepInvariant(e);
+    this.inInvariant = inv;
+    let node: EvalNode;
+    try {
+      node = this.build(e, grid);
+    } finally {
+      this.inInvariant = parent;
+    }
+    if (!inv || parent || e.kind === 'number' || e.kind === 'string') return node;
+    if (node.type === 'vector') return new InvariantVector(node, this.state);
+    if (node.type === 'scalar') return new InvariantScalar(node);
+    return node;
+  }
+
+  private build(e: Expr, grid: Grid): EvalNode {
     switch (e.kind) {
       case 'number':
         return new ConstScalar(e.value);
