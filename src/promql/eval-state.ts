@@ -2,6 +2,13 @@
  * What one query's evaluation shares across its nodes: the sample budget (Prometheus's
  * `currentSamples` against `query.max-samples`), cancellation, the lookback delta and the
  * function implementations, plus the grid of times a (sub)tree is evaluated at.
+ *
+ * The budget counts what the evaluation materializes, as 2.42 does: each node's samples at a step,
+ * range windows (with the output they produce), evaluated subqueries and the answer so far; the
+ * raw samples a selector fetched are bounded separately (the source gets `maxSamples`). Since
+ * steps are evaluated one at a time, a composed expression holds (and counts) less than 2.42,
+ * which materializes every sub-expression over all steps: selectors, single range functions and
+ * subqueries hit the limit at the same count as 2.42, compositions later, never earlier.
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
