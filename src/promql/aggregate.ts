@@ -8,7 +8,7 @@ import { METRIC_NAME, type AggregateOp } from './ast.js';
 import { PromqlError } from './errors.js';
 import type { EvalState } from './eval-state.js';
 import type { ScalarNode, StringNode, VecNode } from './eval-node.js';
-import { formatFloatF, formatFloatV } from './go-format.js';
+import { formatFloatF, formatFloatV, goQuote } from './go-format.js';
 import { withLabel, type Labels } from './labels.js';
 import { SeriesTable, StepVector } from './series-table.js';
 
@@ -285,7 +285,7 @@ export class AggregateNode implements VecNode {
 
   /** count_values: the value (as Go's 'f' -1 format) becomes a label of the group. */
   private countValues(vec: StepVector, valueLabel: string): void {
-    if (!LABEL_NAME.test(valueLabel)) throw new PromqlError('execution', `invalid label name ${JSON.stringify(valueLabel)}`);
+    if (!LABEL_NAME.test(valueLabel)) throw new PromqlError('execution', `invalid label name ${goQuote(valueLabel)}`);
     const grouping = this.without ? this.grouping : new Set([...this.grouping, valueLabel]);
     const stamp = ++this.stamp;
     const active = this.active;
