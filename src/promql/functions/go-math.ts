@@ -44,7 +44,9 @@ function scale2(x: number, e: number): number {
 
 /** a·b + c with a single rounding (the VFMADD instructions). */
 export function fma(a: number, b: number, c: number): number {
-  if (!Number.isFinite(a) || !Number.isFinite(b) || !Number.isFinite(c)) return a * b + c;
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a * b + c;
+  // A finite product never overflows inside an FMA, so an infinite (or NaN) addend decides.
+  if (!Number.isFinite(c)) return c;
   if (a === 0 || b === 0) return a * b + c;
   if (c === 0) return a * b;
   const [ma, ea] = decompose(a);
