@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { goFormatF } from './go-format.js';
-import { fma } from './go-math.js';
+import { exactFma, fma } from './go-math.js';
 import { goParseFloat } from './go-parse-float.js';
 
 test('goFormatF: Go %f — ties to even on the exact binary value, -0, non-finite, no exponent form', () => {
@@ -48,4 +48,19 @@ test('fma rounds once', () => {
   assert.equal(fma(2, 3, 4), 10);
   assert.equal(fma(1e308, 10, -Infinity), -Infinity);
   assert.ok(Number.isNaN(fma(Number.NaN, 1, 1)));
+});
+
+test('fma: the fast double-double route equals the exact BigInt route', () => {
+  // A deterministic spread of magnitudes, signs and near-cancellations.
+  let seed = 12345;
+  const rnd = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  for (let i = 0; i < 20000; i++) {
+    const a = (rnd() - 0.5) * 2 ** Math.floor(rnd() * 60 - 30);
+    const b = (rnd() - 0.5) * 2 ** Math.floor(rnd() * 60 - 30);
+    const c = i % 3 === 0 ? -a * b * (1 + (rnd() - 0.5) * 1e-12) : (rnd() - 0.5) * 2 ** Math.floor(rnd() * 60 - 30);
+    assert.equal(fma(a, b, c), exactFma(a, b, c), `fma(${a}, ${b}, ${c})`);
+  }
 });

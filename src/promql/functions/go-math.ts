@@ -42,13 +42,51 @@ function scale2(x: number, e: number): number {
   return x * 2 ** h * 2 ** (e - h);
 }
 
-/** a·b + c with a single rounding (the VFMADD instructions). */
+const SPLITTER = 134217729; // 2^27 + 1 (Veltkamp)
+
+/**
+ * a·b + c with a single rounding (the VFMADD instructions). Fast path: the exact value as a sum of
+ * doubles (TwoProduct, TwoSum) is rounded once unless it lies too close to a rounding boundary to
+ * tell, or the operands are extreme; those cases take the exact BigInt route.
+ */
 export function fma(a: number, b: number, c: number): number {
   if (!Number.isFinite(a) || !Number.isFinite(b)) return a * b + c;
   // A finite product never overflows inside an FMA, so an infinite (or NaN) addend decides.
   if (!Number.isFinite(c)) return c;
   if (a === 0 || b === 0) return a * b + c;
   if (c === 0) return a * b;
+  const ph = a * b;
+  const aa = Math.abs(a);
+  const ab = Math.abs(b);
+  const ac = Math.abs(c);
+  const ap = Math.abs(ph);
+  if (aa < 1e150 && ab < 1e150 && ac < 1e290 && ap > 1e-250 && (ac > 1e-250 || ac === 0)) {
+    let t = SPLITTER * a;
+    const ah = t - (t - a);
+    const al = a - ah;
+    t = SPLITTER * b;
+    const bh = t - (t - b);
+    const bl = b - bh;
+    const pl = ah * bh - ph + ah * bl + al * bh + al * bl;
+    const sh = ph + c;
+    let bb = sh - ph;
+    const sl = ph - (sh - bb) + (c - bb);
+    const uh = sl + pl;
+    bb = uh - sl;
+    const ul = sl - (uh - bb) + (pl - bb);
+    const r = sh + uh;
+    bb = r - sh;
+    const e1 = sh - (r - bb) + (uh - bb);
+    // r rounds sh + uh; the exact value is r + e1 + ul. Rounding is monotonic, so if r + d stays r
+    // for d a hair either side of the computed e1 + ul, it stays r for the exact residual too.
+    const d = e1 + ul;
+    if (r + d * 1.0001 === r && r + d * 0.9999 === r) return r;
+  }
+  return exactFma(a, b, c);
+}
+
+/** The exact route: a·b + c in BigInt, rounded half to even (exported for tests). */
+export function exactFma(a: number, b: number, c: number): number {
   const [ma, ea] = decompose(a);
   const [mb, eb] = decompose(b);
   const [mc, ec] = decompose(c);
