@@ -73,7 +73,7 @@ export async function startPrometheus(openMetrics: string): Promise<PrometheusOr
     async query(expr, timeSec) {
       const r = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(expr)}&time=${timeSec}`);
       const body = (await r.json()) as { status: string; error?: string; data?: { result: PromSample[] } };
-      if (body.status !== 'success') throw new Error(`prometheus: ${body.error}`);
+      if (body.status !== "success") throw new Error(`prometheus: ${(body as { errorType?: string }).errorType}: ${body.error}`);
       return body.data!.result;
     },
     stop,

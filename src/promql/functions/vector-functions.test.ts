@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import type { Expr } from '../ast.js';
+import type { PromqlError } from '../errors.js';
 import { compareLabels, labelsFrom } from '../labels.js';
 import type { Vector } from '../values.js';
 import { PROMETHEUS, startPrometheus } from '../../../test/support/prometheus-oracle.js';
@@ -116,4 +117,36 @@ test('absent labels: equality matchers of a plain selector, a label named twice 
   const absent = fn('absent');
   assert.deepEqual(absent.apply([[]], { evalTimeMs: 5000, args: [sel([['job', '=', 'a']])] }), [{ labels: labelsFrom({ job: 'a' }), t: 5000, v: 1 }]);
   assert.deepEqual(absent.apply([[{ labels: [], t: 0, v: 1 }]], { evalTimeMs: 5000, args: [sel([['job', '=', 'a']])] }), []);
+});
+
+test('errors raised while evaluating functions have Prometheus 2.42\'s type (execution) and wording', { skip: !existsSync(PROMETHEUS) && 'prometheus not installed' }, async () => {
+  const tSec = Math.floor(Date.now() / 1000) - 3600;
+  const prom = await startPrometheus(`# TYPE x gauge\nx{a="v"} 1 ${tSec}\nx{a="v"} 2 ${tSec + 15}\n`);
+  const vec: Vector = [{ labels: labelsFrom({ __name__: 'x', a: 'v' }), t: 0, v: 2 }];
+  const win = { labels: vec[0]!.labels, t: [0, 15_000], v: [1, 2], from: 0, to: 2, rangeStartMs: -285_000, rangeEndMs: 15_000 };
+  const cases: [string, () => unknown][] = [
+    ['holt_winters(x[5m], 2, 0.5)', () => (FUNCTIONS.get('holt_winters') as { apply: (w: typeof win, p: number[], t: number) => unknown }).apply(win, [2, 0.5], 0)],
+    ['holt_winters(x[5m], 0.5, 0)', () => (FUNCTIONS.get('holt_winters') as { apply: (w: typeof win, p: number[], t: number) => unknown }).apply(win, [0.5, 0], 0)],
+    ['label_replace(x, "1a", "", "a", "")', () => fn('label_replace').apply([vec, '1a', '', 'a', ''], ctx)],
+    ['label_replace(x, "a", "", "a", "(")', () => fn('label_replace').apply([vec, 'a', '', 'a', '('], ctx)],
+    ['label_join(x, "a", ",", "1b")', () => fn('label_join').apply([vec, 'a', ',', '1b'], ctx)],
+    ['label_join(x, "-", ",", "a")', () => fn('label_join').apply([vec, '-', ',', 'a'], ctx)],
+  ];
+  try {
+    for (const [q, ours] of cases) {
+      const want = await prom.query(q, tSec + 20).then(
+        () => 'no error',
+        (e: Error) => e.message.replace(/^prometheus: /, ''),
+      );
+      let got = 'no error';
+      try {
+        ours();
+      } catch (e) {
+        got = `${(e as PromqlError).errorType}: ${(e as Error).message}`;
+      }
+      assert.equal(got, want, q);
+    }
+  } finally {
+    await prom.stop();
+  }
 });
