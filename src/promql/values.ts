@@ -52,6 +52,8 @@ export function formatValue(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Number.POSITIVE_INFINITY) return '+Inf';
   if (v === Number.NEGATIVE_INFINITY) return '-Inf';
+  // Prometheus answers "-0" for negative zero (e.g. ceil(vector(-0.5))).
+  if (Object.is(v, -0)) return '-0';
   return formatGoFloat(v);
 }
 
