@@ -1,8 +1,8 @@
 /** Go's %f formatting, strconv.ParseFloat and FMA as reproduced for the functions. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { goFormatF } from './go-format.js';
-import { exactFma, fma } from './go-math.js';
+import { goFormatF } from '../go-format.js';
+import { exactFma, fma } from '../go-math.js';
 import { goParseFloat } from './go-parse-float.js';
 
 test('goFormatF: Go %f — ties to even on the exact binary value, -0, non-finite, no exponent form', () => {

@@ -5,7 +5,7 @@
  */
 import type { Vector } from '../values.js';
 import { dropName } from './drop-name.js';
-import { goAcos, goAcosh, goAsin, goAsinh, goAtan, goAtanh, goCos, goCosh, goExp, goLog, goLog10, goLog2, goSin, goSinh, goTan, goTanh } from './go-math.js';
+import { goAcos, goAcosh, goAsin, goAsinh, goAtan, goAtanh, goCos, goCosh, goExp, goLog, goLog10, goLog2, goSin, goSinh, goTan, goTanh } from '../go-math.js';
 import type { FnArg, InstantFunction } from './types.js';
 
 function mapValues(vec: Vector, f: (v: number) => number): Vector {

@@ -5,7 +5,7 @@
  * summation, extrapolation thresholds and NaN behaviour — so results match it to the bit.
  */
 import { PromqlError } from '../errors.js';
-import { goFormatF } from './go-format.js';
+import { goFormatF } from '../go-format.js';
 import { quantile } from './quantile.js';
 import type { RangeFunction, SeriesWindow } from './types.js';
 
