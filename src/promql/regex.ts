@@ -45,7 +45,7 @@ type Node =
   | { readonly t: 'assert'; readonly js: string }
   | { readonly t: 'cat'; readonly items: readonly Node[] }
   | { readonly t: 'alt'; readonly branches: readonly Node[] }
-  | { readonly t: 'group'; readonly node: Node }
+  | { readonly t: 'group'; readonly node: Node; readonly capture: boolean; readonly name?: string }
   | { readonly t: 'repeat'; readonly node: Node; readonly min: number; readonly max: number; readonly lazy: boolean };
 
 const cache = new Map<string, RegExp>();
@@ -111,7 +111,7 @@ interface ClassParts {
 
 class Re2Parser {
   private i = 0;
-  private depth = 0;
+  private readonly names = new Set<string>();
   /** Set when `(?i)` starts the user's pattern and is never turned off: the RegExp gets the `i` flag. */
   globalFold = false;
 
@@ -235,6 +235,8 @@ class Re2Parser {
     if (depth + 1 > MAX_NESTING) throw re2Error('expression nests too deeply', this.s);
     this.i++;
     let inner = flags;
+    let capture = true;
+    let groupName: string | undefined;
     if (this.s[this.i] === '?') {
       const rest = this.s.slice(this.i + 1);
       if (rest.startsWith('P<')) {
@@ -243,6 +245,9 @@ class Re2Parser {
         const name = m[1]!;
         if (!/^[0-9A-Za-z_]+$/.test(name)) throw re2Error('invalid named capture', this.s.slice(open, this.i + 1 + m[0].length));
         this.i += 1 + m[0].length;
+        // JavaScript wants unique names that are identifiers; others stay numbered groups.
+        if (/^[A-Za-z_]/.test(name) && !this.names.has(name)) groupName = name;
+        this.names.add(name);
       } else {
         // Flags: `(?i)`, `(?i-s:…)`.
         let j = this.i + 1;
@@ -268,6 +273,7 @@ class Re2Parser {
             this.i = j + 1;
             if (c === ')') return { flagsOnly: f };
             inner = f;
+            capture = false;
             break;
           }
           throw re2Error('invalid or unsupported Perl syntax', this.s.slice(open, j + 1));
@@ -277,7 +283,9 @@ class Re2Parser {
     const node = this.alternation(inner, depth + 1);
     if (this.s[this.i] !== ')') throw re2Error('missing closing )', this.s);
     this.i++;
-    return { node: { t: 'group', node } };
+    // The user's pattern sits in a group of Prometheus's wrapping, which captures nothing.
+    if (open === 1) capture = false;
+    return { node: groupName === undefined ? { t: 'group', node, capture } : { t: 'group', node, capture, name: groupName } };
   }
 
   /** After `\` outside a class. */
@@ -568,7 +576,8 @@ function emit(n: Node): string {
     case 'alt':
       return n.branches.map(emit).join('|');
     case 'group':
-      return `(?:${emit(n.node)})`;
+      // Capturing groups stay capturing, numbered as in RE2 (label_replace's `$1`).
+      return n.name !== undefined ? `(?<${n.name}>${emit(n.node)})` : n.capture ? `(${emit(n.node)})` : `(?:${emit(n.node)})`;
     case 'repeat': {
       const inner = n.node.t === 'char' && !n.node.js.startsWith('(') ? n.node.js : `(?:${emit(n.node)})`;
       const q = n.min === 0 && n.max === -1 ? '*' : n.min === 1 && n.max === -1 ? '+' : n.min === 0 && n.max === 1 ? '?' : n.max === -1 ? `{${n.min},}` : n.max === n.min ? `{${n.min}}` : `{${n.min},${n.max}}`;
