@@ -115,7 +115,8 @@ const FORMAT_QUERY_2_42: [string, string][] = [
   ["1 == bool 2", "1 == bool 2"],
   ["a:b:c", "a:b:c"],
   [":foo", ":foo"],
-  ["foo:bar{a=\"b\"}", "foo:bar{a=\"b\"}"],];
+  ["foo:bar{a=\"b\"}", "foo:bar{a=\"b\"}"],
+];
 
 test('prettyExpr answers what Prometheus 2.42’s format_query answers', () => {
   for (const [q, want] of FORMAT_QUERY_2_42) assert.equal(prettyExpr(parsePromql(q)), want, q);

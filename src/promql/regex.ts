@@ -8,25 +8,32 @@
  * `(?s)` makes `.` `[^]`, `(?m)` makes `^`/`$` line anchors (written as lookarounds), `\A`/`\z`,
  * POSIX classes `[[:alpha:]]`, `\pL`/`\p{Greek}`, `\Q…\E`, octal and `\x{…}` escapes; `(?i)` on
  * the whole pattern becomes the `i` flag, a scoped one spells each letter's cases out. Named
- * groups (`(?P<n>…)`) become plain groups. What RE2 refuses (backreferences, lookaround, `(?<n>`)
- * is refused with Go's message.
+ * groups (`(?P<n>…)`) stay capturing (named when JavaScript allows the name), numbered as in RE2,
+ * for label_replace's `$1`. What RE2 refuses (backreferences, lookaround, `(?<n>`) is refused
+ * with Go's message.
  *
  * Backtracking bound. RE2 matches in linear time; JavaScript backtracks, on the event loop, so a
- * pattern like `(a+)+b` would take time exponential in a label value's length. A pattern is
- * refused (bad_data, "may backtrack catastrophically") when:
- *   - a repetition (`*`, `+`, `{n,}`, `{n,m}`, `{n}` with n > 1) applies to anything but one
- *     character (literal, class, `.`), a fixed sequence of them, or an alternation of literal
- *     strings whose first characters differ (`(foo|bar)+`): no nested repetition, no ambiguous
- *     alternation under repetition;
- *   - more than 3 unbounded repetitions follow one another (`.*a.*b.*c.*d` is O(n⁵));
- *   - the optional and bounded repetitions multiply to more than 4096 ways;
- *   - the pattern is longer than MAX_PATTERN_LENGTH.
- * Under these rules the work per value is polynomial of low degree in its length.
+ * pattern like `(a+)+b` would take time exponential in a label value's length, and `.*a.*a.*a`
+ * cubic. Nothing valid is refused for this (Prometheus accepts it); instead the pattern is measured:
+ *   - a repetition (`*`, `+`, `{n,}`, `{n,m}`, `{n}` with n > 1) of anything but one character
+ *     (literal, class, `.`), a fixed sequence of them, or an alternation of literal strings whose
+ *     first characters differ (`(foo|bar)+`) — nested or ambiguous repetition — or optional and
+ *     bounded repetitions multiplying to more than 4096 ways: exponential, so every value is
+ *     matched by `LinearRegExp` (a Thompson NFA, linear time);
+ *   - d > 1 unbounded repetitions in sequence (`.*foo.*`): polynomial, n^d; values short enough
+ *     for n^d to stay near 10^6 steps go to the backtracking engine (it is ~10x faster there),
+ *     longer ones to the NFA;
+ *   - otherwise a plain RegExp.
+ * Patterns longer than MAX_PATTERN_LENGTH, or compiling to more than MAX_PROGRAM NFA states, are
+ * refused (bad_data).
  */
 import { PromqlError } from './errors.js';
+import { LinearRegExp, MAX_PROGRAM } from './linear-regexp.js';
 
 export const MAX_PATTERN_LENGTH = 128 * 1024;
-const MAX_UNBOUNDED_IN_SEQUENCE = 3;
+const MAX_UNBOUNDED_IN_SEQUENCE = 1;
+/** The backtracking steps a polynomial pattern is allowed on one value before the NFA takes over. */
+const POLYNOMIAL_STEPS = 1e6;
 const MAX_WAYS = 4096;
 const MAX_NESTING = 1000;
 const MAX_REPEAT = 1000;
@@ -39,14 +46,18 @@ interface Flags {
   readonly s: boolean;
 }
 
-/** One position's worth of pattern, for the analysis; `js` is its JavaScript source. */
+/** Zero-width assertions: text and line boundaries, ASCII word boundaries; `none` is a flag group's place. */
+export type AssertKind = 'bot' | 'eot' | 'bol' | 'eol' | 'wb' | 'nwb' | 'none';
+
+/** A parsed pattern, for the analysis and the linear-time matcher; `js` is a piece's JavaScript source. */
+export type Re2Node = Node;
 type Node =
   | { readonly t: 'char'; readonly js: string; readonly lit?: string; readonly fold: boolean }
-  | { readonly t: 'assert'; readonly js: string }
+  | { readonly t: 'assert'; readonly js: string; readonly kind: AssertKind }
   | { readonly t: 'cat'; readonly items: readonly Node[] }
   | { readonly t: 'alt'; readonly branches: readonly Node[] }
   | { readonly t: 'group'; readonly node: Node; readonly capture: boolean; readonly name?: string }
-  | { readonly t: 'repeat'; readonly node: Node; readonly min: number; readonly max: number; readonly lazy: boolean };
+  | { readonly t: 'repeat'; readonly node: Node; readonly min: number; readonly max: number; readonly lazy: boolean; readonly counted: boolean };
 
 const cache = new Map<string, RegExp>();
 const CACHE_LIMIT = 1000;
@@ -61,12 +72,14 @@ export function compileMatcherRegex(pattern: string): RegExp {
   const wrapped = `^(?:${pattern})$`;
   const p = new Re2Parser(wrapped, pattern);
   const node = p.parse();
-  checkBacktracking(node, pattern);
   const source = emit(node);
+  const flags = p.globalFold ? 'iu' : 'u';
   let re: RegExp;
   try {
-    re = new RegExp(source, p.globalFold ? 'iu' : 'u');
+    const limit = backtrackLimit(node);
+    re = limit === Infinity ? new RegExp(source, flags) : new LinearRegExp(source, flags, node, limit);
   } catch (e) {
+    if (e instanceof RangeError) throw new PromqlError('bad_data', `error parsing regexp: expression too large (more than ${MAX_PROGRAM} NFA states): \`${pattern}\``);
     throw new PromqlError('bad_data', `error parsing regexp: ${(e as Error).message}`);
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -178,7 +191,10 @@ class Re2Parser {
         if (lastRepeat >= 0) throw re2Error('invalid nested repetition operator', this.s.slice(lastRepeat, this.i));
         const prev = items.pop();
         if (prev === undefined || prev.t === 'assert' && prev.js === '') throw re2Error('missing argument to repetition operator', this.s.slice(opStart, this.i));
-        items.push({ t: 'repeat', node: prev, min, max, lazy });
+        const rep: Node = { t: 'repeat', node: prev, min, max, lazy, counted: c === '{' };
+        // Go (1.19) bounds nested counted repetitions: their counts multiply to at most 1000.
+        if (c === '{' && (min >= 2 || max >= 2) && !repeatIsValid(rep, MAX_REPEAT)) throw re2Error('invalid repeat count', this.s.slice(opStart, this.i));
+        items.push(rep);
         lastRepeat = opStart;
         continue;
       }
@@ -188,7 +204,7 @@ class Re2Parser {
         if (r.flagsOnly !== undefined) {
           flags = r.flagsOnly;
           // A flag group is no operand: `(?i)*` has nothing to repeat.
-          items.push({ t: 'assert', js: '' });
+          items.push({ t: 'assert', js: '', kind: 'none' });
           continue;
         }
         items.push(r.node!);
@@ -203,10 +219,10 @@ class Re2Parser {
           items.push({ t: 'char', js: flags.s ? '[^]' : '[^\\n]', fold: false });
           break;
         case '^':
-          items.push({ t: 'assert', js: flags.m ? '(?<![^\\n])' : '^' });
+          items.push(flags.m ? { t: 'assert', js: '(?<![^\\n])', kind: 'bol' } : { t: 'assert', js: '^', kind: 'bot' });
           break;
         case '$':
-          items.push({ t: 'assert', js: flags.m ? '(?![^\\n])' : '$' });
+          items.push(flags.m ? { t: 'assert', js: '(?![^\\n])', kind: 'eol' } : { t: 'assert', js: '$', kind: 'eot' });
           break;
         case '\\':
           items.push(...this.escape(flags));
@@ -296,16 +312,16 @@ class Re2Parser {
     switch (c) {
       case 'A':
         this.i++;
-        return [{ t: 'assert', js: '^' }];
+        return [{ t: 'assert', js: '^', kind: 'bot' }];
       case 'z':
         this.i++;
-        return [{ t: 'assert', js: '$' }];
+        return [{ t: 'assert', js: '$', kind: 'eot' }];
       case 'b':
         this.i++;
-        return [{ t: 'assert', js: '(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))' }];
+        return [{ t: 'assert', js: '(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))', kind: 'wb' }];
       case 'B':
         this.i++;
-        return [{ t: 'assert', js: '(?:(?<=[0-9A-Za-z_])(?=[0-9A-Za-z_])|(?<![0-9A-Za-z_])(?![0-9A-Za-z_]))' }];
+        return [{ t: 'assert', js: '(?:(?<=[0-9A-Za-z_])(?=[0-9A-Za-z_])|(?<![0-9A-Za-z_])(?![0-9A-Za-z_]))', kind: 'nwb' }];
       case 'Q': {
         this.i++;
         let end = this.s.indexOf('\\E', this.i);
@@ -474,10 +490,8 @@ class Re2Parser {
         if (c2 === '\\') {
           this.i++;
           if (this.i >= this.s.length) throw re2Error('trailing backslash at end of expression', '');
-          const probe = this.i;
-          const p2: ClassParts = { pos: '', neg: [] };
-          if (this.classEscape(p2, flags, probe - 1)) throw re2Error('invalid character class range', this.s.slice(itemStart, this.i));
-          hi = this.escapedChar(probe - 1);
+          // Go reads the range's end as one character: `[a-\d]` is an invalid escape.
+          hi = this.escapedChar(this.i - 1);
         } else {
           hi = this.classChar();
         }
@@ -586,6 +600,30 @@ function emit(n: Node): string {
   }
 }
 
+/** Go's `repeatIsValid`: counted repetitions nested in `n` multiply to at most `limit`. */
+function repeatIsValid(n: Node, limit: number): boolean {
+  switch (n.t) {
+    case 'repeat': {
+      if (n.counted) {
+        const m = n.max === -1 ? n.min : n.max;
+        if (m > 0) {
+          if (m > limit) return false;
+          limit = Math.floor(limit / m);
+        }
+      }
+      return repeatIsValid(n.node, limit);
+    }
+    case 'group':
+      return repeatIsValid(n.node, limit);
+    case 'cat':
+      return n.items.every((c) => repeatIsValid(c, limit));
+    case 'alt':
+      return n.branches.every((c) => repeatIsValid(c, limit));
+    default:
+      return true;
+  }
+}
+
 function unwrap(n: Node): Node {
   while (n.t === 'group') n = n.node;
   return n;
@@ -633,18 +671,18 @@ function safeToRepeat(n: Node): boolean {
 }
 
 /** Unbounded repetitions in sequence (max over alternatives) and the product of bounded choices. */
-function measure(n: Node, pattern: string): { unbounded: number; ways: number } {
+function measure(n: Node): { unbounded: number; ways: number } {
   switch (n.t) {
     case 'char':
     case 'assert':
       return { unbounded: 0, ways: 1 };
     case 'group':
-      return measure(n.node, pattern);
+      return measure(n.node);
     case 'cat': {
       let unbounded = 0;
       let ways = 1;
       for (const item of n.items) {
-        const m = measure(item, pattern);
+        const m = measure(item);
         unbounded += m.unbounded;
         ways = Math.min(ways * m.ways, Number.MAX_SAFE_INTEGER);
       }
@@ -654,27 +692,31 @@ function measure(n: Node, pattern: string): { unbounded: number; ways: number } 
       let unbounded = 0;
       let ways = 0;
       for (const b of n.branches) {
-        const m = measure(b, pattern);
+        const m = measure(b);
         unbounded = Math.max(unbounded, m.unbounded);
         ways = Math.max(ways, m.ways);
       }
       return { unbounded, ways };
     }
     case 'repeat': {
-      const inner = measure(n.node, pattern);
+      const inner = measure(n.node);
       const optional = n.min === 0 && n.max === 1;
-      if (!optional && !(n.min === n.max && n.min <= 1) && !safeToRepeat(n.node)) refuse(pattern);
+      if (!optional && !(n.min === n.max && n.min <= 1) && !safeToRepeat(n.node)) return { unbounded: Infinity, ways: Infinity };
       if (n.max === -1 || n.max - n.min > NARROW_RANGE) return { unbounded: inner.unbounded + 1, ways: inner.ways };
       return { unbounded: inner.unbounded, ways: Math.min(inner.ways * (n.max - n.min + 1), Number.MAX_SAFE_INTEGER) };
     }
   }
 }
 
-function refuse(pattern: string): never {
-  throw new PromqlError('bad_data', `error parsing regexp: pattern may backtrack catastrophically (tsdb refuses nested or ambiguous repetition): \`${pattern}\``);
-}
-
-function checkBacktracking(n: Node, pattern: string): void {
-  const m = measure(n, pattern);
-  if (m.unbounded > MAX_UNBOUNDED_IN_SEQUENCE || m.ways > MAX_WAYS) refuse(pattern);
+/**
+ * The longest value JavaScript's backtracking may be trusted with for `n` (see the file header):
+ * Infinity for patterns without nested or ambiguous repetition and with one unbounded repetition
+ * in sequence; 0 for those with (exponential); for d unbounded repetitions in sequence (time up to
+ * n^d) the length where n^d stays near 10^6 steps.
+ */
+function backtrackLimit(n: Node): number {
+  const m = measure(n);
+  if (m.unbounded === Infinity || m.ways > MAX_WAYS) return 0;
+  if (m.unbounded <= MAX_UNBOUNDED_IN_SEQUENCE) return Infinity;
+  return Math.floor(POLYNOMIAL_STEPS ** (1 / m.unbounded));
 }
