@@ -230,3 +230,34 @@ export class LinearRegExp extends RegExp {
     return super.exec(str);
   }
 }
+
+/**
+ * A RegExp for a pattern that is a list of literal strings (`host-1|host-2|…`, as dashboards send
+ * for a multi-value variable): a set lookup, where the backtracking engine would try every
+ * alternative for every value.
+ */
+export class LiteralSetRegExp extends RegExp {
+  readonly #values: ReadonlySet<string>;
+
+  constructor(source: string, flags: string, values: ReadonlySet<string>) {
+    super(source, flags);
+    this.#values = values;
+  }
+
+  static override get [Symbol.species](): RegExpConstructor {
+    return RegExp;
+  }
+
+  override test(s: string): boolean {
+    return this.#values.has(String(s));
+  }
+
+  override exec(s: string): RegExpExecArray | null {
+    const str = String(s);
+    if (!this.#values.has(str)) {
+      this.lastIndex = 0;
+      return null;
+    }
+    return RegExp.prototype.exec.call(this, str);
+  }
+}

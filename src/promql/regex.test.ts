@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { PromqlError } from './errors.js';
-import { LinearRegExp } from './linear-regexp.js';
+import { LinearRegExp, LiteralSetRegExp } from './linear-regexp.js';
 import { compileMatcherRegex, MAX_PATTERN_LENGTH } from './regex.js';
 
 const VALUES = [
@@ -20,7 +20,7 @@ const PATTERNS = [
   '\\p{^Greek}', '\\pN+', '[\\p{Lu}\\d]+', '(?i)ab', '(?i)foo|bar', '(?i)é', '(?i)[a-c]+', '(?i)[^a]', 'a(?i)b', '(?i:a)b', '(?i)a(?-i)b', '(?i)k',
   '(?i)s', '(?i)\\pL', '(?m)^a$', '(?m)a$', '(?m)^b', '(?m)a\\n^b', '^a', 'a$', '\\Aa\\z', 'a\\z', '\\Qa.b\\E', 'x{2}', 'x\\{2\\}', 'x{2,}',
   'x{1,2}', 'x{,2}', 'x{', 'a{2}b?', '\\x41', '\\x{1F600}', '\\101', '\\012', '\\.', '\\$', '\\^', '\\{', '\\\\', 'a\\b', '\\bfoo\\b', '\\Bo', 'o\\B',
-  '(?P<name>a)(b)', '(?U)a+', 'a+?', 'a*?b', '(a|ab)(c|bcd)', '(a+)+', '(.*)*', '(a|a)*', '(a?){5}a{5}', '.*a.*a.*a', '[a-z]+[a-z]+[a-z]+', '(?:)',
+  '(?P<name>a)(b)', '(?U)a+', 'foo|bar|a.b|x|', 'a0|a1|a2|a3|a4|a5|a6|a7|a8|a9|b0|b1|b2|b3|b4|b5|b6|b7|b8|b9|a|ab|abc|aB|', '(?i)a0|a1|a2|a3|a4|a5|a6|a7|a8|a9|b0|b1|b2|b3|b4|b5|b6|b7|b8|b9|a|ab|abc|é', 'a+?', 'a*?b', '(a|ab)(c|bcd)', '(a+)+', '(.*)*', '(a|a)*', '(a?){5}a{5}', '.*a.*a.*a', '[a-z]+[a-z]+[a-z]+', '(?:)',
   '()', '(|a)', 'a||b', 'é+', '😀', 'a😀b', '[😀]', '.{3}', '^$', '$^', 'api-.*-prod', '[a-z]+:\\d+', '\\x{212a}', '[ſ]',
 ];
 
@@ -134,6 +134,25 @@ test('patterns that would backtrack long match in linear time, and agree with ba
   }
 });
 
-test('ordinary patterns are plain RegExps', () => {
-  for (const p of ['foo', 'foo|bar', '.*foo', 'foo.*', 'api-.*', '(foo|bar)+', '[a-z]+', '\\d{1,3}', 'x?y?z?']) assert.equal(compileMatcherRegex(p).constructor, RegExp, p);
+test('ordinary patterns are plain RegExps; lists of literals are sets', () => {
+  for (const p of ['foo', '.*foo', 'foo.*', 'api-.*', '(foo|bar)+', '[a-z]+', '\\d{1,3}', 'x?y?z?', '(?i)a|b', 'a.b|c']) assert.equal(compileMatcherRegex(p).constructor, RegExp, p);
+  for (const p of ['foo|bar', '(a|b)', 'a\\.b|c', 'x|']) assert.ok(compileMatcherRegex(p) instanceof LiteralSetRegExp, p);
+  const set = compileMatcherRegex('(foo|bar\\.baz)');
+  assert.deepEqual(['foo', 'bar.baz', 'barxbaz', 'fo', 'foox', ''].filter((v) => set.test(v)), ['foo', 'bar.baz']);
+  assert.equal('foo'.replace(set, '[$1]'), '[foo]');
+});
+
+test('a long list of alternatives matches fast', () => {
+  const hosts = Array.from({ length: 10_000 }, (_, i) => `host-${i}.example.com`);
+  // Unescaped dots: not literal; the common prefixes are factored out.
+  const re = compileMatcherRegex(hosts.join('|'));
+  const escaped = compileMatcherRegex(hosts.map((h) => h.replaceAll('.', '\\.')).join('|'));
+  assert.ok(escaped instanceof LiteralSetRegExp);
+  const t0 = performance.now();
+  let n = 0;
+  for (let i = 0; i < 3000; i++) if (re.test(`host-${i * 17}.example.com`)) n++;
+  for (let i = 0; i < 3000; i++) if (escaped.test(`host-${i * 17}.example.com`)) n++;
+  assert.equal(n, 2 * Math.ceil(10_000 / 17));
+  assert.ok(re.test('host-1xexample.com') && !escaped.test('host-1xexample.com'));
+  assert.ok(performance.now() - t0 < 5000, `${performance.now() - t0} ms`);
 });

@@ -28,9 +28,9 @@
  * refused (bad_data).
  */
 import { PromqlError } from './errors.js';
-import { LinearRegExp, MAX_PROGRAM } from './linear-regexp.js';
+import { LinearRegExp, LiteralSetRegExp, MAX_PROGRAM } from './linear-regexp.js';
 
-export const MAX_PATTERN_LENGTH = 128 * 1024;
+export const MAX_PATTERN_LENGTH = 1024 * 1024;
 const MAX_UNBOUNDED_IN_SEQUENCE = 1;
 /** The backtracking steps a polynomial pattern is allowed on one value before the NFA takes over. */
 const POLYNOMIAL_STEPS = 1e6;
@@ -76,8 +76,10 @@ export function compileMatcherRegex(pattern: string): RegExp {
   const flags = p.globalFold ? 'iu' : 'u';
   let re: RegExp;
   try {
+    const literals = p.globalFold ? undefined : literalSet(node);
     const limit = backtrackLimit(node);
-    re = limit === Infinity ? new RegExp(source, flags) : new LinearRegExp(source, flags, node, limit);
+    if (literals !== undefined && literals.size > 1) re = new LiteralSetRegExp(source, flags, literals);
+    else re = limit === Infinity ? new RegExp(source, flags) : new LinearRegExp(source, flags, node, limit);
   } catch (e) {
     if (e instanceof RangeError) throw new PromqlError('bad_data', `error parsing regexp: expression too large (more than ${MAX_PROGRAM} NFA states): \`${pattern}\``);
     throw new PromqlError('bad_data', `error parsing regexp: ${(e as Error).message}`);
@@ -588,7 +590,7 @@ function emit(n: Node): string {
     case 'cat':
       return n.items.map(emit).join('');
     case 'alt':
-      return n.branches.map(emit).join('|');
+      return n.branches.length > FACTOR_BRANCHES ? emitFactored(n.branches) : n.branches.map(emit).join('|');
     case 'group':
       // Capturing groups stay capturing, numbered as in RE2 (label_replace's `$1`).
       return n.name !== undefined ? `(?<${n.name}>${emit(n.node)})` : n.capture ? `(${emit(n.node)})` : `(?:${emit(n.node)})`;
@@ -598,6 +600,29 @@ function emit(n: Node): string {
       return `${inner}${q}${n.lazy ? '?' : ''}`;
     }
   }
+}
+
+/** The strings `^(?:a|b|…)$` matches when its alternatives are all literal (case-sensitive), else undefined. */
+function literalSet(n: Node): Set<string> | undefined {
+  if (n.t !== 'cat' || n.items.length !== 3) return undefined;
+  const [first, body, last] = n.items;
+  if (first?.t !== 'assert' || first.kind !== 'bot' || last?.t !== 'assert' || last.kind !== 'eot' || body?.t !== 'group') return undefined;
+  const inner = unwrap(body.node);
+  const branches = inner.t === 'alt' ? inner.branches : [inner];
+  const out = new Set<string>();
+  for (const b of branches) {
+    const lit = literalString(b);
+    if (lit === undefined || hasFold(b)) return undefined;
+    out.add(lit);
+  }
+  return out;
+}
+
+function hasFold(n: Node): boolean {
+  n = unwrap(n);
+  if (n.t === 'char') return n.fold;
+  if (n.t === 'cat') return n.items.some(hasFold);
+  return false;
 }
 
 /** Go's `repeatIsValid`: counted repetitions nested in `n` multiply to at most `limit`. */
@@ -622,6 +647,77 @@ function repeatIsValid(n: Node, limit: number): boolean {
     default:
       return true;
   }
+}
+
+/** Alternations longer than this get their common prefixes factored out. */
+const FACTOR_BRANCHES = 16;
+
+/** The pieces of a branch made only of one-character pieces (no repetition, no assertion), or undefined. */
+function tokens(n: Node): string[] | undefined {
+  n = unwrap(n);
+  if (n.t === 'char') return [n.js];
+  if (n.t !== 'cat') return undefined;
+  const out: string[] = [];
+  for (const item of n.items) {
+    const u = unwrap(item);
+    if (u.t !== 'char') return undefined;
+    out.push(u.js);
+  }
+  return out;
+}
+
+interface Trie {
+  end: boolean;
+  readonly children: Map<string, Trie>;
+}
+
+/**
+ * `host1|host2|…` as `host(?:1|2|…)`: JavaScript tries alternatives one by one, so a long list
+ * of similar ones costs their number per value; factored, the cost is their length. The
+ * alternatives made of single characters only are factored (no captures inside: order does not
+ * change what matches); the others follow as they are.
+ */
+function emitFactored(branches: readonly Node[]): string {
+  const root: Trie = { end: false, children: new Map() };
+  const rest: string[] = [];
+  for (const b of branches) {
+    const ts = tokens(b);
+    if (ts === undefined) {
+      rest.push(emit(b));
+      continue;
+    }
+    let node = root;
+    for (const t of ts) {
+      let next = node.children.get(t);
+      if (next === undefined) {
+        next = { end: false, children: new Map() };
+        node.children.set(t, next);
+      }
+      node = next;
+    }
+    node.end = true;
+  }
+  const alts = emitTrie(root);
+  return [...(alts === undefined ? [] : [alts]), ...rest, ...(root.end ? [''] : [])].join('|');
+}
+
+/** The alternatives below a trie node (undefined when there are none), `|`-joined. */
+function emitTrie(node: Trie): string | undefined {
+  const alts: string[] = [];
+  for (const [t, child] of node.children) {
+    let s = t;
+    let c = child;
+    // A chain of single children is one literal run.
+    while (!c.end && c.children.size === 1) {
+      const [t2, c2] = c.children.entries().next().value as [string, Trie];
+      s += t2;
+      c = c2;
+    }
+    const below = emitTrie(c);
+    if (below === undefined) alts.push(s);
+    else alts.push(`${s}(?:${below}${c.end ? '|' : ''})`);
+  }
+  return alts.length === 0 ? undefined : alts.join('|');
 }
 
 function unwrap(n: Node): Node {
