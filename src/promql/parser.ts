@@ -428,7 +428,8 @@ class Parser {
       const sep = this.peek();
       if (sep.type === 'COMMA') {
         this.next();
-        if (this.peek().type === 'RIGHT_PAREN') this.fail(sep.pos, 'trailing commas not allowed in function call args');
+        // Prometheus's grammar reduces a comma followed by anything but an expression as a trailing one.
+        if (!startsExpr(this.peek().type)) this.fail(sep.pos, 'trailing commas not allowed in function call args');
       } else if (sep.type === 'RIGHT_PAREN') {
         this.next();
         return args;
@@ -563,6 +564,11 @@ class Parser {
     target.at = at;
     (e.pos as Mutable<PosRange>).end = this.lastEnd;
   }
+}
+
+/** Whether a token can begin an expression. */
+function startsExpr(t: TokenType): boolean {
+  return t === 'NUMBER' || t === 'STRING' || t === 'LEFT_PAREN' || t === 'LEFT_BRACE' || t === 'ADD' || t === 'SUB' || AGGREGATORS.has(t) || METRIC_IDENTIFIERS.has(t);
 }
 
 function range(t: Token): PosRange {
