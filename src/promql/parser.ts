@@ -556,7 +556,9 @@ class Parser {
       if (!Number.isFinite(ts) || ts >= 9223372036854775807 || ts <= -9223372036854775808) {
         this.fail(e.pos!.start, `timestamp out of bounds for @ modifier: ${goFloatF(ts)}`);
       }
-      at = { kind: 'time', ms: Math.round(ts * 1000) };
+      // Go's math.Round: halves away from zero.
+      const scaled = ts * 1000;
+      at = { kind: 'time', ms: Math.sign(scaled) * Math.round(Math.abs(scaled)) + 0 };
     }
     const target = modifierTarget(e);
     if (target === undefined) this.fail(e.pos!.start, '@ modifier must be preceded by an instant vector selector or range vector selector or a subquery');
