@@ -4,7 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { PromqlError } from './errors.js';
 import { LinearRegExp, LiteralSetRegExp } from './linear-regexp.js';
-import { compileMatcherRegex, MAX_PATTERN_LENGTH } from './regex.js';
+import { compileMatcherNfa, compileMatcherRegex, MAX_PATTERN_LENGTH } from './regex.js';
 
 const VALUES = [
   '', 'a', 'A', 'ab', 'aB', 'AB', 'abc', 'aaa', 'b', 'foo', 'FOO', 'foobar', 'barfoo', 'foo.bar', 'fooXbar', 'a\nb', 'a\n', '\n', 'x\ny', 'é', 'É', 'Ω', 'ω',
@@ -37,6 +37,8 @@ test('matches agree with RE2 (DuckDB’s regexp_full_match) on every pattern and
     const rows = (await conn.runAndReadAll(`SELECT v FROM unnest([${list}]) AS t(v) WHERE regexp_full_match(v, ${quoteLiteral(p)})`)).getRows().map((r) => r[0] as string);
     const mine = VALUES.filter((v) => re.test(v));
     assert.deepEqual(mine.sort(), rows.sort(), `${p} (JavaScript ${re.source} /${re.flags})`);
+    const nfa = compileMatcherNfa(p);
+    assert.deepEqual(VALUES.filter((v) => nfa.test(v)).sort(), rows.sort(), `${p} on the NFA`);
   }
 });
 

@@ -89,6 +89,13 @@ export function compileMatcherRegex(pattern: string): RegExp {
   return re;
 }
 
+/** The pattern on the linear-time NFA whatever its shape (for tests: the NFA must agree with RE2 everywhere). */
+export function compileMatcherNfa(pattern: string): LinearRegExp {
+  const p = new Re2Parser(`^(?:${pattern})$`, pattern);
+  const node = p.parse();
+  return new LinearRegExp(emit(node), p.globalFold ? 'iu' : 'u', node, 0);
+}
+
 function re2Error(code: string, expr: string): PromqlError {
   return new PromqlError('bad_data', `error parsing regexp: ${code}: \`${expr}\``);
 }
