@@ -9,6 +9,7 @@ import type { AtModifier, Call, Expr, SubqueryExpr, ValueType, VectorSelector } 
 import { AggregateNode } from './aggregate.js';
 import { ScalarBinaryNode, VectorBinaryNode, VectorScalarNode } from './binary.js';
 import { MAX_POINTS_PER_SERIES, PromqlError } from './errors.js';
+import { documentedType, typeOf } from './parser.js';
 import { abortError, EvalState, type Grid } from './eval-state.js';
 import { RangeLabelsetCheck, SameLabelsetCheck, type EvalNode, type MatrixNode, type ScalarNode, type StringNode, type VecNode } from './eval-node.js';
 import { FUNCTIONS } from './functions/index.js';
@@ -43,49 +44,10 @@ export interface EngineInternals {
 
 const DEFAULT_EVALUATION_INTERVAL_MS = 60_000;
 
-/** Prometheus's parser.DocumentedType. */
-function documentedType(t: ValueType): string {
-  switch (t) {
-    case 'vector':
-      return 'instant vector';
-    case 'matrix':
-      return 'range vector';
-    default:
-      return t;
-  }
-}
-
 /** The API's check of a range query's step against the points it would answer per series. */
 export function checkResolution(startMs: number, endMs: number, stepMs: number): void {
   if (Math.trunc((endMs - startMs) / stepMs) > MAX_POINTS_PER_SERIES) {
     throw new PromqlError('bad_data', 'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
-  }
-}
-
-/** The value type of an expression (Prometheus's `Expr.Type()`). */
-export function exprType(e: Expr): ValueType {
-  switch (e.kind) {
-    case 'number':
-      return 'scalar';
-    case 'string':
-      return 'string';
-    case 'vector':
-      return 'vector';
-    case 'matrix':
-    case 'subquery':
-      return 'matrix';
-    case 'call': {
-      const sig = FUNCTION_SIGNATURES.get(e.func);
-      if (sig === undefined) throw new PromqlError('bad_data', `unknown function with name ${JSON.stringify(e.func)}`);
-      return sig.returnType;
-    }
-    case 'aggregate':
-      return 'vector';
-    case 'binary':
-      return exprType(e.lhs) === 'scalar' && exprType(e.rhs) === 'scalar' ? 'scalar' : 'vector';
-    case 'unary':
-    case 'paren':
-      return exprType(e.expr);
   }
 }
 
@@ -104,7 +66,7 @@ export async function evaluateQuery(expr: Expr, source: PromSource, opts: EvalOp
 }
 
 export async function evaluateQueryWith(expr: Expr, source: PromSource, opts: EvalOptions, internals: EngineInternals): Promise<QueryResult> {
-  const type = exprType(expr);
+  const type = typeOf(expr);
   const range = opts.stepMs > 0;
   if (range && type !== 'vector' && type !== 'scalar') {
     throw new PromqlError('bad_data', `invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`);
@@ -644,7 +606,7 @@ class Compiler {
     } finally {
       this.inInvariant = parent;
     }
-    if (inner.type !== 'vector' && inner.type !== 'scalar') throw new PromqlError('bad_data', `subquery is only allowed on instant vector, got ${documentedType(exprType(sq.expr))} instead`);
+    if (inner.type !== 'vector' && inner.type !== 'scalar') throw new PromqlError('bad_data', `subquery is only allowed on instant vector, got ${documentedType(typeOf(sq.expr))} instead`);
     return new SubquerySource(inner, { start, end, interval: step }, sq.rangeMs, sq.offsetMs, at, this.state);
   }
 
@@ -701,11 +663,11 @@ class Compiler {
         if (e.op === '+') return inner;
         if (inner.type === 'scalar') return new NegScalar(inner);
         if (inner.type === 'vector') return new NegVector(inner, this.state);
-        throw new PromqlError('bad_data', `unary expression only allowed on expressions of type scalar or instant vector, got ${JSON.stringify(documentedType(exprType(e.expr)))}`);
+        throw new PromqlError('bad_data', `unary expression only allowed on expressions of type scalar or instant vector, got ${JSON.stringify(documentedType(typeOf(e.expr)))}`);
       }
       case 'binary': {
-        const lt = exprType(e.lhs);
-        const rt = exprType(e.rhs);
+        const lt = typeOf(e.lhs);
+        const rt = typeOf(e.rhs);
         if (lt === 'scalar' && rt === 'scalar') return new ScalarBinaryNode(e.op, this.scalar(e.lhs, grid), this.scalar(e.rhs, grid));
         if (lt === 'vector' && rt === 'vector') return new VectorBinaryNode(e.op, this.vector(e.lhs, grid), this.vector(e.rhs, grid), e.matching, e.returnBool, this.state);
         if (lt === 'vector' && rt === 'scalar') return new VectorScalarNode(e.op, this.vector(e.lhs, grid), this.scalar(e.rhs, grid), false, e.returnBool, this.state);
@@ -716,7 +678,7 @@ class Compiler {
         let param: ScalarNode | StringNode | undefined;
         if (e.param !== undefined) {
           const p = this.compile(e.param, grid);
-          if (p.type !== 'scalar' && p.type !== 'string') throw new PromqlError('bad_data', `expected type scalar in aggregation parameter, got ${documentedType(exprType(e.param))}`);
+          if (p.type !== 'scalar' && p.type !== 'string') throw new PromqlError('bad_data', `expected type scalar in aggregation parameter, got ${documentedType(typeOf(e.param))}`);
           param = p;
         }
         return new AggregateNode(e.op, this.vector(e.expr, grid), param, e.grouping, e.without, this.state);

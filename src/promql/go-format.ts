@@ -5,24 +5,48 @@
  */
 import type { Labels } from './labels.js';
 
-/** Go's strconv.Quote for the strings label values hold. */
+/** Go's `%q` of a string (`strconv.Quote`). */
 export function goQuote(s: string): string {
   let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (c === 0x0a) out += '\\n';
-    else if (c === 0x09) out += '\\t';
-    else if (c === 0x0d) out += '\\r';
-    else if (c === 0x07) out += '\\a';
-    else if (c === 0x08) out += '\\b';
-    else if (c === 0x0c) out += '\\f';
-    else if (c === 0x0b) out += '\\v';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
+  for (const ch of s) out += quoteChar(ch, '"');
+  return out + '"';
+}
+
+/** Go's `%q` of a rune. */
+export function goQuoteRune(ch: string): string {
+  return `'${quoteChar(ch, "'")}'`;
+}
+
+function quoteChar(ch: string, quote: string): string {
+  const cp = ch.codePointAt(0)!;
+  if (ch === quote || ch === '\\') return `\\${ch}`;
+  if (cp >= 0x20 && cp < 0x7f) return ch;
+  switch (cp) {
+    case 7:
+      return '\\a';
+    case 8:
+      return '\\b';
+    case 12:
+      return '\\f';
+    case 10:
+      return '\\n';
+    case 13:
+      return '\\r';
+    case 9:
+      return '\\t';
+    case 11:
+      return '\\v';
   }
-  return `${out}"`;
+  if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, '0')}`;
+  if (isPrintable(ch)) return ch;
+  if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, '0')}`;
+  return `\\U${cp.toString(16).padStart(8, '0')}`;
+}
+
+const NON_PRINTABLE = /^[\p{C}\p{Z}]$/u;
+export function isPrintable(ch: string): boolean {
+  // Go's IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
+  return ch === ' ' || !NON_PRINTABLE.test(ch);
 }
 
 /** A label set as Go's `labels.Labels.String()` writes it. */

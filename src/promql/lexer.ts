@@ -5,6 +5,7 @@
  * one at a time on the parser's demand: an error further on must not hide the parser's own.
  */
 import { PromqlError } from './errors.js';
+import { goQuote, goQuoteRune, isPrintable } from './go-format.js';
 
 export type TokenType =
   | 'EOF'
@@ -162,50 +163,6 @@ function utf8Length(s: string, from: number, to: number): number {
     } else n += 3;
   }
   return n;
-}
-
-/** Go's `%q` of a string (`strconv.Quote`). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) out += quoteChar(ch, '"');
-  return out + '"';
-}
-
-/** Go's `%q` of a rune. */
-export function goQuoteRune(ch: string): string {
-  return `'${quoteChar(ch, "'")}'`;
-}
-
-function quoteChar(ch: string, quote: string): string {
-  const cp = ch.codePointAt(0)!;
-  if (ch === quote || ch === '\\') return `\\${ch}`;
-  if (cp >= 0x20 && cp < 0x7f) return ch;
-  switch (cp) {
-    case 7:
-      return '\\a';
-    case 8:
-      return '\\b';
-    case 12:
-      return '\\f';
-    case 10:
-      return '\\n';
-    case 13:
-      return '\\r';
-    case 9:
-      return '\\t';
-    case 11:
-      return '\\v';
-  }
-  if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, '0')}`;
-  if (isPrintable(ch)) return ch;
-  if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, '0')}`;
-  return `\\U${cp.toString(16).padStart(8, '0')}`;
-}
-
-const NON_PRINTABLE = /^[\p{C}\p{Z}]$/u;
-function isPrintable(ch: string): boolean {
-  // Go's IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-  return ch === ' ' || !NON_PRINTABLE.test(ch);
 }
 
 /** Go's `%#U` of a rune: `U+0071 'q'`. */

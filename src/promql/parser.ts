@@ -35,7 +35,8 @@ import type {
 import { METRIC_NAME } from './ast.js';
 import { PromqlError } from './errors.js';
 import { FUNCTION_SIGNATURES } from './functions/signatures.js';
-import { AGGREGATORS, Lexer, describeToken, goQuote, isLabelName, parseError, unquoteString } from './lexer.js';
+import { goQuote } from './go-format.js';
+import { AGGREGATORS, Lexer, describeToken, isLabelName, parseError, unquoteString } from './lexer.js';
 import type { Token, TokenType } from './lexer.js';
 import { compileMatcherRegex } from './regex.js';
 

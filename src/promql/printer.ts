@@ -9,7 +9,7 @@
  */
 import type { AggregateExpr, AtModifier, Expr, LabelMatcher, SubqueryExpr, VectorMatching, VectorSelector } from './ast.js';
 import { METRIC_NAME } from './ast.js';
-import { goQuote } from './lexer.js';
+import { goQuote } from './go-format.js';
 
 /** The canonical text of an expression. */
 export function formatExpr(expr: Expr): string {

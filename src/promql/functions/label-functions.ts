@@ -5,38 +5,23 @@
  */
 import { PromqlError } from '../errors.js';
 import { getLabel, withLabel } from '../labels.js';
+import { compileMatcherRegex } from '../regex.js';
 import type { Labels } from '../labels.js';
 import type { Vector } from '../values.js';
 import type { InstantFunction } from './types.js';
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-const regexCache = new Map<string, RegExp | null>();
-
 /**
- * The fully anchored regex of label_replace (RE2 semantics in Prometheus). Kept in this one
- * function so it can be swapped for the shared RE2 translation (`promql/regex.ts`) once that lands.
- * Returns null when the pattern is not a valid regex.
+ * The fully anchored regex of label_replace: the shared RE2 translation of the matchers (so a
+ * hostile pattern runs in linear time here too). Returns null when the pattern is not valid RE2.
  */
 export function compileLabelReplaceRegex(re: string): RegExp | null {
-  let out = regexCache.get(re);
-  if (out !== undefined) return out;
-  let body = re;
-  let flags = 'u';
-  if (body.startsWith('(?i)')) {
-    body = body.slice(4);
-    flags += 'i';
-  }
-  // RE2's named groups are (?P<name>…); JS spells them (?<name>…).
-  body = body.replace(/\(\?P</g, '(?<');
   try {
-    out = new RegExp(`^(?:${body})$`, flags);
+    return compileMatcherRegex(re);
   } catch {
-    out = null;
+    return null;
   }
-  if (regexCache.size > 1000) regexCache.clear();
-  regexCache.set(re, out);
-  return out;
 }
 
 const isLetterOrDigit = /^[\p{L}\p{Nd}_]$/u;
