@@ -1,5 +1,5 @@
 /**
- * tsdb's PromQL syntax tree: what the parser (`parser.ts`, over Prometheus's own lezer grammar)
+ * tsdb's PromQL syntax tree: what the parser (`parser.ts`, Prometheus 2.42's grammar)
  * produces and the evaluator (`engine.ts`) and printer (`printer.ts`) consume. Shaped like
  * Prometheus's `promql/parser/ast.go`; times are milliseconds.
  */
