@@ -224,3 +224,26 @@ test('checkResolution refuses more than 11,000 points per series', () => {
 test('a function missing from the library is an internal error', async () => {
   await assert.rejects(evaluateQueryWith(call('rate', mat(sel('x'), 60)), xs(), { ...BASE, startMs: 1000, endMs: 1000 }, { functions: new Map() }), fails('internal', /rate/));
 });
+
+test('a long evaluation gives the event loop turns: a timer fires during it and its abort stops the query', async () => {
+  // 2,000 series × 20,000 steps of a range query, and of a subquery: long enough to be cut short.
+  const src = new MemorySource();
+  for (let i = 0; i < 2000; i++) src.add({ __name__: 'big', i: String(i) }, Array.from({ length: 50 }, (_, k) => [k * 60, k] as const));
+  const cases = [
+    () => evalRange(src, agg('sum', sel('big')), 0, 240_000, 12, { signal: ac.signal }),
+    () => evalAt(src, call('count_over_time', sub(agg('sum', sel('big')), 240_000, 12)), 240_000, { signal: ac.signal }),
+  ];
+  let ac = new AbortController();
+  for (const run of cases) {
+    ac = new AbortController();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const timer = setTimeout(() => ac.abort(new TsdbError(StatusCode.DeadlineExceeded, 'deadline')), 150);
+    const started = performance.now();
+    await assert.rejects(run(), fails('timeout', 'query timed out in expression evaluation'));
+    clearInterval(ticker);
+    clearTimeout(timer);
+    assert.ok(ticks >= 5, `the event loop ran timers ${ticks} times during the evaluation`);
+    assert.ok(performance.now() - started < 2000, 'stopped soon after the deadline');
+  }
+});

@@ -96,6 +96,8 @@ export async function evaluateQueryWith(expr: Expr, source: PromSource, opts: Ev
     }
   }
   state.checkAborted();
+  // Subqueries (compiled inner first) are evaluated up front, yielding as they go.
+  for (const sq of state.subqueries) await sq.prepareAsync();
 
   switch (root.type) {
     case 'string':
@@ -104,7 +106,7 @@ export async function evaluateQueryWith(expr: Expr, source: PromSource, opts: Ev
       return { type: 'matrix', matrix: instantMatrix(root, start, state) };
     case 'scalar':
       if (!range) return { type: 'scalar', t: start, v: root.eval(start) };
-      return { type: 'matrix', matrix: rangeScalar(root, grid, state) };
+      return { type: 'matrix', matrix: await rangeScalar(root, grid, state) };
     case 'vector':
       if (!range) {
         const out = root.eval(start);
@@ -112,7 +114,7 @@ export async function evaluateQueryWith(expr: Expr, source: PromSource, opts: Ev
         for (let i = 0; i < out.ids.length; i++) vector.push({ labels: out.table.labels[out.ids[i]!]!, t: start, v: out.vals[i]! });
         return { type: 'vector', vector };
       }
-      return { type: 'matrix', matrix: rangeVector(root, grid, state) };
+      return { type: 'matrix', matrix: await rangeVector(root, grid, state) };
   }
 }
 
@@ -140,9 +142,10 @@ function instantMatrix(node: MatrixNode, t: number, state: EvalState): Matrix {
   return matrix.sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
-function rangeScalar(node: ScalarNode, grid: Grid, state: EvalState): Matrix {
+async function rangeScalar(node: ScalarNode, grid: Grid, state: EvalState): Promise<Matrix> {
   const series = { labels: [] as Labels, t: [] as number[], v: [] as number[] };
   for (let t = grid.start; t <= grid.end; t += grid.interval) {
+    await state.pause();
     state.checkAborted();
     state.current = state.held + series.t.length;
     const v = node.eval(t);
@@ -153,11 +156,12 @@ function rangeScalar(node: ScalarNode, grid: Grid, state: EvalState): Matrix {
   return [series];
 }
 
-function rangeVector(node: VecNode, grid: Grid, state: EvalState): Matrix {
+async function rangeVector(node: VecNode, grid: Grid, state: EvalState): Promise<Matrix> {
   const ts: number[][] = [];
   const vs: number[][] = [];
   let held = 0;
   for (let t = grid.start; t <= grid.end; t += grid.interval) {
+    await state.pause();
     state.checkAborted();
     state.current = state.held + held;
     const out = node.eval(t);
@@ -437,10 +441,29 @@ class SubquerySource implements RangeSource {
   ) {
     this.table = inner.type === 'vector' ? inner.table : new SeriesTable();
     if (inner.type === 'scalar') this.table.add([]);
+    state.subqueries.push(this);
   }
 
+  /** Evaluates the inner expression on the subquery's grid (once). */
   prepare(): void {
     if (this.done) return;
+    const run = this.begin();
+    for (let t = this.grid.start; t <= this.grid.end; t += this.grid.interval) run.step(t);
+    run.finish();
+  }
+
+  /** prepare() giving the event loop turns (the engine runs this before the steps of the query). */
+  async prepareAsync(): Promise<void> {
+    if (this.done) return;
+    const run = this.begin();
+    for (let t = this.grid.start; t <= this.grid.end; t += this.grid.interval) {
+      await this.state.pause();
+      run.step(t);
+    }
+    run.finish();
+  }
+
+  private begin(): { step(t: number): void; finish(): void } {
     this.done = true;
     const state = this.state;
     const base = state.current;
@@ -459,24 +482,27 @@ class SubquerySource implements RangeSource {
       vs[id]!.push(v);
       total++;
     };
-    const g = this.grid;
-    for (let t = g.start; t <= g.end; t += g.interval) {
-      state.checkAborted();
-      state.current = base + total;
-      if (this.inner.type === 'scalar') {
-        push(0, t, this.inner.eval(t));
-      } else {
-        const out = this.inner.eval(t);
-        for (let i = 0; i < out.ids.length; i++) push(out.ids[i]!, t, out.vals[i]!);
-      }
-    }
-    state.current = base;
-    state.add(total);
-    state.held += total;
-    for (let id = 0; id < this.table.labels.length; id++) {
-      this.t.push(Float64Array.from(ts[id] ?? []));
-      this.v.push(Float64Array.from(vs[id] ?? []));
-    }
+    return {
+      step: (t) => {
+        state.checkAborted();
+        state.current = base + total;
+        if (this.inner.type === 'scalar') {
+          push(0, t, this.inner.eval(t));
+        } else {
+          const out = this.inner.eval(t);
+          for (let i = 0; i < out.ids.length; i++) push(out.ids[i]!, t, out.vals[i]!);
+        }
+      },
+      finish: () => {
+        state.current = base;
+        state.add(total);
+        state.held += total;
+        for (let id = 0; id < this.table.labels.length; id++) {
+          this.t.push(Float64Array.from(ts[id] ?? []));
+          this.v.push(Float64Array.from(vs[id] ?? []));
+        }
+      },
+    };
   }
 
   seriesCount(): number {

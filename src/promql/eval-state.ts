@@ -28,6 +28,8 @@ export class EvalState {
   /** Samples held now: `held` (materialized subqueries, the result so far) plus this step's. */
   current = 0;
   held = 0;
+  /** The query's subqueries in the order they were compiled (inner ones first). */
+  readonly subqueries: Array<{ prepareAsync(): Promise<void> }> = [];
 
   constructor(
     readonly maxSamples: number,
@@ -49,7 +51,25 @@ export class EvalState {
   checkAborted(): void {
     if (this.signal?.aborted === true) throw abortError(this.signal);
   }
+
+  private lastYield = performance.now();
+
+  /**
+   * Gives the event loop a turn when this query has held it for more than YIELD_AFTER_MS: other
+   * requests are served meanwhile, and a deadline or a client that went away (whose abort arrives
+   * as an event) stops the query at its next check.
+   */
+  async pause(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastYield < YIELD_AFTER_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.lastYield = performance.now();
+    this.checkAborted();
+  }
 }
+
+/** How long a query evaluates before letting other work run. */
+const YIELD_AFTER_MS = 10;
 
 /** Prometheus's timeout / cancel errors: a deadline (reason DeadlineExceeded) is a timeout. */
 export function abortError(signal: AbortSignal): PromqlError {
