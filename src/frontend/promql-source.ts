@@ -4,11 +4,36 @@
  * matchers and the time range become the WHERE of one scan per table, so the region scan reads
  * only the series and time asked for. Used by the Prometheus HTTP API, `/v1/promql`, the gRPC
  * PrometheusGateway and TQL.
+ *
+ * Which tables are metrics: every table with a time index and at least one numeric field
+ * (integers, floats, decimals), except the physical tables of the metric engine (their rows are
+ * read through their logical tables). The value of a sample is, as in GreptimeDB:
+ * - `tsdb_value` when the table has it (the tables Prometheus remote write creates);
+ * - else the first numeric field in the table's column order (GreptimeDB answers the first field
+ *   column of its plan).
+ * A `__field__` matcher (GreptimeDB's) first narrows the numeric fields a table offers (`=`, `!=`,
+ * `=~`, `!~` on the field's name); a table left with none has no series. `__field__` is not a
+ * label. Rows whose value is NULL are not samples; non-numeric fields are never samples.
+ *
+ * Labels: tags as text (non-string tags cast to VARCHAR); NULL and '' are the absent label, as in
+ * Prometheus. A matcher on a label a table lacks is decided without scanning (absent = ""). Regular
+ * expressions are RE2 everywhere — DuckDB's `regexp_full_match` in the scan, and the same function
+ * over constants for the decisions taken here — so that no pattern backtracks.
+ *
+ * Samples are read through the Arrow path when the access offers it: DuckDB orders the rows by a
+ * hash of the series' labels, then time, and the series are cut out of the Float64 columns in
+ * bulk. Each scan is LIMITed to the samples the query may still hold (`maxSamples`), so a query
+ * that would hold more fails before it does. Stale markers (NaN 0x7ff0000000000002) arrive as
+ * stored, bit for bit.
  */
+import type { ArrowRows, Cell } from '../query/output.js';
+import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { METRIC_NAME, type LabelMatcher } from '../promql/ast.js';
 import { PromqlError } from '../promql/errors.js';
-import type { Labels } from '../promql/labels.js';
+import { compareLabels, labelsFrom, labelsKey, type Labels } from '../promql/labels.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
-import type { Cell } from '../query/output.js';
 import type { TableSummary } from './table-summary.js';
 
 /** What the source needs of the database it reads: its tables and a way to run a SELECT. */
@@ -17,24 +42,382 @@ export interface PromTableAccess {
   tables(names?: readonly string[]): Promise<TableSummary[]>;
   /** The rows of one SELECT over the database. */
   rows(sql: string, signal?: AbortSignal): Promise<ReadonlyArray<readonly Cell[]>>;
+  /**
+   * The result of one SELECT as Arrow record batches (`Output.arrow`), undefined when the result
+   * has a type the Arrow path lacks; optional: without it rows are read through `rows`.
+   */
+  arrow?(sql: string, signal?: AbortSignal): Promise<ArrowRows | undefined>;
 }
+
+/** GreptimeDB's matcher that picks the field column(s) of a table. */
+export const FIELD_MATCHER = '__field__';
+/** The value column of the tables Prometheus remote write creates. */
+export const PROM_VALUE_COLUMN = 'tsdb_value';
+
+export const TOO_MANY_SAMPLES = 'query processing would load too many samples into memory in query execution';
+
+const NUMERIC_TYPE = /^(?:U?Int(?:8|16|32|64)|Float(?:32|64)|Decimal\b)/;
+const TIME_UNIT_SCALE: Record<string, { readonly perMs: bigint; readonly msPer: bigint }> = {
+  TimestampSecond: { perMs: 0n, msPer: 1000n },
+  TimestampMillisecond: { perMs: 1n, msPer: 1n },
+  TimestampMicrosecond: { perMs: 1000n, msPer: 1n },
+  TimestampNanosecond: { perMs: 1_000_000n, msPer: 1n },
+};
+
+/** A table as a metric: its labels (tags), time index and the numeric fields that may be its value. */
+interface Metric {
+  readonly name: string;
+  readonly tags: ReadonlyArray<{ readonly name: string; readonly string: boolean }>;
+  readonly tagNames: ReadonlySet<string>;
+  readonly time: string;
+  readonly timeType: string;
+  readonly fields: readonly string[];
+}
+
+function metricOf(t: TableSummary): Metric | undefined {
+  if (t.physical) return undefined;
+  const ts = t.columns.find((c) => c.semantic === 'timestamp');
+  if (ts === undefined || TIME_UNIT_SCALE[ts.type] === undefined) return undefined;
+  const fields = t.columns.filter((c) => c.semantic === 'field' && NUMERIC_TYPE.test(c.type)).map((c) => c.name);
+  if (fields.length === 0) return undefined;
+  // A tag named like a special label cannot be one (`__name__` is the table's name).
+  const tags = t.columns.filter((c) => c.semantic === 'tag' && c.name !== METRIC_NAME && c.name !== FIELD_MATCHER).map((c) => ({ name: c.name, string: c.type === 'String' }));
+  return { name: t.name, tags, tagNames: new Set(tags.map((c) => c.name)), time: ts.name, timeType: ts.type, fields };
+}
+
+/** A matcher's verdict on a constant text, when it is not a regular expression. */
+function plainMatch(m: LabelMatcher, text: string): boolean {
+  return m.type === '=' ? text === m.value : text !== m.value;
+}
+
+const isRegex = (m: LabelMatcher) => m.type === '=~' || m.type === '!~';
+
+/**
+ * Answers "does RE2 pattern p fully match text s" for many pairs at once, with DuckDB's
+ * `regexp_full_match` (the function the scans use), in one query.
+ */
+class RegexOracle {
+  private readonly wanted = new Map<string, { s: string; p: string }>();
+  private answers = new Map<string, boolean>();
+
+  constructor(private readonly access: PromTableAccess) {}
+
+  private static key(s: string, p: string): string {
+    return `${p}\u0000${s}`;
+  }
+
+  ask(s: string, p: string): void {
+    const k = RegexOracle.key(s, p);
+    if (!this.answers.has(k)) this.wanted.set(k, { s, p });
+  }
+
+  async resolve(signal?: AbortSignal): Promise<void> {
+    if (this.wanted.size === 0) return;
+    const pairs = [...this.wanted.entries()];
+    this.wanted.clear();
+    const patterns = [...new Set(pairs.map(([, q]) => q.p))];
+    const values = pairs.map(([, q], i) => `(${i}, ${quoteLiteral(q.s)}, ${quoteLiteral(q.p)})`);
+    let rows: ReadonlyArray<readonly Cell[]>;
+    try {
+      rows = await this.access.rows(`SELECT i, regexp_full_match(s, p) FROM (VALUES ${values.join(', ')}) AS v(i, s, p)`, signal);
+    } catch (err) {
+      if (err instanceof TsdbError && (err.code === StatusCode.Cancelled || err.code === StatusCode.DeadlineExceeded)) throw err;
+      throw new PromqlError('bad_data', `invalid regular expression in matcher: ${patterns.map((p) => JSON.stringify(p)).join(', ')}: ${(err as Error).message}`, { cause: err });
+    }
+    for (const row of rows) {
+      const q = pairs[Number(row[0])]![1];
+      this.answers.set(RegexOracle.key(q.s, q.p), row[1] === true);
+    }
+  }
+
+  matches(m: LabelMatcher, text: string): boolean {
+    if (!isRegex(m)) return plainMatch(m, text);
+    const a = this.answers.get(RegexOracle.key(text, m.value));
+    if (a === undefined) throw new PromqlError('internal', `regular expression ${m.value} not evaluated on ${JSON.stringify(text)}`);
+    return m.type === '=~' ? a : !a;
+  }
+}
+
+/** One table to read for one matcher set: its value column and WHERE terms. */
+interface Plan {
+  readonly metric: Metric;
+  readonly value: string;
+  readonly conditions: readonly string[];
+}
+
+/** A label's column as text. */
+function labelExpr(tag: { name: string; string: boolean }): string {
+  return tag.string ? quoteIdent(tag.name) : `CAST(${quoteIdent(tag.name)} AS VARCHAR)`;
+}
+
+/**
+ * The WHERE term of a matcher on a tag the table has; `emptyMatches`: whether the matcher holds
+ * for "" (NULL is the absent label ""). The plain forms `tag = 'v'` and `regexp_full_match(tag,
+ * 'p')` (which the region scan narrows on) are kept whenever "" does not match.
+ */
+function tagCondition(m: LabelMatcher, col: string, emptyMatches: boolean): string {
+  const v = quoteLiteral(m.value);
+  switch (m.type) {
+    case '=':
+      return m.value === '' ? `(${col} IS NULL OR ${col} = '')` : `${col} = ${v}`;
+    case '!=':
+      return m.value === '' ? `${col} <> ''` : `(${col} IS NULL OR ${col} <> ${v})`;
+    case '=~':
+      return emptyMatches ? `(${col} IS NULL OR regexp_full_match(${col}, ${v}))` : `regexp_full_match(${col}, ${v})`;
+    case '!~':
+      return emptyMatches ? `(${col} IS NULL OR NOT regexp_full_match(${col}, ${v}))` : `NOT regexp_full_match(${col}, ${v})`;
+  }
+}
+
+/** The time index within [startMs, endMs] as integer literals of the column's unit (what the scan narrows on). */
+function timeConditions(m: Metric, startMs: number, endMs: number): string[] {
+  const scale = TIME_UNIT_SCALE[m.timeType]!;
+  const col = quoteIdent(m.time);
+  const out: string[] = [];
+  const lo = Math.ceil(startMs);
+  const hi = Math.floor(endMs);
+  if (Number.isFinite(lo) && Math.abs(lo) < 2 ** 62) {
+    const b = BigInt(lo);
+    out.push(`${col} >= ${scale.perMs === 0n ? ceilDiv(b, scale.msPer) : b * scale.perMs}`);
+  }
+  if (Number.isFinite(hi) && Math.abs(hi) < 2 ** 62) {
+    const b = BigInt(hi);
+    out.push(`${col} <= ${scale.perMs === 0n ? floorDiv(b, scale.msPer) : b * scale.perMs}`);
+  }
+  return out;
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n ? q - 1n : q;
+}
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  return -floorDiv(-a, b);
+}
+
+/** Runs `fn` over `items` with at most `n` at a time, keeping their order. */
+async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}
+
+/** Metadata queries on several tables run this many at a time. */
+const METADATA_CONCURRENCY = 4;
 
 export class SqlPromSource implements PromSource {
   constructor(private readonly access: PromTableAccess) {}
 
-  select(req: SelectRequest): Promise<SeriesData[]> {
-    return Promise.reject(new PromqlError('internal', `not built yet ${req.matchers.length} ${typeof this.access}`));
+  /** The metrics the `__name__` matchers of every set may select (one lookup when a set names one). */
+  private async metrics(sets: readonly (readonly LabelMatcher[])[]): Promise<Metric[]> {
+    const exact = new Set<string>();
+    let all = sets.length === 0;
+    for (const set of sets) {
+      const eq = set.find((m) => m.name === METRIC_NAME && m.type === '=');
+      if (eq === undefined) all = true;
+      else exact.add(eq.value);
+    }
+    const tables = await this.access.tables(all ? undefined : [...exact]);
+    return tables.map(metricOf).filter((m): m is Metric => m !== undefined);
   }
 
-  series(req: MetadataRequest): Promise<Labels[]> {
-    return Promise.reject(new PromqlError('internal', `not built yet ${req.limit}`));
+  /** What to read for each matcher set (sets in order), deciding what can be decided without a scan. */
+  private async plan(sets: readonly (readonly LabelMatcher[])[], startMs: number, endMs: number, signal?: AbortSignal): Promise<Plan[][]> {
+    const metrics = await this.metrics(sets);
+    const oracle = new RegexOracle(this.access);
+    for (const set of sets) {
+      for (const m of set) {
+        if (!isRegex(m)) continue;
+        if (m.name === METRIC_NAME) for (const t of metrics) oracle.ask(t.name, m.value);
+        else if (m.name === FIELD_MATCHER) for (const t of metrics) for (const f of t.fields) oracle.ask(f, m.value);
+        else oracle.ask('', m.value);
+      }
+    }
+    await oracle.resolve(signal);
+    return sets.map((set) => {
+      const plans: Plan[] = [];
+      for (const t of metrics) {
+        if (!set.every((m) => m.name !== METRIC_NAME || oracle.matches(m, t.name))) continue;
+        const fields = t.fields.filter((f) => set.every((m) => m.name !== FIELD_MATCHER || oracle.matches(m, f)));
+        if (fields.length === 0) continue;
+        const value = fields.includes(PROM_VALUE_COLUMN) ? PROM_VALUE_COLUMN : fields[0]!;
+        const conditions = [...timeConditions(t, startMs, endMs), `${quoteIdent(value)} IS NOT NULL`];
+        let possible = true;
+        for (const m of set) {
+          if (m.name === METRIC_NAME || m.name === FIELD_MATCHER) continue;
+          const tag = t.tags.find((c) => c.name === m.name);
+          const emptyMatches = oracle.matches(m, '');
+          if (tag === undefined) {
+            // Absent on every row: the matcher holds everywhere or nowhere.
+            if (!emptyMatches) possible = false;
+            continue;
+          }
+          conditions.push(tagCondition(m, labelExpr(tag), emptyMatches));
+        }
+        if (possible) plans.push({ metric: t, value, conditions });
+      }
+      return plans;
+    });
   }
 
-  labelNames(req: MetadataRequest): Promise<string[]> {
-    return Promise.reject(new PromqlError('internal', `not built yet ${req.limit}`));
+  async select(req: SelectRequest): Promise<SeriesData[]> {
+    const [plans] = await this.plan([req.matchers], req.startMs, req.endMs, req.signal);
+    const out: SeriesData[] = [];
+    let held = 0;
+    for (const p of plans!) {
+      req.signal?.throwIfAborted();
+      const series = await this.readSamples(p, req.maxSamples - held, req.signal);
+      for (const s of series) held += s.t.length;
+      out.push(...series);
+    }
+    return out.sort((a, b) => compareLabels(a.labels, b.labels));
   }
 
-  labelValues(name: string, req: MetadataRequest): Promise<string[]> {
-    return Promise.reject(new PromqlError('internal', `not built yet ${name} ${req.limit}`));
+  /** The samples of one table's matching series; fails when there are more than `room`. */
+  private async readSamples(p: Plan, room: number, signal?: AbortSignal): Promise<SeriesData[]> {
+    const { metric } = p;
+    const tags = metric.tags;
+    const labelCols = tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
+    // A hash of the labels orders each series' rows together (cheaper to sort than the texts).
+    const key = tags.length === 0 ? 'CAST(0 AS UBIGINT)' : `hash(${labelCols.join(', ')})`;
+    const sql =
+      `SELECT ${key} AS k, ${[...labelCols.map((c, i) => `${c} AS l${i}`), `CAST(epoch_ms(${quoteIdent(metric.time)}) AS DOUBLE) AS t`, `CAST(${quoteIdent(p.value)} AS DOUBLE) AS v`].join(', ')} ` +
+      `FROM ${quoteIdent(metric.name)} WHERE ${p.conditions.join(' AND ')} ORDER BY k, t LIMIT ${Math.max(0, room) + 1}`;
+    const arrow = this.access.arrow !== undefined ? await this.access.arrow(sql, signal) : undefined;
+    const labelsAt = (get: (col: number) => unknown): Labels => {
+      const pairs: Array<[string, string]> = [[METRIC_NAME, metric.name]];
+      tags.forEach((c, i) => pairs.push([c.name, String(get(i + 1) ?? '')]));
+      return labelsFrom(pairs);
+    };
+    const series: SeriesData[] = [];
+    if (arrow !== undefined) {
+      let total = 0;
+      for (const b of arrow.batches) total += b.numRows;
+      if (total > room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
+      // Runs of one series may span batches: collect the segments, then copy each series once.
+      let current: { labels: Labels; segments: Array<[Float64Array, Float64Array]>; n: number } | undefined;
+      let prevLo = -1;
+      let prevHi = -1;
+      const finish = () => {
+        if (current === undefined) return;
+        const t = new Float64Array(current.n);
+        const v = new Float64Array(current.n);
+        let at = 0;
+        for (const [st, sv] of current.segments) {
+          t.set(st, at);
+          v.set(sv, at);
+          at += st.length;
+        }
+        series.push({ labels: current.labels, t, v });
+      };
+      for (const b of arrow.batches) {
+        const n = b.numRows;
+        if (n === 0) continue;
+        const keys = b.getChildAt(0)!.toArray() as BigUint64Array;
+        const words = new Uint32Array(keys.buffer, keys.byteOffset, n * 2);
+        const ts = b.getChildAt(tags.length + 1)!.toArray() as Float64Array;
+        const vs = b.getChildAt(tags.length + 2)!.toArray() as Float64Array;
+        let from = 0;
+        for (let i = 0; i <= n; i++) {
+          const boundary = i === n || words[2 * i] !== prevLo || words[2 * i + 1] !== prevHi;
+          if (!boundary) continue;
+          if (i > from && current !== undefined) {
+            current.segments.push([ts.subarray(from, i), vs.subarray(from, i)]);
+            current.n += i - from;
+          }
+          if (i === n) break;
+          finish();
+          const row = i;
+          current = { labels: labelsAt((col) => b.getChildAt(col)!.get(row)), segments: [], n: 0 };
+          prevLo = words[2 * i]!;
+          prevHi = words[2 * i + 1]!;
+          from = i;
+        }
+      }
+      finish();
+      return series;
+    }
+    const rows = await this.access.rows(sql, signal);
+    if (rows.length > room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
+    let i = 0;
+    while (i < rows.length) {
+      const k = rows[i]![0];
+      let j = i + 1;
+      while (j < rows.length && rows[j]![0] === k) j++;
+      const t = new Float64Array(j - i);
+      const v = new Float64Array(j - i);
+      for (let r = i; r < j; r++) {
+        t[r - i] = Number(rows[r]![tags.length + 1]);
+        v[r - i] = Number(rows[r]![tags.length + 2]);
+      }
+      const first = rows[i]!;
+      series.push({ labels: labelsAt((col) => first[col]), t, v });
+      i = j;
+    }
+    return series;
+  }
+
+  /** The distinct label sets of one plan's series in the range (at most `limit`, 0: all). */
+  private async seriesOf(p: Plan, limit: number, signal?: AbortSignal): Promise<Labels[]> {
+    const { metric } = p;
+    const cols = metric.tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
+    const select = cols.length === 0 ? '1' : cols.join(', ');
+    const sql = `SELECT DISTINCT ${select} FROM ${quoteIdent(metric.name)} WHERE ${p.conditions.join(' AND ')}${limit > 0 ? ` LIMIT ${limit}` : ''}`;
+    const rows = await this.access.rows(sql, signal);
+    return rows.map((row) => labelsFrom([[METRIC_NAME, metric.name] as [string, string], ...metric.tags.map((c, i): [string, string] => [c.name, String(row[i] ?? '')])]));
+  }
+
+  async series(req: MetadataRequest): Promise<Labels[]> {
+    const plans = (await this.plan(req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
+    const found = new Map<string, Labels>();
+    const lists = await mapLimit(plans, METADATA_CONCURRENCY, (p) => this.seriesOf(p, req.limit, req.signal));
+    for (const list of lists) for (const l of list) found.set(labelsKey(l), l);
+    const out = [...found.values()].sort(compareLabels);
+    return req.limit > 0 ? out.slice(0, req.limit) : out;
+  }
+
+  async labelNames(req: MetadataRequest): Promise<string[]> {
+    const plans = (await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
+    const names = new Set<string>();
+    // Per table: does any series exist, and which of its tags have a value on some series.
+    await mapLimit(plans, METADATA_CONCURRENCY, async (p) => {
+      const counts = p.metric.tags.map((c) => `count(nullif(${labelExpr(c)}, ''))`);
+      const [row] = await this.access.rows(`SELECT ${['count(*)', ...counts].join(', ')} FROM ${quoteIdent(p.metric.name)} WHERE ${p.conditions.join(' AND ')}`, req.signal);
+      if (row === undefined || Number(row[0]) === 0) return;
+      names.add(METRIC_NAME);
+      p.metric.tags.forEach((c, i) => {
+        if (Number(row[i + 1]) > 0) names.add(c.name);
+      });
+    });
+    const out = [...names].sort();
+    return req.limit > 0 ? out.slice(0, req.limit) : out;
+  }
+
+  async labelValues(name: string, req: MetadataRequest): Promise<string[]> {
+    const plans = (await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
+    const values = new Set<string>();
+    await mapLimit(plans, METADATA_CONCURRENCY, async (p) => {
+      const table = quoteIdent(p.metric.name);
+      const where = p.conditions.join(' AND ');
+      if (name === METRIC_NAME) {
+        if ((await this.access.rows(`SELECT 1 FROM ${table} WHERE ${where} LIMIT 1`, req.signal)).length > 0) values.add(p.metric.name);
+        return;
+      }
+      const tag = p.metric.tags.find((c) => c.name === name);
+      if (tag === undefined) return;
+      const col = labelExpr(tag);
+      const rows = await this.access.rows(`SELECT DISTINCT ${col} FROM ${table} WHERE ${where} AND ${col} <> ''${req.limit > 0 ? ` LIMIT ${req.limit}` : ''}`, req.signal);
+      for (const r of rows) values.add(String(r[0]));
+    });
+    const out = [...values].sort();
+    return req.limit > 0 ? out.slice(0, req.limit) : out;
   }
 }
