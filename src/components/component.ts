@@ -13,7 +13,7 @@ import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, SqlHandler, StatusInfo } from '../servers/handlers.js';
+import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, PromqlHandler, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding } from '../servers/grpc/database-service.js';
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
@@ -94,7 +94,7 @@ export interface RegionServices {
 
 /** The data side of a component: started after its directory is locked, stopped after its servers. */
 export interface ComponentServices {
-  start(): Promise<{ readonly sql: SqlHandler; readonly ingest: IngestHandler; readonly auth?: AuthHandler }>;
+  start(): Promise<{ readonly sql: SqlHandler; readonly ingest: IngestHandler; readonly promql?: PromqlHandler; readonly auth?: AuthHandler }>;
   stop(): Promise<void>;
   /**
    * At shutdown, before the servers wait for their requests: refuses new statements and
@@ -121,6 +121,7 @@ export class ServingComponent implements Component {
   private rpcStarted = false;
   private sql: SqlHandler | undefined;
   private ingest: IngestHandler | undefined;
+  private promql: PromqlHandler | undefined;
   private auth: AuthHandler | undefined;
   private servicesStarted = false;
 
@@ -142,6 +143,7 @@ export class ServingComponent implements Component {
           databaseExists: (db) => this.sqlHandler().databaseExists(db),
           tables: (ctx, names, access) => this.sqlHandler().tables(ctx, names, access),
         },
+        promql: { source: (ctx) => this.promqlHandler().source(ctx) },
         ...(opts.protocols !== undefined && {
           ingest: { handler: ingestHandler, protocols: opts.protocols },
         }),
@@ -190,6 +192,7 @@ export class ServingComponent implements Component {
       const started = await this.opts.services.start();
       this.sql = started.sql;
       this.ingest = started.ingest;
+      this.promql = started.promql;
       this.auth = started.auth;
     }
     if (this.opts.regionService !== undefined) {
@@ -226,6 +229,11 @@ export class ServingComponent implements Component {
     return this.ingest;
   }
 
+  private promqlHandler(): PromqlHandler {
+    if (this.promql === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
+    return this.promql;
+  }
+
   private authHandler(): AuthHandler {
     if (this.auth === undefined) throw new TsdbError(StatusCode.IllegalState, `the ${this.name} is not ready`);
     return this.auth;
@@ -254,6 +262,7 @@ export class ServingComponent implements Component {
     if (this.servicesStarted) {
       this.servicesStarted = false;
       this.sql = undefined;
+      this.promql = undefined;
       this.auth = undefined;
       await this.opts.services!.stop();
     }

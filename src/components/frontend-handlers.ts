@@ -7,8 +7,11 @@ import type { CatalogManager } from '../catalog/catalog-manager.js';
 import type { Logger } from '../common/logging.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
 import type { FrontendInstance } from '../frontend/instance.js';
-import { newSession } from '../frontend/session.js';
-import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
+import { checkPermission } from '../frontend/auth/permission.js';
+import { SqlPromSource } from '../frontend/promql-source.js';
+import { newSession, type Session } from '../frontend/session.js';
+import type { Output } from '../query/output.js';
+import type { AuthHandler, IngestHandler, PromqlHandler, SqlContext, SqlHandler } from '../servers/handlers.js';
 
 /** The time limit of a statement: the client's own (`requested`, 0 or undefined: none) within `query.timeout` (0: none). */
 export function statementTimeout(requested: number | undefined, limit: number): number {
@@ -20,6 +23,7 @@ export function statementTimeout(requested: number | undefined, limit: number): 
 export interface FrontendHandlers {
   readonly sql: SqlHandler;
   readonly ingest: IngestHandler;
+  readonly promql: PromqlHandler;
   readonly auth?: AuthHandler;
   /** The user provider, closed at stop (when one is configured). */
   readonly users?: UserProvider;
@@ -30,6 +34,13 @@ export interface FrontendHandlers {
  * `userProvider` when one is configured.
  */
 export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogManager, queryTimeoutMs: number, userProvider: string | undefined, logger: Logger): FrontendHandlers {
+  /** One statement of a PromQL read: its own session (executeSql sets the session's signal), the statement time limit. */
+  const run = async (sql: string, ctx: SqlContext, arrow: boolean): Promise<Output | undefined> => {
+    const timeoutMs = statementTimeout(ctx.timeoutMs, queryTimeoutMs);
+    const session: Session = { ...newSession(ctx.database, ctx.timezone, ctx.user), ...(arrow && { arrow: true }) };
+    const [out] = await frontend.executeSql(sql, session, { ...(ctx.signal !== undefined && { signal: ctx.signal }), ...(timeoutMs > 0 && { timeoutMs }), ...(ctx.client !== undefined && { address: ctx.client }) });
+    return out;
+  };
   const users = userProvider !== undefined && userProvider !== '' ? createUserProvider(userProvider, { logger }) : undefined;
   return {
     sql: {
@@ -46,6 +57,23 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
       cancelConnection: (protocol, id, why, ctx) => frontend.processes.killConnection(protocol, id, why, ctx?.user),
       databaseExists: async (db) => (await catalog.database(db)) !== undefined,
       tables: (ctx, names, access) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, access),
+    },
+    promql: {
+      source: async (ctx) => {
+        checkPermission(ctx.user, 'read');
+        if ((await catalog.database(ctx.database)) === undefined) return undefined;
+        return new SqlPromSource({
+          tables: (names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, 'read'),
+          rows: async (sql, signal) => {
+            const out = await run(sql, signal !== undefined ? { ...ctx, signal } : ctx, false);
+            return out?.kind === 'records' ? out.rows : [];
+          },
+          arrow: async (sql, signal) => {
+            const out = await run(sql, signal !== undefined ? { ...ctx, signal } : ctx, true);
+            return out?.kind === 'records' ? out.arrow : undefined;
+          },
+        });
+      },
     },
     ingest: {
       ingest: (tables, ctx, opts) => frontend.ingest(tables, newSession(ctx.database, ctx.timezone, ctx.user), opts),

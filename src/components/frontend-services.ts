@@ -26,7 +26,7 @@ import { MetaTableDdl } from '../meta/meta-table-ddl.js';
 import { RoutedRegionServer } from '../meta/routed-region-server.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
 import { openQueryDuckDb } from '../query/query-duckdb.js';
-import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
+import type { AuthHandler, IngestHandler, PromqlHandler, SqlHandler } from '../servers/handlers.js';
 import { RemoteRegionServer } from '../servers/grpc/region-client.js';
 import type { ComponentServices } from './component.js';
 import { frontendHandlers } from './frontend-handlers.js';
@@ -58,7 +58,7 @@ export class FrontendServices implements ComponentServices {
     this.authEnabled = config.user_provider !== undefined && config.user_provider !== '';
   }
 
-  async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; auth?: AuthHandler }> {
+  async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; promql: PromqlHandler; auth?: AuthHandler }> {
     const c = this.config;
     const meta = (this.meta = this.connectMeta());
     const catalog = CatalogManager.attach(new MetaKvBackend(meta));

@@ -18,7 +18,6 @@ export function createFrontend(loaded: LoadedConfig<'frontend'>, logger: Logger)
     config: c,
     http: c.http,
     logger,
-    notServedYet: ['PromQL over HTTP'],
     services: new FrontendServices(c, logger, () => new MetaClient({ addrs: m.metasrv_addrs, timeoutMs: m.timeout, connectTimeoutMs: m.connect_timeout, ddlTimeoutMs: m.ddl_timeout, tcpNoDelay: m.tcp_nodelay, logger })),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),

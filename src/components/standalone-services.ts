@@ -17,7 +17,7 @@ import { LocalRegionServer } from '../datanode/local-region-server.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
 import { ProcessList } from '../frontend/process-list.js';
 import { LevelKvBackend } from '../meta/kv/level-kv-backend.js';
-import type { AuthHandler, IngestHandler, SqlHandler } from '../servers/handlers.js';
+import type { AuthHandler, IngestHandler, PromqlHandler, SqlHandler } from '../servers/handlers.js';
 import type { UserProvider } from '../frontend/auth/user-provider.js';
 import { openStorageProviders, type StorageProviders } from '../storage/storage-provider.js';
 import { storageProviders } from '../storage/create-object-store.js';
@@ -58,7 +58,7 @@ export class StandaloneServices implements ComponentServices {
     this.authEnabled = config.user_provider !== undefined && config.user_provider !== '';
   }
 
-  async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; auth?: AuthHandler }> {
+  async start(): Promise<{ sql: SqlHandler; ingest: IngestHandler; promql: PromqlHandler; auth?: AuthHandler }> {
     const c = this.config;
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);

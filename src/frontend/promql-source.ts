@@ -365,12 +365,15 @@ export class SqlPromSource implements PromSource {
     return series;
   }
 
-  /** The distinct label sets of one plan's series in the range (at most `limit`, 0: all). */
-  private async seriesOf(p: Plan, limit: number, signal?: AbortSignal): Promise<Labels[]> {
+  /**
+   * The distinct label sets of one plan's series in the range. All of them: the first `limit` in
+   * Prometheus's order of label sets is no order SQL can sort the tag columns by (absent labels).
+   */
+  private async seriesOf(p: Plan, signal?: AbortSignal): Promise<Labels[]> {
     const { metric } = p;
     const cols = metric.tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
     const select = cols.length === 0 ? '1' : cols.join(', ');
-    const sql = `SELECT DISTINCT ${select} FROM ${quoteIdent(metric.name)} WHERE ${p.conditions.join(' AND ')}${limit > 0 ? ` LIMIT ${limit}` : ''}`;
+    const sql = `SELECT DISTINCT ${select} FROM ${quoteIdent(metric.name)} WHERE ${p.conditions.join(' AND ')}`;
     const rows = await this.access.rows(sql, signal);
     return rows.map((row) => labelsFrom([[METRIC_NAME, metric.name] as [string, string], ...metric.tags.map((c, i): [string, string] => [c.name, String(row[i] ?? '')])]));
   }
@@ -378,7 +381,7 @@ export class SqlPromSource implements PromSource {
   async series(req: MetadataRequest): Promise<Labels[]> {
     const plans = (await this.plan(req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
     const found = new Map<string, Labels>();
-    const lists = await mapLimit(plans, METADATA_CONCURRENCY, (p) => this.seriesOf(p, req.limit, req.signal));
+    const lists = await mapLimit(plans, METADATA_CONCURRENCY, (p) => this.seriesOf(p, req.signal));
     for (const list of lists) for (const l of list) found.set(labelsKey(l), l);
     const out = [...found.values()].sort(compareLabels);
     return req.limit > 0 ? out.slice(0, req.limit) : out;
@@ -414,7 +417,8 @@ export class SqlPromSource implements PromSource {
       const tag = p.metric.tags.find((c) => c.name === name);
       if (tag === undefined) return;
       const col = labelExpr(tag);
-      const rows = await this.access.rows(`SELECT DISTINCT ${col} FROM ${table} WHERE ${where} AND ${col} <> ''${req.limit > 0 ? ` LIMIT ${req.limit}` : ''}`, req.signal);
+      // The first `limit` values in order (DuckDB compares VARCHARs bytewise, as Go sorts strings).
+      const rows = await this.access.rows(`SELECT DISTINCT ${col} AS v FROM ${table} WHERE ${where} AND ${col} <> ''${req.limit > 0 ? ` ORDER BY v LIMIT ${req.limit}` : ''}`, req.signal);
       for (const r of rows) values.add(String(r[0]));
     });
     const out = [...values].sort();

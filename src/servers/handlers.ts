@@ -7,6 +7,7 @@ import type { UserEntry, UserInfo, VerifierKind } from '../frontend/auth/user-pr
 import type { IngestOptions, IngestTable } from '../frontend/ingest-request.js';
 import type { SessionProtocol } from '../frontend/session.js';
 import type { TableSummary } from '../frontend/table-summary.js';
+import type { PromSource } from '../promql/source.js';
 import type { Output } from '../query/output.js';
 
 /** `GET /status`: what is running. */
@@ -91,6 +92,16 @@ export interface SqlHandler {
   cancelConnection?(protocol: SessionProtocol, connectionId: number, why: string, ctx?: SqlContext): number;
 }
 
+/** PromQL (the Prometheus HTTP API, `/v1/promql`, the gRPC PrometheusGateway): what queries read. */
+export interface PromqlHandler {
+  /**
+   * The samples of `ctx.database` as `ctx.user` reads them (read permission, checked as SQL checks
+   * it; PermissionDenied otherwise); undefined when the database does not exist. Its scans run
+   * under `query.timeout` and stop with `ctx.signal`.
+   */
+  source(ctx: SqlContext): Promise<PromSource | undefined>;
+}
+
 /** The ingestion protocols (InfluxDB, OpenTSDB, Prometheus remote write): rows decoded into tables. */
 export interface IngestHandler {
   /**
@@ -128,6 +139,8 @@ export interface HttpHandlers {
   readonly admin?: AdminHandler;
   /** Present on components that answer SQL (standalone, frontend). */
   readonly sql?: SqlHandler;
+  /** Present with `sql`: PromQL's reads. */
+  readonly promql?: PromqlHandler;
   readonly auth?: AuthHandler;
   /** Present on components that store rows (standalone, frontend), with the protocols switched on. */
   readonly ingest?: { readonly handler: IngestHandler; readonly protocols: IngestProtocols };

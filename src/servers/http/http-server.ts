@@ -17,6 +17,8 @@ import { sqlRoutes } from './sql-routes.js';
 import { influxdbRoutes } from './influxdb-routes.js';
 import { opentsdbRoutes } from './opentsdb-routes.js';
 import { prometheusRoutes } from './prometheus-routes.js';
+import { PROM_API_PREFIX, promApiRoutes } from './prom-api-routes.js';
+import { promqlRoutes } from './promql-routes.js';
 import { setDecompressedLimit } from './write-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { adminRoutes } from './admin-routes.js';
@@ -113,6 +115,11 @@ export class HttpServer implements Server {
       (req, reply, err) => {
         // The client may still be sending: close the connection rather than read the rest.
         reply.header('connection', 'close');
+        // The Prometheus API answers in Prometheus's envelope: a query timeout (503).
+        if (req.url.startsWith(PROM_API_PREFIX)) {
+          reply.code(503).type('application/json').send({ status: 'error', errorType: 'timeout', error: `query timed out in query execution: ${err.message}` });
+          return;
+        }
         // Remote write answers 504 (reference api.md §0), so that Prometheus retries the batch.
         const status = req.url.startsWith('/v1/prometheus/write') ? 504 : 408;
         sendError(req, reply, err.code, err.message, status);
@@ -131,6 +138,10 @@ export class HttpServer implements Server {
     configRoutes(this.app, handlers.config);
     if (handlers.admin !== undefined) adminRoutes(this.app, handlers.admin);
     if (handlers.sql !== undefined) sqlRoutes(this.app, handlers.sql, handlers.auth, opts.defaultTimezone);
+    if (handlers.promql !== undefined) {
+      promApiRoutes(this.app, handlers.promql, handlers.auth, this.log);
+      promqlRoutes(this.app, handlers.promql, handlers.auth);
+    }
     setDecompressedLimit(opts.bodyLimit);
     const ingest = handlers.ingest;
     if (ingest !== undefined) {
