@@ -74,13 +74,16 @@ export function parsePromTime(s: string): number {
   throw new Error(`cannot parse ${goQuote(s)} to a valid timestamp`);
 }
 
-/** Prometheus's parseDuration: float seconds or a Prometheus duration (`5m`, `1h30m`); ms. */
-export function parsePromDuration(s: string): number {
+/**
+ * Prometheus's parseDuration: float seconds or a Prometheus duration (`5m`, `1h30m`); whole ms
+ * (a step), or with `fractional` the ms with Go's ns precision (a timeout of `0.000001`).
+ */
+export function parsePromDuration(s: string, fractional = false): number {
   if (GO_FLOAT.test(s)) {
     const d = Number(s);
     const ns = d * 1e9;
     if (ns > 2 ** 63 || ns < -(2 ** 63)) throw new Error(`cannot parse ${goQuote(s)} to a valid duration. It overflows int64`);
-    return Math.trunc(ns / 1e6);
+    return fractional ? Math.trunc(ns) / 1e6 : Math.trunc(ns / 1e6);
   }
   const ms = parseDurationMs(s);
   if (typeof ms === 'number') return ms;
@@ -162,22 +165,23 @@ export interface PromQuery {
   readonly endMs: number;
   readonly stepMs: number;
   readonly lookbackMs?: number;
-  /** The query's own time limit (the `timeout` parameter), 0/absent: none besides the request's. */
+  /** The query's own time limit in ms (the `timeout` parameter; 0 or less: already expired); absent: none besides the request's. */
   readonly timeoutMs?: number;
 }
 
 /**
  * Parses and evaluates a query. The query stops when `ctx.signal` aborts (the request's deadline
  * or disconnect: 'canceled' unless the reason is a deadline) or at `timeoutMs` ('timeout',
- * `query timed out in query execution`, as Prometheus says).
+ * `query timed out in expression evaluation`, as Prometheus says).
  */
 export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
   const expr = parsePromql(q.query);
-  const timeout = q.timeoutMs !== undefined && q.timeoutMs > 0 ? AbortSignal.timeout(q.timeoutMs) : undefined;
+  const started = performance.now();
+  const timeout = q.timeoutMs !== undefined ? AbortSignal.timeout(Math.max(0, Math.ceil(q.timeoutMs))) : undefined;
   const signal = timeout === undefined ? ctx.signal : ctx.signal === undefined ? timeout : AbortSignal.any([ctx.signal, timeout]);
   try {
     const source = await promSource(handler, signal !== undefined ? { ...ctx, signal } : ctx);
-    return await evaluateQuery(expr, source, {
+    const result = await evaluateQuery(expr, source, {
       startMs: q.startMs,
       endMs: q.endMs,
       stepMs: q.stepMs,
@@ -185,12 +189,16 @@ export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: P
       maxSamples: DEFAULT_MAX_SAMPLES,
       ...(signal !== undefined && { signal }),
     });
+    // Evaluation runs steps without yielding, so the timer may not have fired: the deadline still holds.
+    if (timeout !== undefined && performance.now() - started > q.timeoutMs!) throw new PromqlError('timeout', 'query timed out in expression evaluation');
+    return result;
   } catch (err) {
-    if (timeout?.aborted === true && !(ctx.signal?.aborted ?? false)) throw new PromqlError('timeout', 'query timed out in query execution', { cause: err });
+    if (err instanceof PromqlError && err.errorType === 'timeout') throw err;
+    if (timeout?.aborted === true && !(ctx.signal?.aborted ?? false)) throw new PromqlError('timeout', 'query timed out in expression evaluation', { cause: err });
     if (ctx.signal?.aborted === true) {
       const reason: unknown = ctx.signal.reason;
-      if (reason instanceof TsdbError && reason.code === StatusCode.DeadlineExceeded) throw new PromqlError('timeout', `query timed out in query execution: ${reason.message}`, { cause: err });
-      throw new PromqlError('canceled', 'query was canceled in query execution', { cause: err });
+      if (reason instanceof TsdbError && reason.code === StatusCode.DeadlineExceeded) throw new PromqlError('timeout', `query timed out in expression evaluation: ${reason.message}`, { cause: err });
+      throw new PromqlError('canceled', 'query was canceled in expression evaluation', { cause: err });
     }
     throw err;
   }

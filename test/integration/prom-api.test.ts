@@ -29,7 +29,11 @@ const WRITTEN = [
   series({ __name__: 'http_requests_total', job: 'api', instance: 'b:1', code: '500' }, Array.from({ length: 21 }, (_, i) => [i * 15_000, 10 * i] as [number, number])),
   series({ __name__: 'http_requests_total', job: 'db', instance: 'c:1' }, [[0, 100]]),
   series({ __name__: 'up', job: 'api', instance: 'a:1' }, [[0, 1], [15_000, 1]]),
-  series({ __name__: 'gone', job: 'api' }, [[0, 1], [15_000, 2], [30_000, 3], [60_000, staleNaN()]]),
+  // The stale marker as an object field: a JavaScript array of doubles ([t, v]) would canonicalize its NaN.
+  {
+    labels: [{ name: '__name__', value: 'gone' }, { name: 'job', value: 'api' }],
+    samples: [{ timestampMs: 0, value: 1 }, { timestampMs: 15_000, value: 2 }, { timestampMs: 30_000, value: 3 }, { timestampMs: 60_000, value: staleNaN() }],
+  },
 ];
 
 interface Answer {
@@ -181,7 +185,7 @@ test('query and query_range: vectors, matrices, scalars, strings; time formats; 
   }
 });
 
-test('too many samples, timeouts, huge match[] lists and regex bombs: quick 4xx/5xx-free answers', async (t) => {
+test('timeouts, huge match[] lists and regex bombs: quick answers, never a 5xx', async (t) => {
   const { baseUrl } = await start(t);
   // A regex RE2 answers in linear time, JavaScript's would not (refused by the parser or answered).
   const bomb = `{job=~"(a|aa)*c"}`;
@@ -197,9 +201,9 @@ test('too many samples, timeouts, huge match[] lists and regex bombs: quick 4xx/
   const d = await call(baseUrl, '/labels', many, { method: 'POST' });
   assert.ok(d.status === 200 || d.status === 400, JSON.stringify(d.body).slice(0, 200));
   assert.ok(Date.now() - t0 < 60_000, `took ${Date.now() - t0} ms`);
-  // An instant query that times out: Prometheus's timeout error.
-  const slow = await call(baseUrl, '/query_range', [['query', 'count_over_time(http_requests_total[1h])'], ['start', '0'], ['end', '10000'], ['step', '1'], ['timeout', '0.000001']]);
-  refused(slow, 503, 'timeout', /^query timed out in query execution/);
+  // A query past its `timeout`: Prometheus's timeout error.
+  const slow = await call(baseUrl, '/query_range', [['query', 'sum(http_requests_total)'], ['start', '0'], ['end', '10000'], ['step', '1'], ['timeout', '0.000001']]);
+  refused(slow, 503, 'timeout', /^query timed out in /);
 });
 
 test('authentication: Basic credentials as the other /v1 routes; a wrong one is 401 in the envelope', async (t) => {

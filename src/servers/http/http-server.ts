@@ -117,7 +117,7 @@ export class HttpServer implements Server {
         reply.header('connection', 'close');
         // The Prometheus API answers in Prometheus's envelope: a query timeout (503).
         if (req.url.startsWith(PROM_API_PREFIX)) {
-          reply.code(503).type('application/json').send({ status: 'error', errorType: 'timeout', error: `query timed out in query execution: ${err.message}` });
+          reply.code(503).type('application/json').send({ status: 'error', errorType: 'timeout', error: `query timed out in expression evaluation: ${err.message}` });
           return;
         }
         // Remote write answers 504 (reference api.md §0), so that Prometheus retries the batch.

@@ -84,12 +84,12 @@ function limitOf(p: Params): number {
 }
 
 /** A duration parameter (`timeout`, `lookback_delta`); undefined when absent. */
-function durationParam(p: Params, ...names: string[]): number | undefined {
+function durationParam(p: Params, names: readonly string[], fractional = false): number | undefined {
   for (const name of names) {
     const v = first(p, name);
     if (v === undefined || v === '') continue;
     try {
-      return parsePromDuration(v);
+      return parsePromDuration(v, fractional);
     } catch (err) {
       throw invalidParam(name, (err as Error).message);
     }
@@ -99,7 +99,7 @@ function durationParam(p: Params, ...names: string[]): number | undefined {
 
 /** The lookback of a query: `lookback_delta` (Prometheus), `lookback` (GreptimeDB); positive. */
 function lookbackOf(p: Params): number | undefined {
-  const ms = durationParam(p, 'lookback_delta', 'lookback');
+  const ms = durationParam(p, ['lookback_delta', 'lookback']);
   if (ms !== undefined && ms <= 0) return undefined;
   return ms;
 }
@@ -160,7 +160,7 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
   route('/query', async (r) => {
     const p = r.params;
     const time = timeParam(p, 'time', Date.now());
-    const timeoutMs = durationParam(p, 'timeout');
+    const timeoutMs = durationParam(p, ['timeout'], true);
     const lookbackMs = lookbackOf(p);
     const query = first(p, 'query') ?? '';
     try {
@@ -187,7 +187,7 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
     if (end < start) throw invalidParam('end', 'end timestamp must not be before start time');
     const step = parse('step', parsePromDuration);
     checkRange(start, end, step);
-    const timeoutMs = durationParam(p, 'timeout');
+    const timeoutMs = durationParam(p, ['timeout'], true);
     const lookbackMs = lookbackOf(p);
     const result = await runPromQuery(sourceHandler(r), r.ctx, { query: first(p, 'query') ?? '', startMs: start, endMs: end, stepMs: step, ...(lookbackMs !== undefined && { lookbackMs }), ...(timeoutMs !== undefined && { timeoutMs }) });
     return resultJson(result);
