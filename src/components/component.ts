@@ -19,6 +19,7 @@ import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, wit
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
 import { GrpcServer } from '../servers/grpc/grpc-server.js';
 import { addRegionService } from '../servers/grpc/region-service.js';
+import { prometheusGatewayService } from '../servers/grpc/prometheus-gateway.js';
 import type { RegionServer } from '../types/region-server.js';
 import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers/grpc/protos.js';
 import { MysqlServer } from '../servers/mysql/mysql-server.js';
@@ -169,6 +170,9 @@ export class ServingComponent implements Component {
       const pkg = greptimePackageDefinition();
       grpc.addService(withLenientDecoding(withDirectRowDecoding(greptimeServiceDefinition('greptime.v1.GreptimeDatabase'))), greptimeDatabaseService(grpcHandlers, opts.logger), pkg);
       grpc.addService(greptimeServiceDefinition('greptime.v1.HealthCheck'), healthCheckService(), pkg);
+      if (handlers.promql !== undefined) {
+        grpc.addService(greptimeServiceDefinition('greptime.v1.PrometheusGateway'), prometheusGatewayService({ promql: handlers.promql, ...(handlers.auth !== undefined && { auth: handlers.auth }) }, opts.logger), pkg);
+      }
       grpc.addService(flightServiceDefinition(), flightServiceImplementation({ ...grpcHandlers, logger: opts.logger }), flightPackageDefinition());
     }
     if (opts.mysql !== undefined && handlers.sql !== undefined) {

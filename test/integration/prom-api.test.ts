@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { greptimeClients } from '../../src/servers/grpc/protos.js';
 import type { ReadSeries } from '../../src/servers/prometheus/remote-read.js';
 import { encodeWriteRequest } from '../../src/servers/prometheus/remote-write.js';
 import { staleNaN } from '../../src/promql/values.js';
@@ -237,4 +239,42 @@ test('/v1/promql: a range query as a table in the /v1/sql formats', async (t) =>
   assert.match(bad.text, /step parameter is required/);
   const badQuery = await get({ query: 'up{', start: '0', end: '10', step: '1' });
   assert.equal(badQuery.status, 400, badQuery.text);
+});
+
+test('gRPC PrometheusGateway: instant and range queries answer the Prometheus JSON; errors in the body; authentication', async (t) => {
+  const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
+  const s = await start(t, ['--user-provider', 'static_user_provider:cmd:p=pw'], basic('p', 'pw'));
+  const { PrometheusGateway } = greptimeClients();
+  const client = new PrometheusGateway(s.grpc!, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, Function>;
+  t.after(() => client.close());
+  const auth = { authorization: { basic: { username: 'p', password: 'pw' } } };
+  const handle = (req: object) =>
+    new Promise<{ ok: true; body: unknown; status: number } | { ok: false; code: number; details: string }>((resolve) => {
+      client['Handle']!(req, (err: grpc.ServiceError | null, res: { header: { status: { status_code: number } }; body: Buffer }) => {
+        if (err) resolve({ ok: false, code: err.code, details: err.details });
+        else resolve({ ok: true, body: JSON.parse(res.body.toString('utf8')), status: res.header.status.status_code });
+      });
+    });
+  assert.deepEqual(await handle({ header: auth, instant_query: { query: 'up', time: '15' } }), {
+    ok: true,
+    status: 0,
+    body: { status: 'success', data: { resultType: 'vector', result: [{ metric: { __name__: 'up', instance: 'a:1', job: 'api' }, value: [15, '1'] }] } },
+  });
+  assert.deepEqual(await handle({ header: auth, range_query: { query: 'up', start: '0', end: '1970-01-01T00:00:30Z', step: '15s', lookback: '10s' } }), {
+    ok: true,
+    status: 0,
+    body: { status: 'success', data: { resultType: 'matrix', result: [{ metric: { __name__: 'up', instance: 'a:1', job: 'api' }, values: [[0, '1'], [15, '1']] }] } },
+  });
+  assert.deepEqual(await handle({ header: { ...auth, dbname: 'nope' }, instant_query: { query: 'up', time: '15' } }), { ok: true, status: 0, body: { status: 'success', data: { resultType: 'vector', result: [] } } });
+  assert.deepEqual(await handle({ header: auth, range_query: { query: 'up', start: '10', end: '0', step: '1' } }), {
+    ok: true,
+    status: 0,
+    body: { status: 'error', errorType: 'bad_data', error: 'invalid parameter "end": end timestamp must not be before start time' },
+  });
+  const bad = await handle({ header: auth, instant_query: { query: 'up{' } });
+  assert.ok(bad.ok && (bad.body as { errorType: string }).errorType === 'bad_data', JSON.stringify(bad));
+  const none = await handle({ header: auth });
+  assert.ok(!none.ok && none.code === grpc.status.INVALID_ARGUMENT, JSON.stringify(none));
+  const unauthenticated = await handle({ instant_query: { query: 'up' } });
+  assert.ok(!unauthenticated.ok && unauthenticated.code === grpc.status.UNAUTHENTICATED, JSON.stringify(unauthenticated));
 });

@@ -22,6 +22,7 @@ export const GREPTIME_PROTO_FILES = [
   'greptime/v1/ddl.proto',
   'greptime/v1/database.proto',
   'greptime/v1/health.proto',
+  'greptime/v1/prom.proto',
 ] as const;
 
 export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
@@ -58,7 +59,8 @@ function isServiceDefinition(def: unknown): boolean {
 export function greptimeClients(): {
   GreptimeDatabase: grpc.ServiceClientConstructor;
   HealthCheck: grpc.ServiceClientConstructor;
+  PrometheusGateway: grpc.ServiceClientConstructor;
 } {
   const make = (name: string) => grpc.makeGenericClientConstructor(greptimeServiceDefinition(name), name);
-  return { GreptimeDatabase: make('greptime.v1.GreptimeDatabase'), HealthCheck: make('greptime.v1.HealthCheck') };
+  return { GreptimeDatabase: make('greptime.v1.GreptimeDatabase'), HealthCheck: make('greptime.v1.HealthCheck'), PrometheusGateway: make('greptime.v1.PrometheusGateway') };
 }
