@@ -278,3 +278,30 @@ test('gRPC PrometheusGateway: instant and range queries answer the Prometheus JS
   const unauthenticated = await handle({ instant_query: { query: 'up' } });
   assert.ok(!unauthenticated.ok && unauthenticated.code === grpc.status.UNAUTHENTICATED, JSON.stringify(unauthenticated));
 });
+
+test('a stale marker written by remote write ends its series from the memtable, from an SST after a flush, and after a restart (WAL)', async (t) => {
+  const dir = tempDir(t);
+  const args = ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', dir];
+  let s = await startTsdb(t, args);
+  const w = await fetch(`${s.baseUrl}/v1/prometheus/write`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, body: encodeWriteRequest(WRITTEN) });
+  assert.equal(w.status, 204);
+  // A NaN that is no stale marker is a sample.
+  const nan = series({ __name__: 'not_a_number', job: 'api' }, []);
+  const w2 = await fetch(`${s.baseUrl}/v1/prometheus/write`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, body: encodeWriteRequest([{ ...nan, samples: [{ timestampMs: 0, value: 1 }, { timestampMs: 15_000, value: Number.NaN }] }]) });
+  assert.equal(w2.status, 204);
+  const expectEnds = async (what: string) => {
+    const gone = ok(await call(s.baseUrl, '/query_range', [['query', 'gone'], ['start', '30'], ['end', '90'], ['step', '15']]));
+    assert.deepEqual(gone, { resultType: 'matrix', result: [{ metric: { __name__: 'gone', job: 'api' }, values: [[30, '3'], [45, '3']] }] }, what);
+    const n = ok(await call(s.baseUrl, '/query_range', [['query', 'not_a_number'], ['start', '0'], ['end', '30'], ['step', '15']]));
+    assert.deepEqual(n, { resultType: 'matrix', result: [{ metric: { __name__: 'not_a_number', job: 'api' }, values: [[0, '1'], [15, 'NaN'], [30, 'NaN']] }] }, what);
+  };
+  await expectEnds('memtable');
+  await s.proc.stop();
+  s = await startTsdb(t, args);
+  await expectEnds('WAL replay');
+  await sqlRows(s.baseUrl, "ADMIN FLUSH_TABLE('tsdb_physical_table')");
+  await expectEnds('SST');
+  await s.proc.stop();
+  s = await startTsdb(t, args);
+  await expectEnds('SST after a restart');
+});
