@@ -138,12 +138,36 @@ class RegexOracle {
   }
 }
 
-/** One table to read for one matcher set: its value column and WHERE terms. */
+/** One table to read for one matcher set: its value column and WHERE terms (the time range's, then the set's). */
 interface Plan {
   readonly metric: Metric;
   readonly value: string;
-  readonly conditions: readonly string[];
+  readonly time: readonly string[];
+  readonly filters: readonly string[];
 }
+
+/** One table to read for several matcher sets (metadata): the time range AND (set 1 OR set 2 …). */
+interface MergedPlan {
+  readonly metric: Metric;
+  readonly where: string;
+}
+
+/** The plans of every set, one per table (`match[]` may name thousands of sets: one scan per table, not per set). */
+function mergePlans(sets: readonly Plan[][]): MergedPlan[] {
+  const byTable = new Map<string, { metric: Metric; time: readonly string[]; filters: Set<string> }>();
+  for (const p of sets.flat()) {
+    let g = byTable.get(p.metric.name);
+    if (g === undefined) byTable.set(p.metric.name, (g = { metric: p.metric, time: p.time, filters: new Set() }));
+    g.filters.add(p.filters.join(' AND '));
+  }
+  return [...byTable.values()].map((g) => {
+    const alternatives = [...g.filters];
+    const any = alternatives.length === 1 ? alternatives[0]! : alternatives.map((f) => `(${f})`).join(' OR ');
+    return { metric: g.metric, where: [...g.time, alternatives.length === 1 ? any : `(${any})`].join(' AND ') };
+  });
+}
+
+const whereOf = (p: Plan) => [...p.time, ...p.filters].join(' AND ');
 
 /** A label's column as text. */
 function labelExpr(tag: { name: string; string: boolean }): string {
@@ -249,7 +273,7 @@ export class SqlPromSource implements PromSource {
         const fields = t.fields.filter((f) => set.every((m) => m.name !== FIELD_MATCHER || oracle.matches(m, f)));
         if (fields.length === 0) continue;
         const value = fields.includes(PROM_VALUE_COLUMN) ? PROM_VALUE_COLUMN : fields[0]!;
-        const conditions = [...timeConditions(t, startMs, endMs), `${quoteIdent(value)} IS NOT NULL`];
+        const filters = [`${quoteIdent(value)} IS NOT NULL`];
         let possible = true;
         for (const m of set) {
           if (m.name === METRIC_NAME || m.name === FIELD_MATCHER) continue;
@@ -260,9 +284,9 @@ export class SqlPromSource implements PromSource {
             if (!emptyMatches) possible = false;
             continue;
           }
-          conditions.push(tagCondition(m, labelExpr(tag), emptyMatches));
+          filters.push(tagCondition(m, labelExpr(tag), emptyMatches));
         }
-        if (possible) plans.push({ metric: t, value, conditions });
+        if (possible) plans.push({ metric: t, value, time: timeConditions(t, startMs, endMs), filters });
       }
       return plans;
     });
@@ -290,7 +314,7 @@ export class SqlPromSource implements PromSource {
     const key = tags.length === 0 ? 'CAST(0 AS UBIGINT)' : `hash(${labelCols.join(', ')})`;
     const sql =
       `SELECT ${key} AS k, ${[...labelCols.map((c, i) => `${c} AS l${i}`), `CAST(epoch_ms(${quoteIdent(metric.time)}) AS DOUBLE) AS t`, `CAST(${quoteIdent(p.value)} AS DOUBLE) AS v`].join(', ')} ` +
-      `FROM ${quoteIdent(metric.name)} WHERE ${p.conditions.join(' AND ')} ORDER BY k, t LIMIT ${Math.max(0, room) + 1}`;
+      `FROM ${quoteIdent(metric.name)} WHERE ${whereOf(p)} ORDER BY k, t LIMIT ${Math.max(0, room) + 1}`;
     const arrow = this.access.arrow !== undefined ? await this.access.arrow(sql, signal) : undefined;
     const labelsAt = (get: (col: number) => unknown): Labels => {
       const pairs: Array<[string, string]> = [[METRIC_NAME, metric.name]];
@@ -369,17 +393,17 @@ export class SqlPromSource implements PromSource {
    * The distinct label sets of one plan's series in the range. All of them: the first `limit` in
    * Prometheus's order of label sets is no order SQL can sort the tag columns by (absent labels).
    */
-  private async seriesOf(p: Plan, signal?: AbortSignal): Promise<Labels[]> {
+  private async seriesOf(p: MergedPlan, signal?: AbortSignal): Promise<Labels[]> {
     const { metric } = p;
     const cols = metric.tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
     const select = cols.length === 0 ? '1' : cols.join(', ');
-    const sql = `SELECT DISTINCT ${select} FROM ${quoteIdent(metric.name)} WHERE ${p.conditions.join(' AND ')}`;
+    const sql = `SELECT DISTINCT ${select} FROM ${quoteIdent(metric.name)} WHERE ${p.where}`;
     const rows = await this.access.rows(sql, signal);
     return rows.map((row) => labelsFrom([[METRIC_NAME, metric.name] as [string, string], ...metric.tags.map((c, i): [string, string] => [c.name, String(row[i] ?? '')])]));
   }
 
   async series(req: MetadataRequest): Promise<Labels[]> {
-    const plans = (await this.plan(req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
+    const plans = mergePlans(await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal));
     const found = new Map<string, Labels>();
     const lists = await mapLimit(plans, METADATA_CONCURRENCY, (p) => this.seriesOf(p, req.signal));
     for (const list of lists) for (const l of list) found.set(labelsKey(l), l);
@@ -388,12 +412,12 @@ export class SqlPromSource implements PromSource {
   }
 
   async labelNames(req: MetadataRequest): Promise<string[]> {
-    const plans = (await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
+    const plans = mergePlans(await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal));
     const names = new Set<string>();
     // Per table: does any series exist, and which of its tags have a value on some series.
     await mapLimit(plans, METADATA_CONCURRENCY, async (p) => {
       const counts = p.metric.tags.map((c) => `count(nullif(${labelExpr(c)}, ''))`);
-      const [row] = await this.access.rows(`SELECT ${['count(*)', ...counts].join(', ')} FROM ${quoteIdent(p.metric.name)} WHERE ${p.conditions.join(' AND ')}`, req.signal);
+      const [row] = await this.access.rows(`SELECT ${['count(*)', ...counts].join(', ')} FROM ${quoteIdent(p.metric.name)} WHERE ${p.where}`, req.signal);
       if (row === undefined || Number(row[0]) === 0) return;
       names.add(METRIC_NAME);
       p.metric.tags.forEach((c, i) => {
@@ -405,11 +429,11 @@ export class SqlPromSource implements PromSource {
   }
 
   async labelValues(name: string, req: MetadataRequest): Promise<string[]> {
-    const plans = (await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal)).flat();
+    const plans = mergePlans(await this.plan(req.matcherSets.length === 0 ? [[]] : req.matcherSets, req.startMs, req.endMs, req.signal));
     const values = new Set<string>();
     await mapLimit(plans, METADATA_CONCURRENCY, async (p) => {
       const table = quoteIdent(p.metric.name);
-      const where = p.conditions.join(' AND ');
+      const where = p.where;
       if (name === METRIC_NAME) {
         if ((await this.access.rows(`SELECT 1 FROM ${table} WHERE ${where} LIMIT 1`, req.signal)).length > 0) values.add(p.metric.name);
         return;

@@ -202,7 +202,7 @@ test('timeouts, huge match[] lists and regex bombs: quick answers, never a 5xx',
   assert.ok(c.status === 200 || c.status === 400, JSON.stringify(c.body).slice(0, 200));
   const d = await call(baseUrl, '/labels', many, { method: 'POST' });
   assert.ok(d.status === 200 || d.status === 400, JSON.stringify(d.body).slice(0, 200));
-  assert.ok(Date.now() - t0 < 60_000, `took ${Date.now() - t0} ms`);
+  assert.ok(Date.now() - t0 < 15_000, `took ${Date.now() - t0} ms`);
   // A query past its `timeout`: Prometheus's timeout error.
   const slow = await call(baseUrl, '/query_range', [['query', 'sum(http_requests_total)'], ['start', '0'], ['end', '10000'], ['step', '1'], ['timeout', '0.000001']]);
   refused(slow, 503, 'timeout', /^query timed out in /);
