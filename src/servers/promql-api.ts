@@ -7,8 +7,8 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { LabelMatcher } from '../promql/ast.js';
-import { evaluateQuery } from '../promql/engine.js';
-import { DEFAULT_LOOKBACK_MS, DEFAULT_MAX_SAMPLES, MAX_POINTS_PER_SERIES, PromqlError, type PromErrorType } from '../promql/errors.js';
+import { checkResolution, evaluateQuery } from '../promql/engine.js';
+import { DEFAULT_LOOKBACK_MS, DEFAULT_MAX_SAMPLES, PromqlError, type PromErrorType } from '../promql/errors.js';
 import { labelsObject, type Labels } from '../promql/labels.js';
 import { parseDurationMs, parsePromql } from '../promql/parser.js';
 import { compileMatcherRegex } from '../promql/regex.js';
@@ -110,9 +110,7 @@ export function timeParam(params: ReadonlyMap<string, readonly string[]>, name: 
 export function checkRange(startMs: number, endMs: number, stepMs: number): void {
   if (endMs < startMs) throw invalidParam('end', 'end timestamp must not be before start time');
   if (stepMs <= 0) throw invalidParam('step', 'zero or negative query resolution step widths are not accepted. Try a positive integer');
-  if (Math.floor((endMs - startMs) / stepMs) > MAX_POINTS_PER_SERIES) {
-    throw new PromqlError('bad_data', 'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
-  }
+  checkResolution(startMs, endMs, stepMs);
 }
 
 /** Whether a matcher holds for the empty value (Prometheus's `Matches("")`). */
