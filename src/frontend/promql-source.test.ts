@@ -151,18 +151,24 @@ for (const arrow of [true, false]) {
   });
 }
 
-test('select: tag matchers reach the region scan as key conditions; the time range as the scan range', async (t) => {
-  const { fe, regions } = await opened(t);
-  await withPromData(fe, false);
-  const src = new SqlPromSource(accessOf(fe));
-  regions.scans.length = 0;
-  await src.select({ matchers: [m('__name__', '=', 'http_requests_total'), m('job', '=', 'api'), m('code', '=~', '5..')], startMs: 1000, endMs: 1999, maxSamples: 100 });
-  const scan = regions.scans.at(-1)!;
-  assert.equal(scan.start, 1000n);
-  assert.equal(scan.end, 1999n);
-  assert.ok(scan.keys !== undefined && scan.keys.size === 1, `keys ${String(scan.keys?.size)}`);
-  assert.ok(scan.conditions !== undefined && scan.conditions.size >= 1, 'the regex reaches the scan');
-});
+for (const physical of [false, true]) {
+  test(`select: tag matchers reach the region scan as key conditions; the time range as the scan range (${physical ? 'logical metric table' : 'plain table'})`, async (t) => {
+    const { fe, regions } = await opened(t);
+    await withPromData(fe, physical);
+    const src = new SqlPromSource(accessOf(fe));
+    regions.scans.length = 0;
+    const got = await src.select({ matchers: [m('__name__', '=', 'http_requests_total'), m('job', '=', 'api'), m('code', '=~', '5..')], startMs: 1000, endMs: 1999, maxSamples: 100 });
+    assert.deepEqual(got.map((s) => labelsObject(s.labels)['instance']), ['b:1']);
+    const scan = regions.scans.at(-1)!;
+    assert.equal(scan.start, 1000n);
+    assert.equal(scan.end, 1999n);
+    const keyValues = [...(scan.keys ?? new Map()).values()].flat();
+    assert.ok(keyValues.includes('api'), `job = 'api' narrows the scan: ${String(keyValues)}`);
+    // A logical table's scan is narrowed to its own rows of the physical table.
+    if (physical) assert.ok(keyValues.some((v) => typeof v === 'bigint'), 'the __table_id key');
+    assert.ok(scan.conditions !== undefined && scan.conditions.size >= 1, 'the regex reaches the scan');
+  });
+}
 
 test('plain tables: the first numeric field is the value (tsdb_value when present), __field__ picks another; non-numeric fields are no samples', async (t) => {
   const { fe } = await opened(t);

@@ -19,7 +19,7 @@ import { tooManyBytes, tooManyRows } from '../query/resource-limits.js';
 import { Field, Schema, type RecordBatch } from 'apache-arrow';
 import type { TimeRange } from '../query/time-predicates.js';
 import type { KeyConditions, KeyValue, KeyValues } from '../query/key-predicates.js';
-import { isLogicalTable, LOGICAL_TABLE_OPTION, logicalRelation, physicalBatch } from './metric-engine.js';
+import { isLogicalTable, LOGICAL_TABLE_OPTION, logicalRelation, physicalBatch, TABLE_ID_COLUMN } from './metric-engine.js';
 import type { RegionId } from '../types/region-id.js';
 import { REGION_RELATION, type RegionQueryStream, type RegionServer, type ScanRelation } from '../types/region-server.js';
 import type { KeyCondition, ScanRequest } from '../types/scan-request.js';
@@ -49,10 +49,23 @@ function conditionColumnIds(info: TableInfo, conditions: KeyConditions): Map<num
   return out.size === 0 ? undefined : out;
 }
 
-/** The scan request of a table with regions of its own (a logical metric table's scan is not narrowed by key). */
-function scanRequestOf(info: TableInfo, own: boolean, range: TimeRange | undefined, keys: KeyValues | undefined, conditions: KeyConditions | undefined): ScanRequest {
-  const keyIds = own && keys !== undefined ? keyColumnIds(info, keys) : undefined;
-  const conditionIds = own && conditions !== undefined ? conditionColumnIds(info, conditions) : undefined;
+/**
+ * The scan request of `info` over the regions of `storage` (itself, or a logical metric table's
+ * physical table). A logical table's key values and conditions name its tags, which the physical
+ * table has under the same names; its rows are those with its `__table_id`, so the scan is
+ * narrowed to them too (the logical relation still filters on it: the scan only narrows).
+ */
+function scanRequestOf(info: TableInfo, storage: TableInfo, range: TimeRange | undefined, keys: KeyValues | undefined, conditions: KeyConditions | undefined): ScanRequest {
+  let ownKeys = keys;
+  if (storage !== info) {
+    const tags = new Set(info.primary_key);
+    const logicalKeys = new Map<string, readonly KeyValue[]>([...(keys ?? [])].filter(([name]) => tags.has(name)));
+    logicalKeys.set(TABLE_ID_COLUMN, [BigInt(info.table_id)]);
+    ownKeys = logicalKeys;
+  }
+  const keyIds = ownKeys !== undefined ? keyColumnIds(storage, ownKeys) : undefined;
+  const ownConditions = storage !== info && conditions !== undefined ? new Map([...conditions].filter(([name]) => info.primary_key.includes(name))) : conditions;
+  const conditionIds = ownConditions !== undefined ? conditionColumnIds(storage, ownConditions) : undefined;
   return { ...range, ...(keyIds !== undefined && { keys: keyIds }), ...(conditionIds !== undefined && { conditions: conditionIds }) };
 }
 
@@ -180,7 +193,7 @@ export class TableRouter {
     // A logical metric table reads its physical table's key columns as well: no projection.
     const projection = storage === info && columns !== undefined ? projectionOf(info, columns) : undefined;
     const ids = this.readRegions(storage, keys);
-    const scan = await this.regionsRelation(storage, ids, { ...scanRequestOf(info, storage === info, range, keys, hints?.conditions), ...(hints?.lastRow === true && { lastRow: true }) }, projection, signal);
+    const scan = await this.regionsRelation(storage, ids, { ...scanRequestOf(info, storage, range, keys, hints?.conditions), ...(hints?.lastRow === true && { lastRow: true }) }, projection, signal);
     if (storage === info) return scan;
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
   }
@@ -203,7 +216,7 @@ export class TableRouter {
     const ids = storage === info ? this.readRegions(storage, query.keys) : tableRegionIds(storage);
     if (ids.length === 0 || (ids.length > 1 && storage !== info)) return undefined;
     const rows = `SELECT * FROM ${quoteIdent(REGION_RELATION)}`;
-    const scan = { ...scanRequestOf(info, storage === info, query.range, query.keys, query.conditions), ...(query.lastRow === true && { lastRow: true }) };
+    const scan = { ...scanRequestOf(info, storage, query.range, query.keys, query.conditions), ...(query.lastRow === true && { lastRow: true }) };
     if (ids.length === 1) {
       const answer = await this.regionAnswers(ids, scan, query.text(storage === info ? rows : logicalRelation(info, rows)), query.maxRows, query.signal);
       if (answer === undefined) return undefined;
