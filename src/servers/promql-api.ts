@@ -131,7 +131,17 @@ function matchesEmpty(m: LabelMatcher): boolean {
 export function matcherSetsOf(texts: readonly string[]): LabelMatcher[][] {
   const sets: LabelMatcher[][] = [];
   for (const text of texts) {
-    const expr = parsePromql(text);
+    let expr;
+    try {
+      expr = parsePromql(text);
+    } catch (err) {
+      // Prometheus parses match[] as a bare selector (ParseMetricSelector), which leaves this check to
+      // parseMatchersParam, in its words.
+      if (err instanceof PromqlError && err.message.endsWith('vector selector must contain at least one non-empty matcher')) {
+        throw new PromqlError('bad_data', 'match[] must contain at least one non-empty matcher');
+      }
+      throw err;
+    }
     if (expr.kind !== 'vector') {
       throw new PromqlError('bad_data', `1:1: parse error: unexpected ${expr.kind === 'matrix' ? 'left bracket' : 'expression'} in series selector, expected vector selector`);
     }

@@ -114,9 +114,9 @@ test('metadata endpoints: labels, label values, series — GET and POST, match[]
     assert.deepEqual(ok(await c('/metadata')), {});
     // Errors.
     refused(await c('/series'), 400, 'bad_data', 'no match[] parameter provided');
-    refused(await c('/series', [['match[]', '{job=~".*"}']]), 400, 'bad_data', 'invalid parameter "match[]": 1:1: parse error: vector selector must contain at least one non-empty matcher');
-    refused(await c('/labels', [['match[]', '{job=""}']]), 400, 'bad_data', '1:1: parse error: vector selector must contain at least one non-empty matcher');
-    refused(await c('/series', [['match[]', 'up{']]), 400, 'bad_data', /^invalid parameter "match\[\]": /);
+    refused(await c('/series', [['match[]', '{job=~".*"}']]), 400, 'bad_data', 'invalid parameter "match[]": match[] must contain at least one non-empty matcher');
+    refused(await c('/labels', [['match[]', '{job=""}']]), 400, 'bad_data', 'match[] must contain at least one non-empty matcher');
+    refused(await c('/series', [['match[]', 'up{']]), 400, 'bad_data', 'invalid parameter "match[]": 1:4: parse error: unexpected end of input inside braces');
     refused(await c('/series', [['match[]', 'rate(up[5m])']]), 400, 'bad_data', /^invalid parameter "match\[\]": /);
     refused(await c('/label/1x/values'), 400, 'bad_data', 'invalid label name: "1x"');
     refused(await c('/labels', [['start', 'yesterday']]), 400, 'bad_data', 'invalid parameter "start": Invalid time value for \'start\': cannot parse "yesterday" to a valid timestamp');
@@ -130,7 +130,7 @@ test('format_query, parse_query, status/buildinfo', async (t) => {
   const { baseUrl } = await start(t);
   assert.equal(ok(await call(baseUrl, '/format_query', [['query', 'sum by(job)(rate(foo{a="b"}[5m]))']])), 'sum by (job) (rate(foo{a="b"}[5m]))');
   assert.equal(ok(await call(baseUrl, '/format_query', [['query', 'foo/bar']], { method: 'POST' })), 'foo / bar');
-  refused(await call(baseUrl, '/format_query', [['query', 'foo{']]), 400, 'bad_data', /^invalid parameter "query": /);
+  refused(await call(baseUrl, '/format_query', [['query', 'foo{']]), 400, 'bad_data', 'invalid parameter "query": 1:5: parse error: unexpected end of input inside braces');
   assert.equal((ok(await call(baseUrl, '/parse_query', [['query', 'up']])) as { type: string }).type, 'vectorSelector');
   const info = ok(await call(baseUrl, '/status/buildinfo')) as Record<string, string>;
   assert.equal(info['version'], '2.42.0');
@@ -173,7 +173,7 @@ test('query and query_range: vectors, matrices, scalars, strings; time formats; 
     assert.deepEqual(ok(await c('/query_range', [['query', 'nope'], ['start', '0'], ['end', '60'], ['step', '15']])), { resultType: 'matrix', result: [] });
     assert.deepEqual(ok(await c('/query', [['query', 'up'], ['time', '15'], ['db', 'nope']])), { resultType: 'vector', result: [] });
     // Errors, in Prometheus's words and statuses.
-    refused(await c('/query', [['query', 'up{'], ['time', '0']]), 400, 'bad_data', /^invalid parameter "query": /);
+    refused(await c('/query', [['query', 'up{'], ['time', '0']]), 400, 'bad_data', 'invalid parameter "query": 1:4: parse error: unexpected end of input inside braces');
     refused(await c('/query', [['query', 'up'], ['time', 'x']]), 400, 'bad_data', 'invalid parameter "time": Invalid time value for \'time\': cannot parse "x" to a valid timestamp');
     refused(await c('/query', [['query', 'up'], ['timeout', 'soon']]), 400, 'bad_data', 'invalid parameter "timeout": cannot parse "soon" to a valid duration');
     refused(await c('/query_range', [['query', 'up'], ['start', '10'], ['end', '0'], ['step', '1']]), 400, 'bad_data', 'invalid parameter "end": end timestamp must not be before start time');
@@ -182,8 +182,8 @@ test('query and query_range: vectors, matrices, scalars, strings; time formats; 
     refused(await c('/query_range', [['query', 'up'], ['start', '0'], ['end', '11001'], ['step', '1']]), 400, 'bad_data', 'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
     assert.equal(ok(await c('/query_range', [['query', 'up'], ['start', '0'], ['end', '11000'], ['step', '1']])) !== undefined, true);
     refused(await c('/query_range', [['query', 'up'], ['end', '10'], ['step', '1']]), 400, 'bad_data', 'invalid parameter "start": cannot parse "" to a valid timestamp');
-    refused(await c('/query_range', [['query', 'up{'], ['start', '0'], ['end', '10'], ['step', '1']]), 400, 'bad_data', /parse error/);
-    refused(await c('/query_range', [['query', '"a"'], ['start', '0'], ['end', '10'], ['step', '1']]), 400, 'bad_data', /string/);
+    refused(await c('/query_range', [['query', 'up{'], ['start', '0'], ['end', '10'], ['step', '1']]), 400, 'bad_data', '1:4: parse error: unexpected end of input inside braces');
+    refused(await c('/query_range', [['query', '"a"'], ['start', '0'], ['end', '10'], ['step', '1']]), 400, 'bad_data', 'invalid expression type "string" for range query, must be Scalar or instant Vector');
   }
 });
 
