@@ -15,6 +15,7 @@ import { staleNaN } from '../../src/promql/values.js';
 import { tempDir } from '../support/temp.js';
 import { sqlRows } from '../support/sql-rows.js';
 import { startTsdb } from '../support/tsdb-process.js';
+import { startCluster } from '../support/cluster.js';
 
 const API = '/v1/prometheus/api/v1';
 
@@ -304,4 +305,20 @@ test('a stale marker written by remote write ends its series from the memtable, 
   await s.proc.stop();
   s = await startTsdb(t, args);
   await expectEnds('SST after a restart');
+});
+
+test('cluster: a frontend answers the Prometheus API over the datanodes (remote write, labels, series, query)', async (t) => {
+  const c = await startCluster(t, { datanodes: 1 });
+  const w = await fetch(`${c.url}/v1/prometheus/write`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, body: encodeWriteRequest(WRITTEN) });
+  assert.equal(w.status, 204, await w.text());
+  assert.deepEqual(ok(await call(c.url, '/labels')), ['__name__', 'code', 'instance', 'job']);
+  assert.deepEqual(ok(await call(c.url, '/series', [['match[]', 'up']])), [{ __name__: 'up', instance: 'a:1', job: 'api' }]);
+  assert.deepEqual(ok(await call(c.url, '/query', [['query', 'http_requests_total{code="500"}'], ['time', '30']], { method: 'POST' })), {
+    resultType: 'vector',
+    result: [{ metric: { __name__: 'http_requests_total', code: '500', instance: 'b:1', job: 'api' }, value: [30, '20'] }],
+  });
+  assert.deepEqual(ok(await call(c.url, '/query_range', [['query', 'gone'], ['start', '30'], ['end', '90'], ['step', '15']])), {
+    resultType: 'matrix',
+    result: [{ metric: { __name__: 'gone', job: 'api' }, values: [[30, '3'], [45, '3']] }],
+  });
 });
