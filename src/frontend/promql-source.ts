@@ -17,8 +17,8 @@
  *
  * Labels: tags as text (non-string tags cast to VARCHAR); NULL and '' are the absent label, as in
  * Prometheus. A matcher on a label a table lacks is decided without scanning (absent = ""). Regular
- * expressions are RE2 everywhere — DuckDB's `regexp_full_match` in the scan, and the same function
- * over constants for the decisions taken here — so that no pattern backtracks.
+ * expressions are RE2: DuckDB's `regexp_full_match` in the scan, the parser's RE2-faithful RegExp
+ * (`promql/regex.ts`) for the decisions on constants taken here (table and field names, "").
  *
  * Samples are read through the Arrow path when the access offers it: DuckDB orders the rows by a
  * hash of the series' labels, then time, and the series are cut out of the Float64 columns in
@@ -28,10 +28,9 @@
  */
 import type { ArrowRows, Cell } from '../query/output.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
-import { TsdbError } from '../common/error/tsdb-error.js';
-import { StatusCode } from '../common/error/status-code.js';
 import { METRIC_NAME, type LabelMatcher } from '../promql/ast.js';
 import { PromqlError } from '../promql/errors.js';
+import { compileMatcherRegex } from '../promql/regex.js';
 import { compareLabels, labelsFrom, labelsKey, type Labels } from '../promql/labels.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
 import type { TableSummary } from './table-summary.js';
@@ -93,49 +92,14 @@ function plainMatch(m: LabelMatcher, text: string): boolean {
 const isRegex = (m: LabelMatcher) => m.type === '=~' || m.type === '!~';
 
 /**
- * Answers "does RE2 pattern p fully match text s" for many pairs at once, with DuckDB's
- * `regexp_full_match` (the function the scans use), in one query.
+ * A matcher's verdict on a constant (a table or field name, or "" for a label a table lacks):
+ * the parser's RE2-faithful RegExp (`promql/regex.ts`, linear time on the patterns that could
+ * backtrack), so no query is needed for it; an invalid pattern is bad_data.
  */
-class RegexOracle {
-  private readonly wanted = new Map<string, { s: string; p: string }>();
-  private answers = new Map<string, boolean>();
-
-  constructor(private readonly access: PromTableAccess) {}
-
-  private static key(s: string, p: string): string {
-    return `${p}\u0000${s}`;
-  }
-
-  ask(s: string, p: string): void {
-    const k = RegexOracle.key(s, p);
-    if (!this.answers.has(k)) this.wanted.set(k, { s, p });
-  }
-
-  async resolve(signal?: AbortSignal): Promise<void> {
-    if (this.wanted.size === 0) return;
-    const pairs = [...this.wanted.entries()];
-    this.wanted.clear();
-    const patterns = [...new Set(pairs.map(([, q]) => q.p))];
-    const values = pairs.map(([, q], i) => `(${i}, ${quoteLiteral(q.s)}, ${quoteLiteral(q.p)})`);
-    let rows: ReadonlyArray<readonly Cell[]>;
-    try {
-      rows = await this.access.rows(`SELECT i, regexp_full_match(s, p) FROM (VALUES ${values.join(', ')}) AS v(i, s, p)`, signal);
-    } catch (err) {
-      if (err instanceof TsdbError && (err.code === StatusCode.Cancelled || err.code === StatusCode.DeadlineExceeded)) throw err;
-      throw new PromqlError('bad_data', `invalid regular expression in matcher: ${patterns.map((p) => JSON.stringify(p)).join(', ')}: ${(err as Error).message}`, { cause: err });
-    }
-    for (const row of rows) {
-      const q = pairs[Number(row[0])]![1];
-      this.answers.set(RegexOracle.key(q.s, q.p), row[1] === true);
-    }
-  }
-
-  matches(m: LabelMatcher, text: string): boolean {
-    if (!isRegex(m)) return plainMatch(m, text);
-    const a = this.answers.get(RegexOracle.key(text, m.value));
-    if (a === undefined) throw new PromqlError('internal', `regular expression ${m.value} not evaluated on ${JSON.stringify(text)}`);
-    return m.type === '=~' ? a : !a;
-  }
+function matches(m: LabelMatcher, text: string): boolean {
+  if (!isRegex(m)) return plainMatch(m, text);
+  const hit = compileMatcherRegex(m.value).test(text);
+  return m.type === '=~' ? hit : !hit;
 }
 
 /** One table to read for one matcher set: its value column and WHERE terms (the time range's, then the set's). */
@@ -256,21 +220,13 @@ export class SqlPromSource implements PromSource {
   /** What to read for each matcher set (sets in order), deciding what can be decided without a scan. */
   private async plan(sets: readonly (readonly LabelMatcher[])[], startMs: number, endMs: number, signal?: AbortSignal): Promise<Plan[][]> {
     const metrics = await this.metrics(sets);
-    const oracle = new RegexOracle(this.access);
-    for (const set of sets) {
-      for (const m of set) {
-        if (!isRegex(m)) continue;
-        if (m.name === METRIC_NAME) for (const t of metrics) oracle.ask(t.name, m.value);
-        else if (m.name === FIELD_MATCHER) for (const t of metrics) for (const f of t.fields) oracle.ask(f, m.value);
-        else oracle.ask('', m.value);
-      }
-    }
-    await oracle.resolve(signal);
+    // Patterns are checked before anything is read.
+    for (const set of sets) for (const m of set) if (isRegex(m)) compileMatcherRegex(m.value);
     return sets.map((set) => {
       const plans: Plan[] = [];
       for (const t of metrics) {
-        if (!set.every((m) => m.name !== METRIC_NAME || oracle.matches(m, t.name))) continue;
-        const fields = t.fields.filter((f) => set.every((m) => m.name !== FIELD_MATCHER || oracle.matches(m, f)));
+        if (!set.every((m) => m.name !== METRIC_NAME || matches(m, t.name))) continue;
+        const fields = t.fields.filter((f) => set.every((m) => m.name !== FIELD_MATCHER || matches(m, f)));
         if (fields.length === 0) continue;
         const value = fields.includes(PROM_VALUE_COLUMN) ? PROM_VALUE_COLUMN : fields[0]!;
         const filters = [`${quoteIdent(value)} IS NOT NULL`];
@@ -278,7 +234,7 @@ export class SqlPromSource implements PromSource {
         for (const m of set) {
           if (m.name === METRIC_NAME || m.name === FIELD_MATCHER) continue;
           const tag = t.tags.find((c) => c.name === m.name);
-          const emptyMatches = oracle.matches(m, '');
+          const emptyMatches = matches(m, '');
           if (tag === undefined) {
             // Absent on every row: the matcher holds everywhere or nowhere.
             if (!emptyMatches) possible = false;
