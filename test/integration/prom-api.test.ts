@@ -207,6 +207,9 @@ test('timeouts, huge match[] lists and regex bombs: quick answers, never a 5xx',
   // A query past its `timeout`: Prometheus's timeout error.
   const slow = await call(baseUrl, '/query_range', [['query', 'sum(http_requests_total)'], ['start', '0'], ['end', '10000'], ['step', '1'], ['timeout', '0.000001']]);
   refused(slow, 503, 'timeout', /^query timed out in /);
+  // The request's own deadline (x-tsdb-timeout, http.timeout) answers in the same envelope.
+  const late = await call(baseUrl, '/query_range', [['query', 'sum(http_requests_total)'], ['start', '0'], ['end', '10000'], ['step', '1']], { headers: { 'x-tsdb-timeout': '1ms' } });
+  refused(late, 503, 'timeout', /^query timed out in expression evaluation: Request timed out after 1ms/);
 });
 
 test('authentication: Basic credentials as the other /v1 routes; a wrong one is 401 in the envelope', async (t) => {
