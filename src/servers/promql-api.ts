@@ -95,6 +95,15 @@ export function invalidParam(name: string, message: string): PromqlError {
   return new PromqlError('bad_data', `invalid parameter ${goQuote(name)}: ${message}`);
 }
 
+/** A parameter parsed by `fn` (parsePromTime, parsePromDuration); its failure is `invalid parameter "<name>": …`. */
+export function parsedParam(name: string, text: string, fn: (s: string) => number): number {
+  try {
+    return fn(text);
+  } catch (err) {
+    throw invalidParam(name, (err as Error).message);
+  }
+}
+
 /** A time parameter (parseTimeParam): `fallback` when absent or empty. */
 export function timeParam(params: ReadonlyMap<string, readonly string[]>, name: string, fallback: number): number {
   const v = params.get(name)?.[0];

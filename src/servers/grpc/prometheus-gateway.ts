@@ -13,7 +13,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
 import type { AuthHandler, PromqlHandler, SqlContext } from '../handlers.js';
-import { apiErrorOf, checkRange, EMPTY_SOURCE, errorJson, invalidParam, isServerFault, parsePromDuration, parsePromTime, resultJson, runPromQuery, successJson, type PromQuery } from '../promql-api.js';
+import { apiErrorOf, checkRange, EMPTY_SOURCE, errorJson, invalidParam, isServerFault, parsePromDuration, parsePromTime, parsedParam, resultJson, runPromQuery, successJson, type PromQuery } from '../promql-api.js';
 import { callSignal } from './call-signal.js';
 import { toGrpcError } from './grpc-error.js';
 import { databaseOf, userOf, type RequestHeader } from './request-context.js';
@@ -31,31 +31,23 @@ export interface PrometheusGatewayHandlers {
   readonly auth?: AuthHandler;
 }
 
-function parsed(name: string, text: string, fn: (s: string) => number): number {
-  try {
-    return fn(text);
-  } catch (err) {
-    throw invalidParam(name, (err as Error).message);
-  }
-}
-
 /** The query a request asks for, with Prometheus's parameter checks (failures: bad_data). */
 function queryOf(req: PromqlRequest): PromQuery {
   const lookback = (text: string | undefined) => {
     if (text === undefined || text === '') return {};
-    const ms = parsed('lookback', text, parsePromDuration);
+    const ms = parsedParam('lookback', text, parsePromDuration);
     return ms > 0 ? { lookbackMs: ms } : {};
   };
   if (req.promql === 'instant_query' && req.instant_query != null) {
     const q = req.instant_query;
-    const time = q.time === undefined || q.time === '' ? Date.now() : parsed('time', q.time, parsePromTime);
+    const time = q.time === undefined || q.time === '' ? Date.now() : parsedParam('time', q.time, parsePromTime);
     return { query: q.query ?? '', startMs: time, endMs: time, stepMs: 0, ...lookback(q.lookback) };
   }
   const q = req.range_query!;
-  const startMs = parsed('start', q.start ?? '', parsePromTime);
-  const endMs = parsed('end', q.end ?? '', parsePromTime);
+  const startMs = parsedParam('start', q.start ?? '', parsePromTime);
+  const endMs = parsedParam('end', q.end ?? '', parsePromTime);
   if (endMs < startMs) throw invalidParam('end', 'end timestamp must not be before start time');
-  const stepMs = parsed('step', q.step ?? '', parsePromDuration);
+  const stepMs = parsedParam('step', q.step ?? '', parsePromDuration);
   checkRange(startMs, endMs, stepMs);
   return { query: q.query ?? '', startMs, endMs, stepMs, ...lookback(q.lookback) };
 }

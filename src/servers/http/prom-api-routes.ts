@@ -32,6 +32,7 @@ import {
   MIN_TIME_MS,
   parsePromDuration,
   parsePromTime,
+  parsedParam,
   resultJson,
   runPromQuery,
   successJson,
@@ -175,13 +176,7 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
 
   route('/query_range', async (r) => {
     const p = r.params;
-    const parse = (name: string, fn: (s: string) => number) => {
-      try {
-        return fn(first(p, name) ?? '');
-      } catch (err) {
-        throw invalidParam(name, (err as Error).message);
-      }
-    };
+    const parse = (name: string, fn: (s: string) => number) => parsedParam(name, first(p, name) ?? '', fn);
     const start = parse('start', parsePromTime);
     const end = parse('end', parsePromTime);
     if (end < start) throw invalidParam('end', 'end timestamp must not be before start time');

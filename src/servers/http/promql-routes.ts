@@ -16,7 +16,7 @@ import { PromqlError } from '../../promql/errors.js';
 import type { QueryResult } from '../../promql/values.js';
 import type { Cell, Output, OutputColumn } from '../../query/output.js';
 import type { AuthHandler, PromqlHandler } from '../handlers.js';
-import { apiErrorOf, checkRange, parsePromDuration, parsePromTime, runPromQuery } from '../promql-api.js';
+import { apiErrorOf, checkRange, parsedParam, parsePromDuration, parsePromTime, runPromQuery } from '../promql-api.js';
 import { credentialsFromHeaders } from './basic-auth.js';
 import { elapsedMs, sendError } from './http-server.js';
 import { formatOf, render } from './sql-format.js';
@@ -55,14 +55,6 @@ function required(p: Map<string, string>, name: string): string {
   return v;
 }
 
-function parsed(name: string, text: string, fn: (s: string) => number): number {
-  try {
-    return fn(text);
-  } catch (err) {
-    throw new TsdbError(StatusCode.InvalidArguments, `invalid parameter "${name}": ${(err as Error).message}`);
-  }
-}
-
 export function promqlRoutes(app: FastifyInstance, promql: PromqlHandler, auth: AuthHandler | undefined): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     let user: UserInfo = DEFAULT_USER;
@@ -78,11 +70,11 @@ export function promqlRoutes(app: FastifyInstance, promql: PromqlHandler, auth: 
       const p = paramsOf(req);
       const format = formatOf(p.get('format'));
       const query = required(p, 'query');
-      const startMs = parsed('start', required(p, 'start'), parsePromTime);
-      const endMs = parsed('end', required(p, 'end'), parsePromTime);
-      const stepMs = parsed('step', required(p, 'step'), parsePromDuration);
+      const startMs = parsedParam('start', required(p, 'start'), parsePromTime);
+      const endMs = parsedParam('end', required(p, 'end'), parsePromTime);
+      const stepMs = parsedParam('step', required(p, 'step'), parsePromDuration);
       const lookbackText = p.get('lookback');
-      const lookbackMs = lookbackText === undefined || lookbackText === '' ? undefined : parsed('lookback', lookbackText, parsePromDuration);
+      const lookbackMs = lookbackText === undefined || lookbackText === '' ? undefined : parsedParam('lookback', lookbackText, parsePromDuration);
       checkRange(startMs, endMs, stepMs);
       const database = databaseOf(p.get('db') ?? (req.headers['x-tsdb-db-name'] as string | undefined) ?? 'public');
       const result = await runPromQuery(promql, { database, timezone: 'UTC', user, signal: req.deadline }, { query, startMs, endMs, stepMs, ...(lookbackMs !== undefined && lookbackMs > 0 && { lookbackMs }) });
