@@ -198,6 +198,8 @@ test('plain tables: the first numeric field is the value (tsdb_value when presen
   assert.deepEqual(await src.labelValues('__name__', meta), ['cpu', 'secs']);
   assert.deepEqual(await src.labelValues('host', { ...meta, matcherSets: [[m('__name__', '=', 'cpu')]] }), ['h1', 'h2']);
   assert.deepEqual(await src.labelValues('region', meta), ['eu']);
+  assert.deepEqual(await src.labelValues('__field__', meta), ['a', 'sys', 'tsdb_value', 'usr']);
+  assert.deepEqual(await src.labelValues('__field__', { ...meta, matcherSets: [[m('__name__', '=', 'cpu')]] }), ['sys', 'usr']);
   assert.deepEqual((await src.series({ ...meta, matcherSets: [[m('__name__', '=~', 'cpu|secs')]] })).map(labelsObject), [
     { __name__: 'cpu', host: 'h1', region: 'eu' },
     { __name__: 'cpu', host: 'h2' },

@@ -390,6 +390,11 @@ export class SqlPromSource implements PromSource {
     await mapLimit(plans, METADATA_CONCURRENCY, async (p) => {
       const table = quoteIdent(p.metric.name);
       const where = p.where;
+      // GreptimeDB's `__field__`: the numeric fields of the tables with matching series.
+      if (name === FIELD_MATCHER) {
+        if ((await this.access.rows(`SELECT 1 FROM ${table} WHERE ${where} LIMIT 1`, req.signal)).length > 0) for (const f of p.metric.fields) values.add(f);
+        return;
+      }
       if (name === METRIC_NAME) {
         if ((await this.access.rows(`SELECT 1 FROM ${table} WHERE ${where} LIMIT 1`, req.signal)).length > 0) values.add(p.metric.name);
         return;
