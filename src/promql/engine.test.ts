@@ -243,7 +243,7 @@ test('a long evaluation gives the event loop turns: a timer fires during it and 
     await assert.rejects(run(), fails('timeout', 'query timed out in expression evaluation'));
     clearInterval(ticker);
     clearTimeout(timer);
-    assert.ok(ticks >= 5, `the event loop ran timers ${ticks} times during the evaluation`);
+    assert.ok(ticks >= 2, `the event loop ran timers ${ticks} times during the evaluation`);
     assert.ok(performance.now() - started < 2000, 'stopped soon after the deadline');
   }
 });
