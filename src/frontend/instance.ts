@@ -23,7 +23,7 @@ import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { duckdbError, isQueryMemoryExhausted } from '../query/duckdb-error.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
-import type { Statement, ValueExpr } from '../sql/ast.js';
+import type { Statement, TqlCteQuery, ValueExpr } from '../sql/ast.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
 import { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { checkPermission, type AccessKind } from './auth/permission.js';
@@ -43,6 +43,7 @@ import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
+import { runTql, tqlTable, type TqlContext } from './statement/tql.js';
 import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables, type ShowWhere } from './statement/show.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
@@ -62,6 +63,8 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'describe_table':
     case 'show_variables':
     case 'show_processlist':
+    case 'tql':
+    case 'tql_query':
       return 'read';
     case 'kill':
       return undefined;
@@ -75,6 +78,9 @@ const PG_SERVER_VERSION = '16.3';
 
 /** The name the rows of a SHOW stand under in its WHERE's query (a per-process nonce: no table has it). */
 const SHOW_ROWS = `__tsdb_show_rows_${randomBytes(6).toString('hex')}`;
+
+/** The names TQL CTEs' rows stand under in the query around them (a per-process nonce: no table has it). */
+const TQL_ROWS = `__tsdb_tql_rows_${randomBytes(6).toString('hex')}`;
 
 /** How often a cancelled query's connection (or, at shutdown, every running one) is interrupted again until the query ends. */
 const INTERRUPT_REPEAT_MS = 100;
@@ -218,7 +224,12 @@ export class FrontendInstance {
         // SHOW are read as rows by tsdb itself.
         return this.query(stmt.sql, session, { lists, arrow: session.arrow === true });
       case 'explain':
+        if (stmt.tql !== undefined) return this.tqlQuery(stmt.tql, session, stmt.analyze ? 'analyze' : 'explain');
         return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain', lists });
+      case 'tql':
+        return runTql(stmt, this.tqlContext(session));
+      case 'tql_query':
+        return this.tqlQuery(stmt, session);
       case 'insert':
         if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q, wrap) => this.query(q, session, { lists, ...(wrap !== undefined && { wrap }) })));
         return affected(await insertValues(stmt, session, this.catalog, this.tables, query));
@@ -451,9 +462,13 @@ export class FrontendInstance {
       readonly lists?: ReadonlyMap<string, LiteralList> | undefined;
       /** The rows as Arrow record batches where their types allow (`Output.arrow`). */
       readonly arrow?: boolean;
+      /** Relations (SQL) the query reads under names (TQL CTEs' rows). */
+      readonly relations?: ReadonlyMap<string, string>;
+      /** Checks the parsed query's shape; throws to refuse it. */
+      readonly check?: (tree: unknown) => void;
     } = {},
   ): Promise<Output> {
-    const { explain, rows, wrap, lists } = opts;
+    const { explain, rows, wrap, lists, relations } = opts;
     const signal = session.signal;
     signal?.throwIfAborted();
     let release = await this.budget.gate.acquire(signal);
@@ -495,6 +510,7 @@ export class FrontendInstance {
         }),
       }),
       ...(rows !== undefined && { check: rows.shape }),
+      ...(opts.check !== undefined && { check: opts.check }),
       ...(wrap !== undefined && { wrap }),
       ...(lists !== undefined && { lists }),
       limits: this.budget.limits,
@@ -502,6 +518,8 @@ export class FrontendInstance {
       ...(opts.arrow === true && { arrow: true }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
+        const named = catalog === '' ? relations?.get(name) : undefined;
+        if (named !== undefined) return { key: name, relation: async () => ({ sql: named }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
         if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
           const table = await informationSchemaTable(name, this.informationSchemaSource(session));
@@ -575,6 +593,57 @@ export class FrontendInstance {
     }
   }
 
+  /** What TQL reads for `session`: its databases through this instance's query path, as its user. */
+  private tqlContext(session: Session): TqlContext {
+    return {
+      session,
+      access: async (database) => {
+        if ((await this.catalog.database(database)) === undefined) return undefined;
+        const s: Session = database === session.database ? session : { ...session, database };
+        return {
+          tables: (names) => this.tableSummaries(s, names),
+          rows: async (sql) => {
+            const out = await this.query(sql, s);
+            return out.kind === 'records' ? out.rows : [];
+          },
+          arrow: async (sql) => {
+            const out = await this.query(sql, s, { arrow: true });
+            return out.kind === 'records' ? out.arrow : undefined;
+          },
+        };
+      },
+      // A TQL parameter is one expression: the query must stay `SELECT epoch((<expr>))`.
+      seconds: async (expr) => {
+        const out = await this.query(`SELECT epoch((${expr}))`, session, { check: oneExpression });
+        const v = out.kind === 'records' ? out.rows[0]?.[0] : undefined;
+        return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : Number.NaN;
+      },
+    };
+  }
+
+  /**
+   * A query with TQL CTEs (`WITH x AS (TQL EVAL …) SELECT … FROM x`): each TQL is evaluated first,
+   * its body replaced by a read of its rows under a name of their own (no user text is re-parsed:
+   * the spans were cut by the parser), then the query runs as any other.
+   */
+  private async tqlQuery(q: TqlCteQuery, session: Session, explain?: 'explain' | 'analyze'): Promise<Output> {
+    const ctx = this.tqlContext(session);
+    const relations = new Map<string, string>();
+    let sql = '';
+    let at = 0;
+    for (const [i, cte] of q.ctes.entries()) {
+      const { columns, rows } = await tqlTable(cte.tql, ctx);
+      // JSON has no NaN or infinities: as text, which DuckDB casts back to DOUBLE.
+      const cells = rows.map((r) => r.map((c) => (typeof c === 'number' && !Number.isFinite(c) ? (Number.isNaN(c) ? 'NaN' : c > 0 ? 'Infinity' : '-Infinity') : c)));
+      const name = `${TQL_ROWS}_${i}`;
+      relations.set(name, valuesRelation(columns, cells));
+      sql += `${q.sql.slice(at, cte.start)}SELECT * FROM ${name}`;
+      at = cte.end;
+    }
+    sql += q.sql.slice(at);
+    return this.query(sql, session, { relations, ...(explain !== undefined ? { explain } : { arrow: session.arrow === true }) });
+  }
+
   /** What pg_catalog shows of a PostgreSQL session. */
   private pgCatalogSession(session: Session): PgCatalogSession {
     return { database: session.database, user: session.user.username, serverVersion: `${PG_SERVER_VERSION}-tsdb-${buildInfo().version}`, timezone: session.timezone };
@@ -638,6 +707,17 @@ export class FrontendInstance {
     if (v === 'time_zone' || v === 'timezone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [[session.timezone]]);
     if (v === 'system_time_zone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [['UTC']]);
     throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${name}`);
+  }
+}
+
+/** The parse tree of one SELECT of one expression, with no FROM (a TQL parameter's query). */
+function oneExpression(tree: unknown): void {
+  const t = tree as { statements?: Array<{ node?: Record<string, unknown> }> };
+  const node = t.statements?.length === 1 ? t.statements[0]!.node : undefined;
+  const from = node?.['from_table'] as Record<string, unknown> | undefined;
+  const list = node?.['select_list'] as unknown[] | undefined;
+  if (node?.['type'] !== 'SELECT_NODE' || from?.['type'] !== 'EMPTY' || list?.length !== 1 || node['where_clause'] !== null || (node['group_expressions'] as unknown[] | undefined)?.length !== 0) {
+    throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid TQL syntax: a TQL parameter must be one expression (a number, a string, or an expression like now() - interval \'5 minutes\')');
   }
 }
 

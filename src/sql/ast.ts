@@ -71,6 +71,29 @@ export type AlterTableAction =
 /** `LIKE 'pattern'` or `WHERE <condition>` of a SHOW statement. */
 export type ShowFilter = { readonly kind: 'like'; readonly pattern: string } | { readonly kind: 'where'; readonly sql: string };
 
+/** A parameter of TQL (start, end, step, lookback) as written: a number, a string, or SQL for DuckDB to evaluate. */
+export type TqlParam = { readonly kind: 'number'; readonly text: string } | { readonly kind: 'string'; readonly value: string } | { readonly kind: 'sql'; readonly text: string };
+
+/** `TQL EVAL|EXPLAIN|ANALYZE …` (reference api.md §4.6). */
+export interface TqlQuery {
+  readonly mode: 'eval' | 'explain' | 'analyze';
+  readonly verbose: boolean;
+  /** `FORMAT JSON|TEXT|GRAPHVIZ` (other words are ignored, as GreptimeDB does). */
+  readonly format?: 'json' | 'text' | 'graphviz';
+  /** `(start, end, step[, lookback])`; absent: `(0, 0, '5m')`. */
+  readonly params?: { readonly start: TqlParam; readonly end: TqlParam; readonly step: TqlParam; readonly lookback?: TqlParam };
+  /** The PromQL text, trimmed. */
+  readonly query: string;
+  /** `AS alias`: the name of the value column. */
+  readonly alias?: string;
+}
+
+/** A query whose WITH clause has TQL bodies: each `tql` at [start, end) of `sql` (offsets into it). */
+export interface TqlCteQuery {
+  readonly sql: string;
+  readonly ctes: ReadonlyArray<{ readonly name: string; readonly start: number; readonly end: number; readonly tql: TqlQuery }>;
+}
+
 interface Base {
   /** The statement's own text, trimmed, without its `;`. */
   readonly text: string;
@@ -120,7 +143,17 @@ export type Statement = Base &
     | { readonly kind: 'delete'; readonly name: ObjectName; readonly where?: string }
     /** SELECT, WITH … SELECT, VALUES, a parenthesized query: SQL text for DuckDB. */
     | { readonly kind: 'query'; readonly sql: string }
-    | { readonly kind: 'explain'; readonly analyze: boolean; readonly verbose: boolean; readonly statement: string }
+    | {
+        readonly kind: 'explain';
+        readonly analyze: boolean;
+        readonly verbose: boolean;
+        readonly statement: string;
+        /** The explained query's TQL CTEs, when it has some. */
+        readonly tql?: TqlCteQuery;
+      }
+    | ({ readonly kind: 'tql' } & TqlQuery)
+    /** `WITH x AS (TQL EVAL …), … SELECT …`. */
+    | ({ readonly kind: 'tql_query' } & TqlCteQuery)
     /** `ADMIN fn(args)`: the function name lower-cased, its arguments. */
     | { readonly kind: 'admin'; readonly func: string; readonly args: readonly ValueExpr[] }
     /** `SET [SESSION|LOCAL] name = value` (`SET TIME ZONE 'x'` → name `time_zone`). */

@@ -24,6 +24,11 @@ export type TokenKind =
   | 'hex'
   /** An operator or punctuation (`(`, `<=`, `::`, …); `value` is its text. */
   | 'op'
+  /**
+   * Text of another language the SQL rules do not read (the PromQL of a TQL statement, `tql-text.ts`),
+   * as a `RawSpans` hook marks it; `value` is the text, trailing whitespace left out.
+   */
+  | 'raw'
   /** End of input; `value` and `text` are empty. */
   | 'eof';
 
@@ -113,8 +118,20 @@ export function blockCommentEnd(sql: string, start: number): number {
   return depth > 0 ? -1 : i;
 }
 
-/** Tokenizes `sql`; the last token is always `eof`. A NUL character, unterminated strings, quoted identifiers and block comments are InvalidSyntax errors. */
-export function tokenize(sql: string): Token[] {
+/**
+ * Marks text of another language inside SQL: asked at the start of each token (after whitespace
+ * and comments) with the tokens so far, it answers the end of a raw token starting there, or
+ * undefined to lex SQL.
+ */
+export interface RawSpans {
+  rawEnd(sql: string, tokens: readonly Token[], pos: number): number | undefined;
+}
+
+/**
+ * Tokenizes `sql`; the last token is always `eof`. A NUL character, unterminated strings, quoted
+ * identifiers and block comments are InvalidSyntax errors. `raw` marks spans that are not SQL.
+ */
+export function tokenize(sql: string, raw?: RawSpans): Token[] {
   checkNoNul(sql);
   const tokens: Token[] = [];
   const n = sql.length;
@@ -165,6 +182,11 @@ export function tokenize(sql: string): Token[] {
       const i = blockCommentEnd(sql, pos);
       if (i < 0) fail('Unterminated multi-line comment', line, start - lineStart + 1);
       advance(i);
+      continue;
+    }
+    const rawEnd = raw?.rawEnd(sql, tokens, pos);
+    if (rawEnd !== undefined && rawEnd > pos) {
+      push('raw', sql.slice(pos, rawEnd), start, rawEnd);
       continue;
     }
     if (code === 39 || code === 34 || code === 96) {

@@ -550,7 +550,7 @@ test('splits on top-level ; only, skipping empty statements', () => {
 
 test('unknown statements are Unsupported with the first word as written', () => {
   fails('SELEC 42', StatusCode.Unsupported, 'SQL statement is not supported, keyword: SELEC');
-  fails('tql eval (0, 10, \'5s\') up', StatusCode.Unsupported, 'SQL statement is not supported, keyword: tql');
+  fails('prepare_x (0, 10) up', StatusCode.Unsupported, 'SQL statement is not supported, keyword: prepare_x');
   // The first failing statement decides, even after good ones.
   fails('SELECT 1; Frob x; SELEC 2', StatusCode.Unsupported, 'SQL statement is not supported, keyword: Frob');
   fails("'abc'", StatusCode.InvalidSyntax, syntax("Expected: an SQL statement, found: 'abc' at Line: 1, Column: 1"));

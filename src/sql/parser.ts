@@ -8,8 +8,9 @@ import { isEngineSetting } from './engine-settings.js';
 import { fastInsert } from './fast-insert.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { AlterTableAction, ColumnDef, IndexKind, ObjectName, Options, ShowFilter, SqlType, Statement, ValueExpr } from './ast.js';
+import type { AlterTableAction, ColumnDef, IndexKind, ObjectName, Options, ShowFilter, SqlType, Statement, TqlCteQuery, TqlParam, TqlQuery, ValueExpr } from './ast.js';
 import { checkNoNul, hexBytes, tokenize } from './lexer.js';
+import { splitAlias, TqlSpans } from './tql-text.js';
 import { blobLiteral } from './query-text.js';
 import type { Token } from './lexer.js';
 
@@ -23,7 +24,8 @@ export function parseSql(sql: string): Statement[] {
 
 /** The general parser: tokens, split at top-level `;`, one statement parser each. */
 function parseStatements(sql: string): Statement[] {
-  const tokens = tokenize(sql);
+  // The PromQL of TQL statements is not SQL: one raw token each (`tql-text.ts`).
+  const tokens = tokenize(sql, /tql/i.test(sql) ? new TqlSpans() : undefined);
   const out: Statement[] = [];
   let group: Token[] = [];
   let depth = 0;
@@ -59,6 +61,11 @@ const OUTSIDE_WORDS = new Set(['COPY', 'EXPORT', 'IMPORT', 'ATTACH', 'DETACH', '
 /** The permission error of a statement that would reach outside the database. */
 export function outsideTheDatabase(what: string): TsdbError {
   return new TsdbError(StatusCode.PermissionDenied, `Permission denied: ${what} is not allowed: tsdb SQL does not reach the server's files, network, extensions or engine settings`);
+}
+
+/** A TQL syntax error, as GreptimeDB words it. */
+function tqlSyntax(message: string): TsdbError {
+  return new TsdbError(StatusCode.InvalidSyntax, `Invalid TQL syntax: sql parser error: ${message}`);
 }
 
 function syntaxMessage(expected: string, tok: Token): string {
@@ -240,6 +247,7 @@ class StatementParser {
     if (StatementParser.isOp(first, '(')) return { kind: 'query', sql: text, text };
     if (first.kind !== 'ident') throw this.expected('an SQL statement');
     const word = first.value.toUpperCase();
+    if (word === 'WITH' && this.toks.some((t) => t.kind === 'raw')) return { kind: 'tql_query', ...this.tqlCtes(text), text };
     if (QUERY_WORDS.has(word)) return { kind: 'query', sql: text, text };
     if (OUTSIDE_WORDS.has(word)) throw outsideTheDatabase(word === 'FORCE' ? `FORCE ${this.peek(1).text.toUpperCase()}` : word);
     this.pos++;
@@ -284,6 +292,8 @@ class StatementParser {
         return this.set(text);
       case 'KILL':
         return this.kill(text);
+      case 'TQL':
+        return { kind: 'tql', ...this.tql(), text };
       default:
         throw unsupported(first.text);
     }
@@ -851,9 +861,124 @@ class StatementParser {
     const verbose = this.eatKw('VERBOSE');
     if (this.peekKw('FORMAT')) throw unsupported(this.peek().text);
     if (this.atEnd()) throw this.expected('an SQL statement');
+    if (this.peekKw('TQL')) throw unsupported('TQL (use TQL EXPLAIN or TQL ANALYZE)');
     // Parsed for its errors; the plan is made from its text.
     const inner = new StatementParser(this.sql, this.toks.slice(this.pos), this.end).parseStatement();
+    if (inner.kind === 'tql_query') return { kind: 'explain', analyze, verbose, statement: inner.text, tql: { sql: inner.sql, ctes: inner.ctes }, text };
     return { kind: 'explain', analyze, verbose, statement: inner.text, text };
+  }
+
+  /**
+   * `TQL EVAL|EVALUATE|EXPLAIN|ANALYZE [VERBOSE] [FORMAT f] [(start, end, step[, lookback])] <promql> [AS alias]`
+   * (after `TQL`), as GreptimeDB's TQL parser reads it; the PromQL is the lexer's raw token.
+   */
+  private tql(): TqlQuery {
+    const verbTok = this.peek();
+    const verb = verbTok.kind === 'ident' ? verbTok.value.toUpperCase() : '';
+    if (verb !== 'EVAL' && verb !== 'EVALUATE' && verb !== 'EXPLAIN' && verb !== 'ANALYZE') {
+      throw verbTok.kind === 'eof' ? this.expected('EVAL, EXPLAIN or ANALYZE after TQL') : unsupported(verbTok.text);
+    }
+    this.pos++;
+    const mode = verb === 'EXPLAIN' ? 'explain' : verb === 'ANALYZE' ? 'analyze' : 'eval';
+    let verbose = false;
+    let format: TqlQuery['format'];
+    if (mode !== 'eval') {
+      verbose = this.eatKw('VERBOSE');
+      if (this.eatKw('FORMAT')) {
+        const f = this.peek();
+        if (f.kind === 'ident') {
+          this.pos++;
+          const v = f.value.toLowerCase();
+          if (v === 'json' || v === 'text' || v === 'graphviz') format = v;
+        }
+      }
+    }
+    let params: TqlQuery['params'];
+    if (this.eatOp('(')) {
+      const exprs: TqlParam[] = [];
+      for (;;) {
+        const [from, to] = this.scanExpr(() => false);
+        for (let i = from; i < to; i++) if (StatementParser.isOp(this.toks[i]!, ';')) throw tqlSyntax(syntaxMessage('an expression', this.toks[i]!));
+        // `1m` is no duration in SQL: sqlparser reads the number and stops at the word.
+        if (to - from === 2 && this.toks[from]!.kind === 'number' && this.toks[from + 1]!.kind === 'ident') throw tqlSyntax(`Expected ')' after TQL parameters, but found: ${this.toks[from + 1]!.text}`);
+        exprs.push(this.tqlParam(from, to));
+        if (!this.eatOp(',')) break;
+      }
+      if (exprs.length !== 3 && exprs.length !== 4) throw tqlSyntax(`Expected 3 or 4 expressions in TQL parameters (start, end, step, [lookback]), but found ${exprs.length}`);
+      if (!this.eatOp(')')) throw tqlSyntax(`Expected ')' after TQL parameters, but found: ${describe(this.peek())}`);
+      params = { start: exprs[0]!, end: exprs[1]!, step: exprs[2]!, ...(exprs[3] !== undefined && { lookback: exprs[3] }) };
+    }
+    const raw = this.peek();
+    if (raw.kind !== 'raw') throw tqlSyntax(raw.kind === 'eof' ? 'empty TQL query' : syntaxMessage('a PromQL query', raw));
+    this.pos++;
+    this.expectEnd();
+    // GreptimeDB skips commas between the parameters and the query.
+    const split = splitAlias(raw.value.replace(/^[\s,]+/, ''));
+    if ('error' in split) throw tqlSyntax(split.error);
+    if (split.query === '') throw tqlSyntax('empty TQL query');
+    return { mode, verbose, ...(format !== undefined && { format }), ...(params !== undefined && { params }), query: split.query, ...(split.alias !== undefined && { alias: split.alias }) };
+  }
+
+  /** A TQL parameter: a number (optionally signed), a string, or any other expression as SQL. */
+  private tqlParam(from: number, to: number): TqlParam {
+    const v = this.valueOf(from, to, false);
+    switch (v.kind) {
+      case 'number':
+        return { kind: 'number', text: v.text };
+      case 'string':
+        return { kind: 'string', value: v.value };
+      case 'sql':
+        return { kind: 'sql', text: v.text };
+      default:
+        throw tqlSyntax(`Expected number, string or word, but have ${this.textOf(from, to)}`);
+    }
+  }
+
+  /**
+   * The CTEs of `WITH [RECURSIVE] name [(cols)] AS [[NOT] MATERIALIZED] (body), … <query>` whose
+   * body is TQL (only EVAL, as GreptimeDB allows), with their offsets in the statement's text.
+   */
+  private tqlCtes(text: string): TqlCteQuery {
+    const base = this.toks[0]!.start;
+    this.expectKw('WITH');
+    this.eatKw('RECURSIVE');
+    const ctes: Array<TqlCteQuery['ctes'][number]> = [];
+    for (;;) {
+      const name = this.ident();
+      if (this.peekOp('(')) this.identList();
+      this.expectKw('AS');
+      if (!this.eatKw('MATERIALIZED')) if (this.eatKw('NOT')) this.expectKw('MATERIALIZED');
+      this.expectOp('(');
+      const from = this.pos;
+      let depth = 0;
+      let close = from;
+      for (; close < this.toks.length; close++) {
+        const t = this.toks[close]!;
+        if (StatementParser.isOp(t, '(')) depth++;
+        else if (StatementParser.isOp(t, ')') && depth-- === 0) break;
+      }
+      if (close >= this.toks.length) {
+        this.pos = close;
+        throw this.expected(')');
+      }
+      if (this.kwAt(0, 'TQL')) {
+        const body = new StatementParser(this.sql, this.toks.slice(from, close), this.toks[close]!);
+        body.pos = 1; // past TQL
+        const tql = body.tql();
+        if (tql.mode !== 'eval') throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL, error: Only TQL EVAL is supported in CTEs');
+        ctes.push({ name, start: this.toks[from]!.start - base, end: this.toks[close - 1]!.end - base, tql });
+      } else {
+        for (let i = from; i < close; i++) {
+          if (this.toks[i]!.kind === 'raw') throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL, error: TQL is supported only as the whole body of a CTE of the outermost WITH');
+        }
+      }
+      this.pos = close + 1;
+      if (!this.eatOp(',')) break;
+    }
+    for (let i = this.pos; i < this.toks.length; i++) {
+      if (this.toks[i]!.kind === 'raw') throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL, error: TQL is supported only as the whole body of a CTE of the outermost WITH');
+    }
+    return { sql: text, ctes };
   }
 
   private admin(text: string): Statement {
