@@ -12,6 +12,7 @@ import type { RegionRoute } from '../catalog/table-route.js';
 import { informationSchemaTable, type ClusterNodeRow, type InformationSchemaSource } from '../catalog/information-schema.js';
 import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
 import { valuesRelation } from '../query/values-relation.js';
+import { quoteIdent } from '../common/sql-quote.js';
 import { PG_CATALOG, pgCatalogTable, relationOid, type PgCatalogSession } from '../catalog/pg-catalog.js';
 import { pgDialect } from '../query/pg-dialect.js';
 import { buildInfo } from '../common/build-info.js';
@@ -637,7 +638,8 @@ export class FrontendInstance {
       const cells = rows.map((r) => r.map((c) => (typeof c === 'number' && !Number.isFinite(c) ? (Number.isNaN(c) ? 'NaN' : c > 0 ? 'Infinity' : '-Infinity') : c)));
       const name = `${TQL_ROWS}_${i}`;
       relations.set(name, valuesRelation(columns, cells));
-      sql += `${q.sql.slice(at, cte.start)}SELECT * FROM ${name}`;
+      // Under the CTE's name: a column named after its table (`sum(x.val)`) names the CTE, not the nonce.
+      sql += `${q.sql.slice(at, cte.start)}SELECT * FROM ${name} AS ${quoteIdent(cte.name)}`;
       at = cte.end;
     }
     sql += q.sql.slice(at);

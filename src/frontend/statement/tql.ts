@@ -15,7 +15,7 @@ import type { Expr, LabelMatcher, VectorSelector } from '../../promql/ast.js';
 import { evaluateQuery } from '../../promql/engine.js';
 import { DEFAULT_LOOKBACK_MS, DEFAULT_MAX_SAMPLES, MAX_POINTS_PER_SERIES, PromqlError } from '../../promql/errors.js';
 import { compareLabels, getLabel, type Labels } from '../../promql/labels.js';
-import { parsePromql } from '../../promql/parser.js';
+import { parsePromql, typeOf } from '../../promql/parser.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../../promql/source.js';
 import type { QueryResult } from '../../promql/values.js';
 import type { TqlParam, TqlQuery } from '../../sql/ast.js';
@@ -119,9 +119,24 @@ interface Scan {
   ms: number;
 }
 
-/** Records the SELECTs of an access; `dry`: answers none (EXPLAIN reads no sample). */
+/** Whether a SELECT of the source reads a table (a scan), rather than checking matchers over constants. */
+function readsTable(sql: string): boolean {
+  return /\bFROM\s+"(?:[^"]|"")+"\s+WHERE\b/.test(sql);
+}
+
+/**
+ * Records the scans of an access, with their rows and time; `dry` (EXPLAIN): scans are recorded,
+ * not run (answered with no rows), so that no sample is read.
+ */
 function recording(access: TqlAccess, database: string, scans: Scan[], dry: boolean): TqlAccess {
+  // A dry Arrow read answers undefined, and the source asks for the same rows again: one scan.
+  let dryArrow: string | undefined;
   const run = async <T>(sql: string, read: () => Promise<T>, count: (r: T) => number, empty: T): Promise<T> => {
+    if (!readsTable(sql)) return read();
+    if (dry && sql === dryArrow) {
+      dryArrow = undefined;
+      return empty;
+    }
     const scan: Scan = { database, sql, rows: 0, ms: 0 };
     scans.push(scan);
     if (dry) return empty;
@@ -136,8 +151,11 @@ function recording(access: TqlAccess, database: string, scans: Scan[], dry: bool
     tables: (names) => access.tables(names),
     rows: (sql, signal) => run(sql, () => access.rows(sql, signal), (r) => r.length, [] as ReadonlyArray<readonly Cell[]>),
     ...(arrow !== undefined && {
-      arrow: (sql: string, signal?: AbortSignal) =>
-        run<ArrowRows | undefined>(sql, () => arrow.call(access, sql, signal), (r) => (r === undefined ? 0 : r.batches.reduce((n, b) => n + b.numRows, 0)), undefined),
+      arrow: async (sql: string, signal?: AbortSignal) => {
+        const out = await run<ArrowRows | undefined>(sql, () => arrow.call(access, sql, signal), (r) => (r === undefined ? 0 : r.batches.reduce((n, b) => n + b.numRows, 0)), undefined);
+        if (dry && readsTable(sql)) dryArrow = sql;
+        return out;
+      },
     }),
   };
 }
@@ -304,7 +322,8 @@ async function evaluate(q: TqlQuery, ctx: TqlContext, dry: boolean): Promise<{ e
       }
     }
   }
-  const shape = new ShapeOf(tables).shape(expr, q.alias);
+  // A scalar has no labels and no table: `time | value`.
+  const shape = typeOf(expr) === 'scalar' ? { timeName: 'time', valueName: q.alias ?? 'value', tags: [], layout: 'plain' as const } : new ShapeOf(tables).shape(expr, q.alias);
   const signal = ctx.session.signal;
   const t0 = performance.now();
   const top = unwrap(expr);
