@@ -249,7 +249,7 @@ async function selectorTables(expr: Expr, sources: DatabaseSources, ctx: TqlCont
 }
 
 /** The answer as rows of the shape's columns. */
-function tableOf(result: QueryResult, shape: ResultShape, range: Range, stringValue: string | undefined): { columns: OutputColumn[]; rows: Cell[][] } {
+function tableOf(result: QueryResult, shape: ResultShape, range: Range, stringValue: string | undefined, signal: AbortSignal | undefined): { columns: OutputColumn[]; rows: Cell[][] } {
   // The label columns: the known ones, then any other label the answer has (label_replace…), sorted.
   const tags = [...shape.tags];
   const series: Array<{ labels: Labels; t: ArrayLike<number>; v: ArrayLike<number> }> = [];
@@ -289,18 +289,29 @@ function tableOf(result: QueryResult, shape: ResultShape, range: Range, stringVa
   }
   if (empty && shape.layout === 'plain') order = [{ col: { name: 'time', data_type: 'TimestampMillisecond' }, src: 0 }, { col: { name: 'value', data_type: 'Float64' }, src: 1 }];
   const rows: Cell[][] = [];
+  const srcs = order.map((o) => o.src);
   if (stringValue !== undefined) {
-    for (let t = range.startMs; t <= range.endMs; t += range.stepMs) rows.push(order.map((o) => (o.src === 0 ? t : o.src === 1 ? stringValue : null)));
+    for (let t = range.startMs; t <= range.endMs; t += range.stepMs) rows.push(srcs.map((src) => (src === 0 ? t : src === 1 ? stringValue : null)));
   }
+  const width = srcs.length;
+  const timeAt = srcs.indexOf(0);
+  const valueAt = srcs.indexOf(1);
   for (const s of series) {
-    const tagCells = tags.map((name) => {
-      const v = getLabel(s.labels, name);
-      return v === '' ? null : v;
-    });
-    for (let i = 0; i < s.t.length; i++) {
-      const t = s.t[i]!;
-      const v = s.v[i]!;
-      rows.push(order.map((o) => (o.src === 0 ? t : o.src === 1 ? v : tagCells[o.src - 2]!)));
+    signal?.throwIfAborted();
+    // The row of the series' labels, copied for each sample with its time and value written in.
+    const template: Cell[] = new Array<Cell>(width);
+    for (let c = 0; c < width; c++) {
+      const src = srcs[c]!;
+      if (src < 2) continue;
+      const v = getLabel(s.labels, tags[src - 2]!);
+      template[c] = v === '' ? null : v;
+    }
+    const n = s.t.length;
+    for (let i = 0; i < n; i++) {
+      const row = template.slice();
+      row[timeAt] = s.t[i]!;
+      row[valueAt] = s.v[i]!;
+      rows.push(row);
     }
   }
   return { columns: order.map((o) => o.col), rows };
@@ -344,7 +355,10 @@ async function evaluate(q: TqlQuery, ctx: TqlContext, dry: boolean): Promise<{ e
     });
   }
   const evalMs = performance.now() - t0;
-  return { expr, range, table: tableOf(result, shape, range, stringValue), scans, evalMs };
+  // A deadline or KILL is a timer: let it fire before the (synchronous) table is built.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  signal?.throwIfAborted();
+  return { expr, range, table: tableOf(result, shape, range, stringValue, signal), scans, evalMs };
 }
 
 /** The rows of a TQL EVAL (a TQL CTE's body): columns and cells. */
