@@ -19,8 +19,7 @@ import { parsePromql, typeOf } from '../../promql/parser.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../../promql/source.js';
 import type { QueryResult } from '../../promql/values.js';
 import type { TqlParam, TqlQuery } from '../../sql/ast.js';
-import { records, type Cell, type Output, type OutputColumn } from '../../query/output.js';
-import type { ArrowRows } from '../../query/output.js';
+import { records, type ArrowRows, type Cell, type Output, type OutputColumn } from '../../query/output.js';
 import { SqlPromSource, type PromTableAccess } from '../promql-source.js';
 import type { Session } from '../session.js';
 import { FIELD_LABEL, matcherValue, SCHEMA_LABELS, selectorsOf, ShapeOf, unwrap, type ResultShape, type SelectorTable } from './tql-columns.js';
@@ -262,8 +261,7 @@ function tableOf(result: QueryResult, shape: ResultShape, range: Range, stringVa
   series.sort((a, b) => compareLabels(a.labels, b.labels));
 
   const empty = series.length === 0 && stringValue === undefined;
-  const timeName = empty && shape.layout !== 'plain' && tags.length === 0 && shape.timeName === 'time' ? 'time' : shape.timeName;
-  const time: OutputColumn = { name: timeName, data_type: 'TimestampMillisecond' };
+  const time: OutputColumn = { name: shape.timeName, data_type: 'TimestampMillisecond' };
   const value: OutputColumn = { name: shape.valueName, data_type: stringValue !== undefined ? 'String' : 'Float64' };
   const tagCols: OutputColumn[] = tags.map((name) => ({ name, data_type: 'String' }));
   // Each column: where its cell comes from (0 time, 1 value, 2 + i tag i).
