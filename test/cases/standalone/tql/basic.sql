@@ -75,3 +75,18 @@ TQL EVAL ('2024-01-01 08:00:00', '2024-01-01 20:00:00', '6h') metrics{host="host
 SET time_zone = 'UTC';
 
 DROP TABLE metrics;
+
+-- metric-engine logical tables are metrics too
+CREATE TABLE phy (ts TIMESTAMP TIME INDEX, val DOUBLE) ENGINE=metric WITH ("physical_metric_table" = '');
+
+CREATE TABLE up (ts TIMESTAMP TIME INDEX, val DOUBLE, job STRING, instance STRING, PRIMARY KEY (job, instance)) ENGINE=metric WITH (on_physical_table = 'phy');
+
+INSERT INTO up VALUES (0, 1, 'api', 'a:1'), (0, 0, 'api', 'a:2'), (0, 1, 'db', 'd:1');
+
+TQL EVAL (0, 0, '1s') up;
+
+TQL EVAL (0, 0, '1s') sum by (job) (up);
+
+DROP TABLE up;
+
+DROP TABLE phy;
