@@ -44,7 +44,8 @@ import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
-import { runTql, tqlTable, type TqlContext } from './statement/tql.js';
+import { runTql, tqlArrow, tqlTable, type TqlContext } from './statement/tql.js';
+import { publishArrow, type ArrowPublication } from '../query/arrow-scan-function.js';
 import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables, type ShowWhere } from './statement/show.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
@@ -630,20 +631,27 @@ export class FrontendInstance {
   private async tqlQuery(q: TqlCteQuery, session: Session, explain?: 'explain' | 'analyze'): Promise<Output> {
     const ctx = this.tqlContext(session);
     const relations = new Map<string, string>();
-    let sql = '';
-    let at = 0;
-    for (const [i, cte] of q.ctes.entries()) {
-      const { columns, rows } = await tqlTable(cte.tql, ctx);
-      // JSON has no NaN or infinities: as text, which DuckDB casts back to DOUBLE.
-      const cells = rows.map((r) => r.map((c) => (typeof c === 'number' && !Number.isFinite(c) ? (Number.isNaN(c) ? 'NaN' : c > 0 ? 'Infinity' : '-Infinity') : c)));
-      const name = `${TQL_ROWS}_${i}`;
-      relations.set(name, valuesRelation(columns, cells));
-      // Under the CTE's name: a column named after its table (`sum(x.val)`) names the CTE, not the nonce.
-      sql += `${q.sql.slice(at, cte.start)}SELECT * FROM ${name} AS ${quoteIdent(cte.name)}`;
-      at = cte.end;
+    const published: ArrowPublication[] = [];
+    try {
+      let sql = '';
+      let at = 0;
+      for (const [i, cte] of q.ctes.entries()) {
+        const { columns, rows } = await tqlTable(cte.tql, ctx);
+        // The rows as Arrow batches DuckDB scans in place (no SQL text of the values to parse).
+        const { schema, batch } = tqlArrow(columns, rows);
+        const publication = publishArrow(schema, [batch]);
+        published.push(publication);
+        const name = `${TQL_ROWS}_${i}`;
+        relations.set(name, `SELECT * FROM ${publication.sql}`);
+        // Under the CTE's name: a column named after its table (`sum(x.val)`) names the CTE, not the nonce.
+        sql += `${q.sql.slice(at, cte.start)}SELECT * FROM ${name} AS ${quoteIdent(cte.name)}`;
+        at = cte.end;
+      }
+      sql += q.sql.slice(at);
+      return await this.query(sql, session, { relations, ...(explain !== undefined ? { explain } : { arrow: session.arrow === true }) });
+    } finally {
+      for (const p of published) p.dispose();
     }
-    sql += q.sql.slice(at);
-    return this.query(sql, session, { relations, ...(explain !== undefined ? { explain } : { arrow: session.arrow === true }) });
   }
 
   /** What pg_catalog shows of a PostgreSQL session. */

@@ -8,6 +8,7 @@
  * on a selector read another database (as the same user); a TQL CTE's rows become a relation of
  * the query around it (`tqlRelation`).
  */
+import { Dictionary, Field, Float64, Int32, makeData, RecordBatch, Schema, Struct, TimestampMillisecond, Utf8, vectorFromArray, type Data } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { parseTimestamp } from '../../common/time/timestamp.js';
@@ -362,6 +363,57 @@ async function evaluate(q: TqlQuery, ctx: TqlContext, dry: boolean): Promise<{ e
 /** The rows of a TQL EVAL (a TQL CTE's body): columns and cells. */
 export async function tqlTable(q: TqlQuery, ctx: TqlContext): Promise<{ columns: OutputColumn[]; rows: Cell[][] }> {
   return (await evaluate(q, ctx, false)).table;
+}
+
+/**
+ * A TQL table as one Arrow record batch, for a TQL CTE's relation (`tsdb_arrow_scan`): times as
+ * Timestamp(ms), values as Float64 (NaN and infinities as they are), labels dictionary-encoded
+ * (a series' labels repeat on each of its rows).
+ */
+export function tqlArrow(columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>): { schema: Schema; batch: RecordBatch } {
+  const n = rows.length;
+  const fields: Field[] = [];
+  const children: Data[] = [];
+  columns.forEach((c, j) => {
+    if (c.data_type === 'TimestampMillisecond') {
+      const data = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) data[i] = BigInt(rows[i]![j] as number);
+      fields.push(new Field(c.name, new TimestampMillisecond(), false));
+      children.push(makeData({ type: new TimestampMillisecond(), length: n, data }));
+    } else if (c.data_type === 'Float64') {
+      const data = new Float64Array(n);
+      for (let i = 0; i < n; i++) data[i] = rows[i]![j] as number;
+      fields.push(new Field(c.name, new Float64(), false));
+      children.push(makeData({ type: new Float64(), length: n, data }));
+    } else {
+      const ids = new Map<string, number>();
+      const values: string[] = [];
+      const indices = new Int32Array(n);
+      const valid = new Uint8Array((n + 7) >> 3);
+      let nulls = 0;
+      for (let i = 0; i < n; i++) {
+        const v = rows[i]![j];
+        if (v === null || v === undefined) {
+          nulls++;
+          continue;
+        }
+        const text = String(v);
+        let id = ids.get(text);
+        if (id === undefined) {
+          id = values.length;
+          ids.set(text, id);
+          values.push(text);
+        }
+        indices[i] = id;
+        valid[i >> 3]! |= 1 << (i & 7);
+      }
+      const type = new Dictionary(new Utf8(), new Int32());
+      fields.push(new Field(c.name, type, true));
+      children.push(makeData({ type, length: n, nullCount: nulls, ...(nulls > 0 && { nullBitmap: valid }), data: indices, dictionary: vectorFromArray(values, new Utf8()) }));
+    }
+  });
+  const schema = new Schema(fields);
+  return { schema, batch: new RecordBatch(schema, makeData({ type: new Struct(fields), length: n, nullCount: 0, children })) };
 }
 
 /** Runs a TQL statement. */
