@@ -6,7 +6,7 @@
  * would run (`plan_type | plan`), without reading a sample; `TQL ANALYZE` runs it and shows each
  * step with its time and rows (`stage | node | plan`). `{__schema__="db"}` / `{__database__="db"}`
  * on a selector read another database (as the same user); a TQL CTE's rows become a relation of
- * the query around it (`tqlRelation`).
+ * the query around it (`tqlArrow`: Arrow batches DuckDB scans in place).
  */
 import { Dictionary, Field, Float64, Int32, makeData, RecordBatch, Schema, Struct, TimestampMillisecond, Utf8, vectorFromArray, type Data } from 'apache-arrow';
 import { StatusCode } from '../../common/error/status-code.js';
