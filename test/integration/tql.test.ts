@@ -1,7 +1,8 @@
 /**
  * TQL over every SQL protocol of a real server (HTTP `/v1/sql`, MySQL, PostgreSQL): the same rows
  * and columns from each, TQL CTEs, a `;` inside a PromQL string among several statements, TQL
- * ANALYZE's measured plan, the read permission, and PromQL errors with their status codes.
+ * ANALYZE's measured plan, the statement deadline, the read permission, and PromQL errors with
+ * their status codes.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
@@ -51,6 +52,7 @@ test('TQL over HTTP, MySQL and PostgreSQL: same columns and values, CTEs, ANALYZ
   for (const sql of [
     'CREATE TABLE test (i DOUBLE, j TIMESTAMP TIME INDEX, k STRING PRIMARY KEY)',
     "INSERT INTO test VALUES (1, 1, 'a'), (1, 1, 'b'), (2, 2, 'a')",
+    'CREATE TABLE big (ts TIMESTAMP TIME INDEX, h STRING PRIMARY KEY, v DOUBLE)',
   ]) {
     const o = await http.run(sql);
     assert.ok(o.ok, `${sql}: ${o.message}`);
@@ -94,6 +96,20 @@ test('TQL over HTTP, MySQL and PostgreSQL: same columns and values, CTEs, ANALYZ
   assert.deepEqual(analyze.rows.map((r) => [r[0], r[1]]), [['0', '0'], ['1', '0']]);
   assert.match(analyze.rows[0]![2]!, /^PromQL: test\{k="a"\}\n {2}Evaluate: range=\[0\.\.10000\], interval=\[5000\], lookback=\[300000\]\n.*metrics=\[output_rows: 2, elapsed: \d+\.\d{3}ms\]$/s);
   assert.match(analyze.rows[1]![2]!, /^Scan: SELECT .* FROM "test" WHERE .*"k" = 'a'.* metrics=\[output_rows: 2, elapsed: \d+\.\d{3}ms\]\n\nTotal rows: 2$/s);
+
+  // The statement's deadline stops a TQL (HTTP `x-tsdb-timeout`): 200 series × 8,641 steps take longer than 50 ms.
+  const big = await http.run(`INSERT INTO big SELECT to_timestamp((i // 200) * 300), 'h' || (i % 200), i FROM range(0, 57600) t(i)`);
+  assert.ok(big.ok, big.message);
+  const res = await fetch(`${s.baseUrl}/v1/sql?db=public`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}`, 'x-tsdb-timeout': '50ms' },
+    body: new URLSearchParams({ sql: `TQL EVAL (0, 86400, '10s') last_over_time(big[10m])` }).toString(),
+  });
+  const timedOut = (await res.json()) as { code: number; error: string };
+  assert.equal(res.status, 408, JSON.stringify(timedOut));
+  assert.equal(timedOut.code, StatusCode.DeadlineExceeded);
+  const whole = table(http, await http.run(`TQL EVAL (0, 86400, '10s') count(last_over_time(big[10m]))`));
+  assert.equal(whole.rows.length, 8641);
 
   // TQL reads: a write-only user is refused, as for SELECT.
   const writer = await clients(s, WRITER);
