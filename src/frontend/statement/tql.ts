@@ -354,8 +354,9 @@ async function evaluate(q: TqlQuery, ctx: TqlContext, dry: boolean): Promise<{ e
     });
   }
   const evalMs = performance.now() - t0;
-  // A deadline or KILL is a timer: let it fire before the (synchronous) table is built.
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  // A deadline or KILL is a timer: let it fire before the (synchronous) table is built (a timer of
+  // our own, not setImmediate, which may run before the loop's timers).
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
   signal?.throwIfAborted();
   return { expr, range, table: tableOf(result, shape, range, stringValue, signal), scans, evalMs };
 }
