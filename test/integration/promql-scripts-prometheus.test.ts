@@ -6,4 +6,6 @@
  */
 import { registerScriptTests } from '../support/promql-targets.js';
 
-registerScriptTests('prometheus');
+// after-2.42.test holds the functions Prometheus 2.42 does not have; its header says how its
+// expectations are anchored instead.
+registerScriptTests('prometheus', { exclude: ['after-2.42.test'] });
