@@ -415,6 +415,8 @@ export function compareAnswer(cmd: EvalCommand, a: QueryAnswer): string[] {
   if (cmd.fail) {
     if (a.ok) return ['expected an error, got a result'];
     const out: string[] = [];
+    // A query error is a Prometheus envelope with a 4xx (400 bad_data, 422 execution), not a missing endpoint or a crash.
+    if (a.status < 400 || a.status >= 500 || a.errorType === 'no answer') out.push(`expected a query error (HTTP 4xx with an error envelope), got HTTP ${a.status}: ${a.error}`);
     if (cmd.failMessage !== undefined && a.error !== cmd.failMessage) out.push(`error message ${JSON.stringify(a.error)}, expected ${JSON.stringify(cmd.failMessage)}`);
     if (cmd.failRegexp !== undefined && !cmd.failRegexp.test(a.error)) out.push(`error message ${JSON.stringify(a.error)} does not match ${String(cmd.failRegexp)}`);
     return out;
