@@ -270,7 +270,12 @@ test('bad input gets Prometheus\'s error envelope and status from tsdb, never a 
     { name: 'label values of an invalid label name', method: 'GET', path: 'label/1bad-name/values', params: [], status: 400 },
     { name: 'series without match[]', method: 'GET', path: 'series', params: [['start', now], ['end', now]], status: 400 },
     { name: 'series with a malformed match[]', method: 'GET', path: 'series', params: [['match[]', 'up{']], status: 400 },
+    // Prometheus parses match[] with the selector grammar alone: the error names the first token it cannot take.
     { name: 'series with a match[] that is not a selector', method: 'GET', path: 'series', params: [['match[]', 'sum(up)']], status: 400 },
+    { name: 'series with a range selector as match[]', method: 'GET', path: 'series', params: [['match[]', 'up[5m]']], status: 400 },
+    { name: 'series with an offset in match[]', method: 'GET', path: 'series', params: [['match[]', 'up offset 5m']], status: 400 },
+    { name: 'labels with a binary expression as match[]', method: 'GET', path: 'labels', params: [['match[]', 'up + up']], status: 400 },
+    { name: 'label values with a number as match[]', method: 'GET', path: 'label/job/values', params: [['match[]', '1']], status: 400 },
     { name: 'labels with a malformed match[]', method: 'GET', path: 'labels', params: [['match[]', '{job=']], status: 400 },
     { name: 'series with a bad start', method: 'GET', path: 'series', params: [['match[]', 'up'], ['start', 'x']], status: 400 },
     { name: '5,000 match[] entries (POST form)', method: 'POST', path: 'series', params: manyMatchers, status: 200, mayRefuse: true },
