@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Expr, LabelMatcher } from './ast.js';
 import { PromqlError } from './errors.js';
-import { MAX_DEPTH, parseDurationMs, parsePromql, typeOf } from './parser.js';
+import { MAX_DEPTH, parseDurationMs, parsePromql, parseSeriesSelector, typeOf } from './parser.js';
 import { formatExpr } from './printer.js';
 
 /** The tree without source positions. */
@@ -980,4 +980,20 @@ test('positions of nodes cover their text', () => {
   assert.deepEqual(e.pos, { start: 0, end: q.length });
   assert.equal(q.slice(e.lhs.pos!.start, e.lhs.pos!.end), 'sum by (a) (rate(foo{x="y"}[5m] offset 1m))');
   assert.equal(q.slice(e.rhs.pos!.start, e.rhs.pos!.end), '2 * -bar');
+});
+
+test('parseSeriesSelector takes a bare selector only, failing at the first other token as Prometheus 2.42 does', () => {
+  assert.deepEqual(parseSeriesSelector('up{job="a"}').matchers, [
+    { name: 'job', type: '=', value: 'a' },
+    { name: '__name__', type: '=', value: 'up' },
+  ]);
+  assert.deepEqual(parseSeriesSelector('sum').matchers, [{ name: '__name__', type: '=', value: 'sum' }]);
+  const cases: Array<[string, string]> = [
+    ['sum(up)', '1:4: parse error: unexpected "("'],
+    ['up[5m]', '1:3: parse error: unexpected "["'],
+    ['up offset 5m', '1:4: parse error: unexpected <offset>'],
+    ['up + up', '1:4: parse error: unexpected <op:+>'],
+    ['1', '1:1: parse error: unexpected number "1"'],
+  ];
+  for (const [q, msg] of cases) assert.throws(() => parseSeriesSelector(q), (e: unknown) => e instanceof Error && e.message === msg, q);
 });

@@ -57,6 +57,21 @@ export function parsePromql(text: string): Expr {
   }
 }
 
+/**
+ * A bare series selector (`name{…}`, `{…}`), as Prometheus parses `match[]` (ParseMetricSelector):
+ * anything else — a range, an offset, an operator — is a parse error at its first token.
+ */
+export function parseSeriesSelector(text: string): VectorSelector {
+  try {
+    const sel = new Parser(text).parseSelectorOnly();
+    new Checker(text).check(sel);
+    return sel;
+  } catch (e) {
+    if (e instanceof PromqlError) throw e;
+    throw new PromqlError('bad_data', `parse error: ${(e as Error).message}`);
+  }
+}
+
 /** The value type of an expression (Prometheus's `Expr.Type()`). */
 export function typeOf(expr: Expr): ValueType {
   switch (expr.kind) {
@@ -163,6 +178,19 @@ class Parser {
     const expr = this.parseExpr(0);
     if (this.peek().type !== 'EOF') this.unexpected();
     return expr;
+  }
+
+  /** The grammar's START_METRIC_SELECTOR: one vector selector, then the end. */
+  parseSelectorOnly(): VectorSelector {
+    const t = this.peek();
+    let sel: VectorSelector;
+    if (t.type === 'LEFT_BRACE') sel = this.vectorSelector(undefined);
+    else if (METRIC_IDENTIFIERS.has(t.type)) {
+      this.next();
+      sel = this.vectorSelector(t);
+    } else this.unexpected();
+    if (this.peek().type !== 'EOF') this.unexpected();
+    return sel;
   }
 
   private peek(): Token {

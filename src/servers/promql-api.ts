@@ -10,7 +10,7 @@ import type { LabelMatcher } from '../promql/ast.js';
 import { checkResolution, evaluateQuery } from '../promql/engine.js';
 import { DEFAULT_LOOKBACK_MS, DEFAULT_MAX_SAMPLES, PromqlError, type PromErrorType } from '../promql/errors.js';
 import { labelsObject, type Labels } from '../promql/labels.js';
-import { parseDurationMs, parsePromql } from '../promql/parser.js';
+import { parseDurationMs, parsePromql, parseSeriesSelector } from '../promql/parser.js';
 import { compileMatcherRegex } from '../promql/regex.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
 import { formatTime, formatValue, type QueryResult } from '../promql/values.js';
@@ -140,21 +140,17 @@ function matchesEmpty(m: LabelMatcher): boolean {
 export function matcherSetsOf(texts: readonly string[]): LabelMatcher[][] {
   const sets: LabelMatcher[][] = [];
   for (const text of texts) {
-    let expr;
+    let sel;
     try {
-      expr = parsePromql(text);
+      sel = parseSeriesSelector(text);
     } catch (err) {
-      // Prometheus parses match[] as a bare selector (ParseMetricSelector), which leaves this check to
-      // parseMatchersParam, in its words.
+      // Prometheus leaves this check to parseMatchersParam, in its words.
       if (err instanceof PromqlError && err.message.endsWith('vector selector must contain at least one non-empty matcher')) {
         throw new PromqlError('bad_data', 'match[] must contain at least one non-empty matcher');
       }
       throw err;
     }
-    if (expr.kind !== 'vector') {
-      throw new PromqlError('bad_data', `1:1: parse error: unexpected ${expr.kind === 'matrix' ? 'left bracket' : 'expression'} in series selector, expected vector selector`);
-    }
-    sets.push([...expr.matchers]);
+    sets.push([...sel.matchers]);
   }
   for (const set of sets) {
     if (!set.some((m) => !matchesEmpty(m))) throw new PromqlError('bad_data', 'match[] must contain at least one non-empty matcher');
