@@ -1,0 +1,175 @@
+/**
+ * The PromQL oracle: the real Prometheus 2.42 (Debian package `prometheus`, with its remote-write
+ * receiver) and a tsdb standalone, both on 127.0.0.1 with their own temporary directories and
+ * stopped by PID, get the same deterministic data set by remote write
+ * (`../support/promql-oracle-data.ts`); then a few hundred queries over every function family,
+ * aggregation, operator and modifier (`../support/promql-oracle-queries.ts`) go to both through the
+ * Prometheus HTTP API, each as an instant query at several times and as a range query at several
+ * steps, and every answer of tsdb must equal Prometheus' (`../support/promql-compare.ts`: label
+ * sets as sets, values within 1e-6 relative, errors of the same type). Every mismatch is listed,
+ * with the query, the time and both answers; any mismatch fails the test.
+ *
+ * `PROMQL_ORACLE_TARGET=victoriametrics` points the comparison at VictoriaMetrics instead of tsdb
+ * (to check the harness against a third implementation; VictoriaMetrics differs from Prometheus on
+ * purpose in places, so that run is expected to report mismatches).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { compareAnswers, promApi, type PromAnswer, type PromParams } from '../support/promql-compare.js';
+import { oracleDataset, remoteWrite, remoteWriteBodies } from '../support/promql-oracle-data.js';
+import { oracleQueries, type OracleQuery } from '../support/promql-oracle-queries.js';
+import { getText, requireBinary, startListeningPeer } from '../support/peers.js';
+import { tempDir } from '../support/temp.js';
+import { startTsdb } from '../support/tsdb-process.js';
+
+const MIN = 60_000;
+
+interface Target {
+  readonly name: string;
+  /** Remote write URL. */
+  readonly writeUrl: string;
+  /** Base of the query API, ending in `/api/v1`. */
+  readonly apiBase: string;
+  /** Makes written samples searchable (VictoriaMetrics buffers them). */
+  readonly settle?: () => Promise<void>;
+  readonly describe: () => string;
+}
+
+async function startPrometheus(t: TestContext): Promise<Target> {
+  const bin = requireBinary('prometheus', 'prometheus');
+  const dir = tempDir(t, 'tsdb-oracle-prom-');
+  const config = join(dir, 'prometheus.yml');
+  // No scrape jobs: the only samples are the ones this test writes.
+  writeFileSync(config, 'global:\n  evaluation_interval: 1h\nscrape_configs: []\n');
+  const { peer, url } = await startListeningPeer(t, 'prometheus', bin, (port) => [
+    `--config.file=${config}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--web.enable-remote-write-receiver',
+    '--log.level=warn',
+  ], '/-/ready', { cwd: dir });
+  return { name: 'Prometheus', writeUrl: `${url}/api/v1/write`, apiBase: `${url}/api/v1`, describe: () => peer.describe() };
+}
+
+async function startTarget(t: TestContext): Promise<Target> {
+  if (process.env['PROMQL_ORACLE_TARGET'] === 'victoriametrics') {
+    const bin = requireBinary('victoria-metrics', 'victoria-metrics');
+    const dir = tempDir(t, 'tsdb-oracle-vm-');
+    const { peer, url } = await startListeningPeer(t, 'victoria-metrics', bin, (port) => [
+      `-storageDataPath=${join(dir, 'storage')}`, `-httpListenAddr=127.0.0.1:${port}`, '-search.disableCache', '-retentionPeriod=100y', '-loggerLevel=WARN',
+    ], '/health', { cwd: dir });
+    return {
+      name: 'VictoriaMetrics',
+      writeUrl: `${url}/api/v1/write`,
+      apiBase: `${url}/api/v1`,
+      settle: async () => void (await getText(`${url}/internal/force_flush`)),
+      describe: () => peer.describe(),
+    };
+  }
+  const tsdb = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t, 'tsdb-oracle-')]);
+  return {
+    name: 'tsdb',
+    writeUrl: `${tsdb.baseUrl}/v1/prometheus/write`,
+    apiBase: `${tsdb.baseUrl}/v1/prometheus/api/v1`,
+    describe: () => {
+      const bad = tsdb.proc.lines.filter((l) => l.level === 'warn' || l.level === 'error' || l.level === 'fatal');
+      return `tsdb (pid ${tsdb.proc.pid}, ${tsdb.proc.running ? 'running' : 'exited'}); warnings/errors:\n${bad.slice(-10).map((l) => JSON.stringify(l)).join('\n')}\n${tsdb.proc.stderr.slice(-2000)}`;
+    },
+  };
+}
+
+/** One evaluation: a query as an instant query at a time, or as a range query. */
+interface Evaluation {
+  readonly query: OracleQuery;
+  readonly path: 'query' | 'query_range';
+  readonly params: PromParams;
+  /** For the report: `at <time>` or `<start>..<end> step <s>`. */
+  readonly where: string;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does, on the same remote-written data', { timeout: 20 * MIN }, async (t) => {
+  const prometheus = await startPrometheus(t);
+  const target = await startTarget(t);
+
+  // Whole minutes, ending 15 minutes ago: recent enough for any retention, old enough that no
+  // evaluation time is in the future.
+  const startMs = Math.floor((Date.now() - 15 * MIN - 170 * MIN) / MIN) * MIN;
+  const ds = oracleDataset(startMs);
+  const bodies = remoteWriteBodies(ds);
+  const stale = ds.staleMarkers;
+  t.diagnostic(`data: ${ds.series.length} series, ${ds.samples} samples (${stale} stale markers) from ${new Date(startMs).toISOString()} to ${new Date(ds.endMs).toISOString()}, ${bodies.length} remote-write requests`);
+  await remoteWrite(prometheus.writeUrl, bodies);
+  await remoteWrite(target.writeUrl, bodies);
+  await target.settle?.();
+
+  // Prometheus holds every sample (count_over_time counts NaNs and ±Inf, not stale markers).
+  let held = 0;
+  for (const name of new Set(ds.series.map((x) => x.labels.find((l) => l.name === '__name__')!.value))) {
+    const count = await promApi(prometheus.apiBase, 'query', { query: `sum(count_over_time(${name}[4h]))`, time: String(ds.endMs / 1000) });
+    assert.equal(count.status, 'success', JSON.stringify(count));
+    held += count.status === 'success' ? Number(count.series[0]?.v[0]) : 0;
+  }
+  assert.equal(held, ds.samples - stale, `Prometheus holds ${held} samples, written ${ds.samples - stale} (and ${stale} stale markers)\n${prometheus.describe()}`);
+
+  const s = (ms: number) => (ms / 1000).toFixed(3);
+  const instants = [startMs + 47 * MIN + 13_000, startMs + 90 * MIN, startMs + 150 * MIN + 500, ds.endMs + 3 * MIN, ds.endMs + 8 * MIN];
+  const ranges: Array<[number, number, number]> = [
+    [startMs, ds.endMs + 5 * MIN, 60],
+    [startMs + 20 * MIN, startMs + 140 * MIN, 37],
+    [startMs + 33 * MIN + 20_000, startMs + 160 * MIN, 300],
+  ];
+  const queries = oracleQueries(startMs + 75 * MIN);
+  const evaluations: Evaluation[] = queries.flatMap((query) => [
+    ...instants.map((time): Evaluation => ({ query, path: 'query', params: { query: query.expr, time: s(time) }, where: `at ${s(time)} (start+${(time - startMs) / 1000}s)` })),
+    ...ranges.map(([from, to, step]): Evaluation => ({ query, path: 'query_range', params: { query: query.expr, start: s(from), end: s(to), step: String(step) }, where: `range ${s(from)}..${s(to)} step ${step}s (start+${(from - startMs) / 1000}s..start+${(to - startMs) / 1000}s)` })),
+  ]);
+
+  const mismatches: Array<{ e: Evaluation; why: string }> = [];
+  let answered = 0;
+  let errorsBoth = 0;
+  await pool(evaluations, 4, async (e) => {
+    const expected: PromAnswer = await promApi(prometheus.apiBase, e.path, e.params);
+    let got: PromAnswer;
+    try {
+      got = await promApi(target.apiBase, e.path, e.params);
+    } catch (err) {
+      mismatches.push({ e, why: `request failed: ${err instanceof Error ? err.message : String(err)}` });
+      return;
+    }
+    answered++;
+    if (expected.status === 'error' && got.status === 'error') errorsBoth++;
+    const why = compareAnswers(expected, got, e.path === 'query' && e.query.ordered === true);
+    if (why !== undefined) mismatches.push({ e, why });
+  });
+
+  const families = new Map<string, { queries: number; mismatched: Set<string>; evaluations: number }>();
+  for (const q of queries) {
+    const f = families.get(q.family) ?? { queries: 0, mismatched: new Set<string>(), evaluations: 0 };
+    f.queries++;
+    families.set(q.family, f);
+  }
+  for (const m of mismatches) {
+    const f = families.get(m.e.query.family)!;
+    f.mismatched.add(m.e.query.expr);
+    f.evaluations++;
+  }
+  t.diagnostic(`${queries.length} queries, ${evaluations.length} evaluations (${instants.length} instants + ${ranges.length} ranges each); ${answered} answered by ${target.name}, ${errorsBoth} errors on both sides; ${mismatches.length} mismatches`);
+  for (const [family, f] of [...families].sort()) {
+    t.diagnostic(`  ${family}: ${f.queries} queries, ${f.mismatched.size} with mismatches (${f.evaluations} evaluations)`);
+  }
+  const order = (m: { e: Evaluation }) => `${m.e.query.family}\u0000${m.e.query.expr}`;
+  mismatches.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const report = mismatches.map((m) => `[${m.e.query.family}] ${m.e.query.expr}\n  ${m.e.path} ${m.e.where}\n    ${m.why}`).join('\n');
+  if (process.env['PROMQL_ORACLE_REPORT'] !== undefined) writeFileSync(process.env['PROMQL_ORACLE_REPORT'], `${report}\n`);
+  assert.equal(mismatches.length, 0, `${mismatches.length} of ${evaluations.length} answers of ${target.name} differ from Prometheus 2.42's:\n${report}\n${target.describe()}`);
+});
