@@ -9,9 +9,10 @@
  * sets as sets, values within 1e-6 relative, errors of the same type). Every mismatch is listed,
  * with the query, the time and both answers; any mismatch fails the test.
  *
- * `PROMQL_ORACLE_TARGET=victoriametrics` points the comparison at VictoriaMetrics instead of tsdb
- * (to check the harness against a third implementation; VictoriaMetrics differs from Prometheus on
- * purpose in places, so that run is expected to report mismatches).
+ * `PROMQL_ORACLE_TARGET=prometheus` compares two Prometheus servers instead (to check the harness:
+ * no mismatch is expected), `PROMQL_ORACLE_TARGET=victoriametrics` VictoriaMetrics (a third
+ * implementation; it differs from Prometheus on purpose in places, so that run reports mismatches).
+ * `PROMQL_ORACLE_REPORT=<file>` also writes the list of mismatches there.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -54,6 +55,7 @@ async function startPrometheus(t: TestContext): Promise<Target> {
 }
 
 async function startTarget(t: TestContext): Promise<Target> {
+  if (process.env['PROMQL_ORACLE_TARGET'] === 'prometheus') return { ...(await startPrometheus(t)), name: 'a second Prometheus' };
   if (process.env['PROMQL_ORACLE_TARGET'] === 'victoriametrics') {
     const bin = requireBinary('victoria-metrics', 'victoria-metrics');
     const dir = tempDir(t, 'tsdb-oracle-vm-');
@@ -137,6 +139,8 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   const mismatches: Array<{ e: Evaluation; why: string }> = [];
   let answered = 0;
   let errorsBoth = 0;
+  /** Queries for which Prometheus answered some series with points at least once (the others test little). */
+  const withData = new Set<string>();
   await pool(evaluations, 4, async (e) => {
     const expected: PromAnswer = await promApi(prometheus.apiBase, e.path, e.params);
     let got: PromAnswer;
@@ -147,6 +151,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
       return;
     }
     answered++;
+    if (expected.status === 'success' && expected.series.some((x) => x.t.length > 0)) withData.add(e.query.expr);
     if (expected.status === 'error' && got.status === 'error') errorsBoth++;
     const why = compareAnswers(expected, got, e.path === 'query' && e.query.ordered === true);
     if (why !== undefined) mismatches.push({ e, why });
@@ -164,6 +169,8 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
     f.evaluations++;
   }
   t.diagnostic(`${queries.length} queries, ${evaluations.length} evaluations (${instants.length} instants + ${ranges.length} ranges each); ${answered} answered by ${target.name}, ${errorsBoth} errors on both sides; ${mismatches.length} mismatches`);
+  const empty = queries.filter((q) => q.family !== 'error' && !withData.has(q.expr)).map((q) => q.expr);
+  t.diagnostic(`queries Prometheus never answered with data (besides the error family): ${empty.length === 0 ? 'none' : empty.join(' | ')}`);
   for (const [family, f] of [...families].sort()) {
     t.diagnostic(`  ${family}: ${f.queries} queries, ${f.mismatched.size} with mismatches (${f.evaluations} evaluations)`);
   }

@@ -213,7 +213,7 @@ export function oracleQueries(atMs: number): OracleQuery[] {
   add('binary', `sum by (job, instance) (rate(${COUNTER}[5m])) / on(job, instance) group_left up`);
   add('binary', `rate(${COUNTER}[5m]) * on(job, instance) group_left up`);
   add('binary', `up * on(job, instance) group_right rate(${COUNTER}[5m])`);
-  add('binary', `${COUNTER} * on(job, instance) group_left(zone) ${GAUGE}{zone="cpu"}`);
+  add('binary', `${COUNTER} * on(instance) group_left(zone) ${GAUGE}{zone="cpu"}`);
   add('binary', `${COUNTER} / ignoring(code) group_left sum without (code) (${COUNTER})`);
   add('binary', `${BUCKET} / ignoring(le) group_left request_duration_seconds_count`);
   add('binary', `${COUNTER} + on(job) ${COUNTER}`);
@@ -227,6 +227,7 @@ export function oracleQueries(atMs: number): OracleQuery[] {
     add('set', `${COUNTER} ${op} on(job) up == 1`);
     add('set', `${QUEUE} ${op} ${QUEUE} offset 10m`);
     add('set', `up ${op} ignoring(instance) ${QUEUE}`);
+    add('set', `up ${op} on(job) ${QUEUE}`);
   }
   add('set', `${COUNTER} and ${GAUGE}`);
   add('set', `${COUNTER}{job="api"} or ${COUNTER}{job="web"} or vector(1)`);
@@ -277,7 +278,8 @@ export function oracleQueries(atMs: number): OracleQuery[] {
     `abs(${COUNTER}, 1)`,
     `rate(${COUNTER}[0s])`,
     `count_values("a b", up)`,
-    `sum_over_time({__name__=~"http_requests_total|up"}[5m])`,
+    `sum_over_time({__name__=~"request_duration_seconds_(sum|count)"}[5m])`,
+    `abs({__name__=~"request_duration_seconds_(sum|count)"})`,
     `abs({__name__=~"http_requests_total|up"})`,
     `${COUNTER} + ${COUNTER}{job="api"} * on() group_left ${COUNTER}`,
   ]) add('error', bad);
