@@ -295,8 +295,11 @@ async function runSystem(system: System, ds: Dataset, bodies: Buffer[][], qs: re
     const countQ: PromQuery = { name: 'count', description: '', expr: `sum(count_over_time(cpu_usage_user[${HOURS + 1}h]))`, kind: 'instant', startMs: ds.endMs, endMs: ds.endMs, stepS: 0 };
     let held = 0;
     for (let i = 0; i < 60; i++) {
-      const c = await timed(r, countQ);
-      held = c.answer.status === 'success' ? Number(c.answer.series[0]?.v[0] ?? 0) : Number.NaN;
+      const c = await timed(r, countQ).catch((err: unknown) => {
+        log(`${r!.label}: counting the samples failed: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      });
+      held = c?.answer.status === 'success' ? Number(c.answer.series[0]?.v[0] ?? 0) : Number.NaN;
       if (held === ds.rows || Number.isNaN(held)) break;
       await new Promise((res) => setTimeout(res, 1000));
       await settle(r);
