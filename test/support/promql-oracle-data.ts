@@ -111,6 +111,19 @@ export function oracleDataset(startMs: number, seed = 18): OracleDataset {
     }
   }
 
+  // A counter series without the method and code labels (absent labels are NULL columns in tsdb).
+  {
+    const times = sampleTimes(rng, startMs + 5 * MIN, endMs);
+    let value = 0;
+    series.push({ labels: labelsOf('http_requests_total', { job: 'batch', instance: 'i9:80' }), t: times, v: times.map(() => (value += rng.int(0, 50))) });
+  }
+
+  // Label values with quotes, backslashes and non-ASCII characters.
+  for (const [version, note] of [['1.2.3', 'say "hi" \\ ünïcode'], ['2.0.0-rc.1', 'tab\there, comma']] as const) {
+    const times = sampleTimes(rng, startMs, endMs);
+    series.push({ labels: labelsOf('build_info', { version, note }), t: times, v: times.map(() => 1) });
+  }
+
   // Gauges with NaN, +Inf, -Inf among ordinary values; one zone hovers around zero (signs).
   for (const instance of ['i1:80', 'i2:80', 'i3:80']) {
     for (const [zone, base] of [['cpu', 55], ['ambient', 0]] as const) {

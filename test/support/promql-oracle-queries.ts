@@ -50,7 +50,18 @@ export function oracleQueries(atMs: number): OracleQuery[] {
     `${COUNTER}{job=""}`,
     `${COUNTER}{nolabel=""}`,
     `${COUNTER}{nolabel!=""}`,
+    `${COUNTER}{code=""}`,
+    `${COUNTER}{code!=""}`,
+    `${COUNTER}{code=~""}`,
+    `${COUNTER}{code=~"|500"}`,
+    `build_info`,
+    `build_info{note=~".*ü.*"}`,
+    `build_info{note="say \\"hi\\" \\\\ ünïcode"}`,
   ]) add('selector', sel);
+  add('label', `label_replace(build_info, "first", "$1", "note", "(\\\\S+).*")`);
+  add('label', `label_join(build_info, "all", "|", "version", "note")`);
+  add('aggregation', `count by (code) (${COUNTER})`);
+  add('aggregation', `sum without (method, code) (rate(${COUNTER}[5m]))`);
   // Range vectors: raw samples as an instant query's answer (query_range refuses them, both must).
   for (const sel of [`${QUEUE}[5m]`, `${GAUGE}{zone="cpu"}[2m]`, `${COUNTER}{job="api",method="GET"}[3m] offset 10m`, `${QUEUE}{job="api"}[10m] @ ${at}`]) {
     add('selector', sel);
