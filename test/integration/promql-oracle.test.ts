@@ -12,14 +12,17 @@
  * `PROMQL_ORACLE_TARGET=prometheus` compares two Prometheus servers instead (to check the harness:
  * no mismatch is expected), `PROMQL_ORACLE_TARGET=victoriametrics` VictoriaMetrics (a third
  * implementation; it differs from Prometheus on purpose in places, so that run reports mismatches).
- * `PROMQL_ORACLE_REPORT=<file>` also writes the list of mismatches there.
+ * `PROMQL_ORACLE_TARGET=engine` asks tsdb's parser and evaluator in this process, over the data set
+ * in memory (`../support/promql-engine-target.ts`): mismatches there are the evaluator's, not the
+ * SQL-backed source's or the API's. `PROMQL_ORACLE_REPORT=<file>` also writes the list of mismatches there.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { compareAnswers, promApi, type PromAnswer, type PromParams } from '../support/promql-compare.js';
-import { oracleDataset, remoteWrite, remoteWriteBodies } from '../support/promql-oracle-data.js';
+import { OracleMemorySource, engineAnswer } from '../support/promql-engine-target.js';
+import { oracleDataset, remoteWrite, remoteWriteBodies, SPAN_MS, type OracleDataset } from '../support/promql-oracle-data.js';
 import { oracleQueries, type OracleQuery } from '../support/promql-oracle-queries.js';
 import { getText, requireBinary, startListeningPeer } from '../support/peers.js';
 import { tempDir } from '../support/temp.js';
@@ -29,12 +32,14 @@ const MIN = 60_000;
 
 interface Target {
   readonly name: string;
-  /** Remote write URL. */
-  readonly writeUrl: string;
+  /** Remote write URL (none: the data set is given to `answer` directly). */
+  readonly writeUrl?: string;
   /** Base of the query API, ending in `/api/v1`. */
-  readonly apiBase: string;
+  readonly apiBase?: string;
   /** Makes written samples searchable (VictoriaMetrics buffers them). */
   readonly settle?: () => Promise<void>;
+  /** Answers without HTTP (the in-process engine). */
+  readonly answer?: (path: 'query' | 'query_range', params: PromParams) => Promise<PromAnswer>;
   readonly describe: () => string;
 }
 
@@ -54,8 +59,12 @@ async function startPrometheus(t: TestContext): Promise<Target> {
   return { name: 'Prometheus', writeUrl: `${url}/api/v1/write`, apiBase: `${url}/api/v1`, describe: () => peer.describe() };
 }
 
-async function startTarget(t: TestContext): Promise<Target> {
+async function startTarget(t: TestContext, ds: OracleDataset): Promise<Target> {
   if (process.env['PROMQL_ORACLE_TARGET'] === 'prometheus') return { ...(await startPrometheus(t)), name: 'a second Prometheus' };
+  if (process.env['PROMQL_ORACLE_TARGET'] === 'engine') {
+    const source = new OracleMemorySource(ds);
+    return { name: "tsdb's evaluator in process", answer: (path, params) => engineAnswer(source, path, params), describe: () => '' };
+  }
   if (process.env['PROMQL_ORACLE_TARGET'] === 'victoriametrics') {
     const bin = requireBinary('victoria-metrics', 'victoria-metrics');
     const dir = tempDir(t, 'tsdb-oracle-vm-');
@@ -100,24 +109,23 @@ async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Prom
 }
 
 test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does, on the same remote-written data', { timeout: 20 * MIN }, async (t) => {
-  const prometheus = await startPrometheus(t);
-  const target = await startTarget(t);
-
   // Whole minutes, ending 15 minutes ago: recent enough for any retention, old enough that no
   // evaluation time is in the future.
-  const startMs = Math.floor((Date.now() - 15 * MIN - 170 * MIN) / MIN) * MIN;
+  const startMs = Math.floor((Date.now() - 15 * MIN - SPAN_MS) / MIN) * MIN;
   const ds = oracleDataset(startMs);
+  const prometheus = await startPrometheus(t);
+  const target = await startTarget(t, ds);
   const bodies = remoteWriteBodies(ds);
   const stale = ds.staleMarkers;
   t.diagnostic(`data: ${ds.series.length} series, ${ds.samples} samples (${stale} stale markers) from ${new Date(startMs).toISOString()} to ${new Date(ds.endMs).toISOString()}, ${bodies.length} remote-write requests`);
-  await remoteWrite(prometheus.writeUrl, bodies);
-  await remoteWrite(target.writeUrl, bodies);
+  await remoteWrite(prometheus.writeUrl!, bodies);
+  if (target.writeUrl !== undefined) await remoteWrite(target.writeUrl, bodies);
   await target.settle?.();
 
   // Prometheus holds every sample (count_over_time counts NaNs and ±Inf, not stale markers).
   let held = 0;
   for (const name of new Set(ds.series.map((x) => x.labels.find((l) => l.name === '__name__')!.value))) {
-    const count = await promApi(prometheus.apiBase, 'query', { query: `sum(count_over_time(${name}[4h]))`, time: String(ds.endMs / 1000) });
+    const count = await promApi(prometheus.apiBase!, 'query', { query: `sum(count_over_time(${name}[4h]))`, time: String(ds.endMs / 1000) });
     assert.equal(count.status, 'success', JSON.stringify(count));
     held += count.status === 'success' ? Number(count.series[0]?.v[0]) : 0;
   }
@@ -142,10 +150,10 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   /** Queries for which Prometheus answered some series with points at least once (the others test little). */
   const withData = new Set<string>();
   await pool(evaluations, 4, async (e) => {
-    const expected: PromAnswer = await promApi(prometheus.apiBase, e.path, e.params);
+    const expected: PromAnswer = await promApi(prometheus.apiBase!, e.path, e.params);
     let got: PromAnswer;
     try {
-      got = await promApi(target.apiBase, e.path, e.params);
+      got = target.answer !== undefined ? await target.answer(e.path, e.params) : await promApi(target.apiBase!, e.path, e.params);
     } catch (err) {
       mismatches.push({ e, why: `request failed: ${err instanceof Error ? err.message : String(err)}` });
       return;
