@@ -367,7 +367,7 @@ async function main(): Promise<void> {
   log(`${ds.rows * FIELDS.length} samples in ${bodies.flat().length} remote-write requests (${(bytes / 2 ** 20).toFixed(1)} MiB snappy) encoded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const qs = queries(ds, Number(opts['query-seed']));
   const results: SystemResult[] = [];
-  for (const s of SYSTEMS) results.push(...await runSystem(s, ds, bodies, qs, s === 'tsdb' && opts['tsdb-flush'] ? ['memtable', 'flushed'] : ['']));
+  for (const s of SYSTEMS) results.push(...await runSystem(s, ds, bodies, qs, s === 'tsdb' && opts['tsdb-flush'] ? ['as loaded', 'flushed'] : ['']));
 
   const vm = results.find((r) => r.label === 'VictoriaMetrics');
   const ref = results.find((r) => r.label === 'Prometheus');
