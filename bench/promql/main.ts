@@ -201,7 +201,7 @@ interface Running {
 async function startPrometheus(dir: string): Promise<Running> {
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
-  writeFileSync(config, 'global:\n  evaluation_interval: 1h\nscrape_configs: []\n');
+  writeFileSync(config, 'scrape_configs: []\n');
   const logFile = join(dir, 'server.log');
   const child = launch('/usr/bin/prometheus', [
     `--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`,

@@ -47,8 +47,9 @@ async function startPrometheus(t: TestContext): Promise<Target> {
   const bin = requireBinary('prometheus', 'prometheus');
   const dir = tempDir(t, 'tsdb-oracle-prom-');
   const config = join(dir, 'prometheus.yml');
-  // No scrape jobs: the only samples are the ones this test writes.
-  writeFileSync(config, 'global:\n  evaluation_interval: 1h\nscrape_configs: []\n');
+  // No scrape jobs: the only samples are the ones this test writes. The evaluation interval stays
+  // the default 1m: it is the step of subqueries without one (`x[30m:]`).
+  writeFileSync(config, 'scrape_configs: []\n');
   const { peer, url } = await startListeningPeer(t, 'prometheus', bin, (port) => [
     `--config.file=${config}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,
