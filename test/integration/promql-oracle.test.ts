@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { compareAnswers, promApi, type PromAnswer, type PromParams } from '../support/promql-compare.js';
+import { compareAnswers, promApi, type CompareStats, type PromAnswer, type PromParams } from '../support/promql-compare.js';
 import { OracleMemorySource, engineAnswer } from '../support/promql-engine-target.js';
 import { oracleDataset, remoteWrite, remoteWriteBodies, SPAN_MS, type OracleDataset } from '../support/promql-oracle-data.js';
 import { oracleQueries, type OracleQuery } from '../support/promql-oracle-queries.js';
@@ -133,11 +133,23 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   assert.equal(held, ds.samples - stale, `Prometheus holds ${held} samples, written ${ds.samples - stale} (and ${stale} stale markers)\n${prometheus.describe()}`);
 
   const s = (ms: number) => (ms / 1000).toFixed(3);
-  const instants = [startMs + 47 * MIN + 13_000, startMs + 90 * MIN, startMs + 150 * MIN + 500, ds.endMs + 3 * MIN, ds.endMs + 8 * MIN];
+  // Besides times between samples, times exactly on the edges of windows: the last sample of a
+  // series that just stops + 5m (the lookback's edge), and a counter's sample + 1m and + 5m (the
+  // left edge of [1m] and [5m] windows, included in 2.42).
+  const sampleTimes = (name: string, labels: Record<string, string>) => ds.series.find((x) => x.labels.some((l) => l.name === '__name__' && l.value === name) && Object.entries(labels).every(([k, v]) => x.labels.some((l) => l.name === k && l.value === v)))!.t;
+  const stopped = sampleTimes('queue_depth', { job: 'web', queue: 'b' }).filter((x) => x < startMs + 120 * MIN).at(-1)!;
+  const counterTimes = sampleTimes('http_requests_total', { job: 'api', instance: 'i1:80', method: 'GET', code: '200' });
+  const onSample = counterTimes[Math.floor(counterTimes.length / 3)]!;
+  const instants = [
+    startMs + 47 * MIN + 13_000, startMs + 90 * MIN, startMs + 150 * MIN + 500, ds.endMs + 3 * MIN, ds.endMs + 8 * MIN,
+    stopped + 5 * MIN, onSample + MIN, onSample + 5 * MIN,
+  ];
   const ranges: Array<[number, number, number]> = [
     [startMs, ds.endMs + 5 * MIN, 60],
     [startMs + 20 * MIN, startMs + 140 * MIN, 37],
     [startMs + 33 * MIN + 20_000, startMs + 160 * MIN, 300],
+    // Steps landing on a sample's time + 5m and + 1m.
+    [onSample + 5 * MIN - 60 * MIN, onSample + 5 * MIN, 240],
   ];
   const queries = oracleQueries(startMs + 75 * MIN);
   const evaluations: Evaluation[] = queries.flatMap((query) => [
@@ -149,6 +161,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   let answered = 0;
   let errorsBoth = 0;
   const messageDiffs = new Map<string, string>();
+  const stats: CompareStats = { values: 0, inexact: 0 };
   /** Queries for which Prometheus answered some series with points at least once (the others test little). */
   const withData = new Set<string>();
   await pool(evaluations, 4, async (e) => {
@@ -167,7 +180,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
       // The messages are not part of the comparison (the types are); listed for whoever works on them.
       if (expected.errorType === got.errorType && expected.error !== got.error) messageDiffs.set(e.query.expr, `${e.query.expr}\n    Prometheus: ${expected.error}\n    ${target.name}: ${got.error}`);
     }
-    const why = compareAnswers(expected, got, e.path === 'query' && e.query.ordered === true);
+    const why = compareAnswers(expected, got, e.path === 'query' && e.query.ordered === true, stats);
     if (why !== undefined) mismatches.push({ e, why });
   });
 
@@ -191,6 +204,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   const order = (m: { e: Evaluation }) => `${m.e.query.family}\u0000${m.e.query.expr}`;
   mismatches.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   const report = mismatches.map((m) => `[${m.e.query.family}] ${m.e.query.expr}\n  ${m.e.path} ${m.e.where}\n    ${m.why}`).join('\n');
+  t.diagnostic(`${stats.values} values agreed, ${stats.inexact} of them only within the tolerance (not bit for bit)`);
   t.diagnostic(`${messageDiffs.size} queries with errors of the same type but other messages (not compared)`);
   if (process.env['PROMQL_ORACLE_REPORT'] !== undefined) {
     writeFileSync(process.env['PROMQL_ORACLE_REPORT'], `${report}\n\nError messages that differ (same type):\n${[...messageDiffs.values()].join('\n')}\n`);

@@ -89,6 +89,12 @@ export function closeEnough(a: number | string, b: number | string): boolean {
 
 const MAX_LISTED = 6;
 
+/** Counts over compared answers: values compared, and those equal only within the tolerance. */
+export interface CompareStats {
+  values: number;
+  inexact: number;
+}
+
 function show(s: AnswerSeries): string {
   const pts = s.t.map((t, i) => `${t}:${String(s.v[i])}`);
   return `${s.key} ${pts.length > MAX_LISTED ? `${pts.slice(0, MAX_LISTED).join(' ')} … (${pts.length} points)` : pts.join(' ')}`;
@@ -98,7 +104,7 @@ function show(s: AnswerSeries): string {
  * Why `got` differs from `expected` (undefined when they agree). `ordered`: the series order is
  * part of the answer (compared by value).
  */
-export function compareAnswers(expected: PromAnswer, got: PromAnswer, ordered = false): string | undefined {
+export function compareAnswers(expected: PromAnswer, got: PromAnswer, ordered = false, stats?: CompareStats): string | undefined {
   if (expected.status === 'error' || got.status === 'error') {
     if (expected.status === 'error' && got.status === 'error') {
       return expected.errorType === got.errorType ? undefined : `error types differ: expected ${expected.errorType} (${expected.error}), got ${got.errorType} (${got.error})`;
@@ -123,6 +129,12 @@ export function compareAnswers(expected: PromAnswer, got: PromAnswer, ordered = 
     e.t.forEach((t, i) => {
       if (!gotAt.has(t)) bad.push(`${t}: expected ${String(e.v[i])}, got no point`);
       else if (!closeEnough(e.v[i]!, gotAt.get(t)!)) bad.push(`${t}: expected ${String(e.v[i])}, got ${String(gotAt.get(t))}`);
+      else if (stats !== undefined) {
+        stats.values++;
+        const a = e.v[i]!;
+        const b = gotAt.get(t)!;
+        if (a !== b && !(typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b))) stats.inexact++;
+      }
     });
     for (let i = 0; i < g.t.length; i++) if (!expTimes.has(g.t[i]!)) bad.push(`${g.t[i]}: expected no point, got ${String(g.v[i])}`);
     if (bad.length > 0) problems.push(`series ${e.key}: ${bad.slice(0, MAX_LISTED).join('; ')}${bad.length > MAX_LISTED ? ` … (${bad.length} points differ of ${e.t.length})` : ''}`);
