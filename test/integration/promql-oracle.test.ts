@@ -162,6 +162,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   let errorsBoth = 0;
   const messageDiffs = new Map<string, string>();
   const stats: CompareStats = { values: 0, inexact: 0 };
+  const inexactQueries = new Map<string, number>();
   /** Queries for which Prometheus answered some series with points at least once (the others test little). */
   const withData = new Set<string>();
   await pool(evaluations, 4, async (e) => {
@@ -180,7 +181,9 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
       // The messages are not part of the comparison (the types are); listed for whoever works on them.
       if (expected.errorType === got.errorType && expected.error !== got.error) messageDiffs.set(e.query.expr, `${e.query.expr}\n    Prometheus: ${expected.error}\n    ${target.name}: ${got.error}`);
     }
+    const before = stats.inexact;
     const why = compareAnswers(expected, got, e.path === 'query' && e.query.ordered === true, stats);
+    if (stats.inexact > before) inexactQueries.set(e.query.expr, (inexactQueries.get(e.query.expr) ?? 0) + stats.inexact - before);
     if (why !== undefined) mismatches.push({ e, why });
   });
 
@@ -204,7 +207,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   const order = (m: { e: Evaluation }) => `${m.e.query.family}\u0000${m.e.query.expr}`;
   mismatches.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   const report = mismatches.map((m) => `[${m.e.query.family}] ${m.e.query.expr}\n  ${m.e.path} ${m.e.where}\n    ${m.why}`).join('\n');
-  t.diagnostic(`${stats.values} values agreed, ${stats.inexact} of them only within the tolerance (not bit for bit)`);
+  t.diagnostic(`${stats.values} values agreed, ${stats.inexact} of them only within the tolerance (not bit for bit)${inexactQueries.size === 0 ? '' : `: ${[...inexactQueries].map(([q, n]) => `${q} (${n})`).join(' | ')}`}`);
   t.diagnostic(`${messageDiffs.size} queries with errors of the same type but other messages (not compared)`);
   if (process.env['PROMQL_ORACLE_REPORT'] !== undefined) {
     writeFileSync(process.env['PROMQL_ORACLE_REPORT'], `${report}\n\nError messages that differ (same type):\n${[...messageDiffs.values()].join('\n')}\n`);
