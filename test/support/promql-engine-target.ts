@@ -99,7 +99,14 @@ function toAnswer(r: QueryResult, rangeQuery: boolean): PromAnswer {
 export async function engineAnswer(source: PromSource, path: 'query' | 'query_range', params: PromParams): Promise<PromAnswer> {
   const sec = (s: string) => Math.round(Number(s) * 1000);
   try {
-    const expr = parsePromql(params['query']!);
+    let expr;
+    try {
+      expr = parsePromql(params['query']!);
+    } catch (err) {
+      // Prometheus 2.42's /query names the parameter in a parse error; /query_range does not.
+      if (err instanceof PromqlError && path === 'query') throw new PromqlError(err.errorType, `invalid parameter "query": ${err.message}`);
+      throw err;
+    }
     let startMs: number;
     let endMs: number;
     let stepMs: number;
