@@ -152,9 +152,17 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
     [onSample + 5 * MIN - 60 * MIN, onSample + 5 * MIN, 240],
   ];
   const queries = oracleQueries(startMs + 75 * MIN);
+  // The API takes times as RFC 3339 or float seconds and steps as durations or float seconds: the
+  // second instant and the third range are sent in the other forms.
+  const rfc = (ms: number) => new Date(ms).toISOString();
   const evaluations: Evaluation[] = queries.flatMap((query) => [
-    ...instants.map((time): Evaluation => ({ query, path: 'query', params: { query: query.expr, time: s(time) }, where: `at ${s(time)} (start+${(time - startMs) / 1000}s)` })),
-    ...ranges.map(([from, to, step]): Evaluation => ({ query, path: 'query_range', params: { query: query.expr, start: s(from), end: s(to), step: String(step) }, where: `range ${s(from)}..${s(to)} step ${step}s (start+${(from - startMs) / 1000}s..start+${(to - startMs) / 1000}s)` })),
+    ...instants.map((time, i): Evaluation => ({ query, path: 'query', params: { query: query.expr, time: i === 1 ? rfc(time) : s(time) }, where: `at ${s(time)} (start+${(time - startMs) / 1000}s)` })),
+    ...ranges.map(([from, to, step], i): Evaluation => ({
+      query,
+      path: 'query_range',
+      params: i === 2 ? { query: query.expr, start: rfc(from), end: rfc(to), step: `${step / 60}m` } : { query: query.expr, start: s(from), end: s(to), step: String(step) },
+      where: `range ${s(from)}..${s(to)} step ${step}s (start+${(from - startMs) / 1000}s..start+${(to - startMs) / 1000}s)`,
+    })),
   ]);
 
   const mismatches: Array<{ e: Evaluation; why: string }> = [];

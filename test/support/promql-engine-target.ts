@@ -97,7 +97,8 @@ function toAnswer(r: QueryResult, rangeQuery: boolean): PromAnswer {
 
 /** Answers one oracle evaluation (`query` with `time`, or `query_range` with start/end/step in seconds). */
 export async function engineAnswer(source: PromSource, path: 'query' | 'query_range', params: PromParams): Promise<PromAnswer> {
-  const sec = (s: string) => Math.round(Number(s) * 1000);
+  // The forms the oracle sends: float seconds or RFC 3339 times, float seconds or `<n>m` steps.
+  const sec = (s: string) => (s.includes('T') ? Date.parse(s) : s.endsWith('m') ? Number(s.slice(0, -1)) * 60_000 : Math.round(Number(s) * 1000));
   try {
     let expr;
     try {

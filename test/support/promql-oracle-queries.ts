@@ -100,6 +100,21 @@ export function oracleQueries(atMs: number): OracleQuery[] {
   add('holt_winters', `holt_winters(${QUEUE}[20m], 0.1, 0.9)`);
   add('holt_winters', `holt_winters(${COUNTER}{code="200"}[5m], 0.8, 0.2)`);
   add('deriv', `deriv(${COUNTER}{job="api"}[10m])`);
+  // Compound durations.
+  add('rate', `rate(${COUNTER}[1h30m])`);
+  add('over_time', `max_over_time(${GAUGE}[2m30s] offset 1h5m)`);
+  add('subquery', `avg_over_time(${QUEUE}[1h2m:1m30s])`);
+  // Native-histogram functions (2.42 has them): on float series they answer nothing.
+  add('histogram_quantile', `histogram_count(rate(${BUCKET}[5m]))`);
+  add('histogram_quantile', `histogram_sum(${BUCKET})`);
+  add('histogram_quantile', `histogram_fraction(0, 0.25, rate(${BUCKET}[5m]))`);
+  // Not asked: functions later Prometheus versions added, which 2.42 refuses as unknown
+  // (double_exponential_smoothing, mad_over_time, sort_by_label, sort_by_label_desc…). tsdb knows
+  // them on purpose (src/promql/functions/signatures.ts: "2.42 plus the later functions that need
+  // no native histograms"), a deliberate difference.
+  // Label sets that collide once a function changes them.
+  add('error', `label_replace(${COUNTER}, "code", "x", "code", ".*")`);
+  add('error', `label_join(${GAUGE}, "instance", "", "zone")`);
 
   // Absent.
   add('absent', `absent(${COUNTER})`);
