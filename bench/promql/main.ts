@@ -327,6 +327,8 @@ async function runSystem(system: System, ds: Dataset, bodies: Buffer[][], qs: re
           let last = first;
           for (let i = 0; i < RUNS; i++) {
             last = await timed(r, q);
+            // A run that fails (e.g. a query slot not free in time) fails the query: its time is not one of an answer.
+            if (last.answer.status === 'error') throw new Error(`run ${i + 1}: ${last.answer.errorType}: ${last.answer.error}`);
             times.push(last.ms);
           }
           res.medians.set(q.name, median(times));
