@@ -8,7 +8,7 @@ import type { Logger } from '../common/logging.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
 import type { FrontendInstance } from '../frontend/instance.js';
 import { checkPermission } from '../frontend/auth/permission.js';
-import { SqlPromSource } from '../frontend/promql-source.js';
+import { DatabaseRoutedSource, SqlPromSource } from '../frontend/promql-source.js';
 import { newSession, type Session } from '../frontend/session.js';
 import type { Output } from '../query/output.js';
 import type { AuthHandler, IngestHandler, PromqlHandler, SqlContext, SqlHandler } from '../servers/handlers.js';
@@ -62,17 +62,23 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
       source: async (ctx) => {
         checkPermission(ctx.user, 'read');
         if ((await catalog.database(ctx.database)) === undefined) return undefined;
-        return new SqlPromSource({
-          tables: (names) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, 'read'),
-          rows: async (sql, signal) => {
-            const out = await run(sql, signal !== undefined ? { ...ctx, signal } : ctx, false);
-            return out?.kind === 'records' ? out.rows : [];
-          },
-          arrow: async (sql, signal) => {
-            const out = await run(sql, signal !== undefined ? { ...ctx, signal } : ctx, true);
-            return out?.kind === 'records' ? out.arrow : undefined;
-          },
-        });
+        const open = async (database: string): Promise<SqlPromSource | undefined> => {
+          if ((await catalog.database(database)) === undefined) return undefined;
+          const dbCtx = { ...ctx, database };
+          return new SqlPromSource({
+            tables: (names) => frontend.tableSummaries(newSession(database, ctx.timezone, ctx.user), names, 'read'),
+            rows: async (sql, signal) => {
+              const out = await run(sql, signal !== undefined ? { ...dbCtx, signal } : dbCtx, false);
+              return out?.kind === 'records' ? out.rows : [];
+            },
+            arrow: async (sql, signal) => {
+              const out = await run(sql, signal !== undefined ? { ...dbCtx, signal } : dbCtx, true);
+              return out?.kind === 'records' ? out.arrow : undefined;
+            },
+          });
+        };
+        // GreptimeDB's `{__database__="db"}` on a selector reads another database.
+        return new DatabaseRoutedSource(ctx.database, open, async () => (await catalog.databases()).map((d) => d.name));
       },
     },
     ingest: {

@@ -29,7 +29,7 @@
 import type { ArrowRows, Cell } from '../query/output.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import { METRIC_NAME, type LabelMatcher } from '../promql/ast.js';
-import { PromqlError } from '../promql/errors.js';
+import { PromqlError, TOO_MANY_SAMPLES } from '../promql/errors.js';
 import { compileMatcherRegex } from '../promql/regex.js';
 import { compareLabels, labelsFrom, labelsKey, type Labels } from '../promql/labels.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
@@ -53,7 +53,6 @@ export const FIELD_MATCHER = '__field__';
 /** The value column of the tables Prometheus remote write creates. */
 export const PROM_VALUE_COLUMN = 'tsdb_value';
 
-export const TOO_MANY_SAMPLES = 'query processing would load too many samples into memory in query execution';
 
 const NUMERIC_TYPE = /^(?:U?Int(?:8|16|32|64)|Float(?:32|64)|Decimal\b)/;
 const TIME_UNIT_SCALE: Record<string, { readonly perMs: bigint; readonly msPer: bigint }> = {
@@ -73,14 +72,28 @@ interface Metric {
   readonly fields: readonly string[];
 }
 
+/** The numeric fields of a table: the columns that can be a metric's value. */
+export function numericFields(t: TableSummary): string[] {
+  return t.columns.filter((c) => c.semantic === 'field' && NUMERIC_TYPE.test(c.type)).map((c) => c.name);
+}
+
+/** The value column of a table (`tsdb_value` when it has one, else its first numeric field). */
+export function defaultValueField(fields: readonly string[]): string | undefined {
+  return fields.includes(PROM_VALUE_COLUMN) ? PROM_VALUE_COLUMN : fields[0];
+}
+
+/** The tags of a table that are labels (a tag named like a special label cannot be one: `__name__` is the table's name). */
+export function labelTags(t: TableSummary): TableSummary['columns'] {
+  return t.columns.filter((c) => c.semantic === 'tag' && c.name !== METRIC_NAME && c.name !== FIELD_MATCHER);
+}
+
 function metricOf(t: TableSummary): Metric | undefined {
   if (t.physical) return undefined;
   const ts = t.columns.find((c) => c.semantic === 'timestamp');
   if (ts === undefined || TIME_UNIT_SCALE[ts.type] === undefined) return undefined;
-  const fields = t.columns.filter((c) => c.semantic === 'field' && NUMERIC_TYPE.test(c.type)).map((c) => c.name);
+  const fields = numericFields(t);
   if (fields.length === 0) return undefined;
-  // A tag named like a special label cannot be one (`__name__` is the table's name).
-  const tags = t.columns.filter((c) => c.semantic === 'tag' && c.name !== METRIC_NAME && c.name !== FIELD_MATCHER).map((c) => ({ name: c.name, string: c.type === 'String' }));
+  const tags = labelTags(t).map((c) => ({ name: c.name, string: c.type === 'String' }));
   return { name: t.name, tags, tagNames: new Set(tags.map((c) => c.name)), time: ts.name, timeType: ts.type, fields };
 }
 
@@ -228,7 +241,7 @@ export class SqlPromSource implements PromSource {
         if (!set.every((m) => m.name !== METRIC_NAME || matches(m, t.name))) continue;
         const fields = t.fields.filter((f) => set.every((m) => m.name !== FIELD_MATCHER || matches(m, f)));
         if (fields.length === 0) continue;
-        const value = fields.includes(PROM_VALUE_COLUMN) ? PROM_VALUE_COLUMN : fields[0]!;
+        const value = defaultValueField(fields)!;
         const filters = [`${quoteIdent(value)} IS NOT NULL`];
         let possible = true;
         for (const m of set) {
@@ -409,4 +422,89 @@ export class SqlPromSource implements PromSource {
     const out = [...values].sort();
     return req.limit > 0 ? out.slice(0, req.limit) : out;
   }
+}
+
+/** GreptimeDB's matchers that pick the database a selector reads (not labels). */
+export const DATABASE_MATCHERS: readonly string[] = ['__schema__', '__database__'];
+
+/**
+ * PromQL over the databases a user may read: a selector with `{__database__="db"}` (or
+ * `__schema__`) reads that database, any other the default one; the values of those two labels are
+ * the databases. `open` answers undefined for a database that does not exist (no series).
+ */
+export class DatabaseRoutedSource implements PromSource {
+  private readonly opened = new Map<string, Promise<PromSource | undefined>>();
+
+  constructor(
+    private readonly defaultDatabase: string,
+    private readonly open: (database: string) => Promise<PromSource | undefined>,
+    private readonly databases?: () => Promise<string[]>,
+  ) {}
+
+  /** The database a matcher set names, and the set without its database matchers. */
+  route(matchers: readonly LabelMatcher[]): { database: string; matchers: LabelMatcher[] } {
+    let database = this.defaultDatabase;
+    const rest: LabelMatcher[] = [];
+    for (const m of matchers) {
+      if (!DATABASE_MATCHERS.includes(m.name)) {
+        rest.push(m);
+        continue;
+      }
+      if (m.type !== '=') throw new PromqlError('bad_data', `Matcher operator ${m.type} is not supported for ${m.name}`);
+      database = m.value;
+    }
+    return { database, matchers: rest };
+  }
+
+  source(database: string): Promise<PromSource | undefined> {
+    let s = this.opened.get(database);
+    if (s === undefined) {
+      s = this.open(database);
+      this.opened.set(database, s);
+    }
+    return s;
+  }
+
+  async select(req: SelectRequest): Promise<SeriesData[]> {
+    const { database, matchers } = this.route(req.matchers);
+    const s = await this.source(database);
+    return s === undefined ? [] : s.select({ ...req, matchers });
+  }
+
+  /** Runs a metadata request per database its matcher sets name, in the order of the sets. */
+  private async perDatabase<T>(req: MetadataRequest, f: (s: PromSource, r: MetadataRequest) => Promise<T[]>): Promise<T[][]> {
+    const groups = new Map<string, LabelMatcher[][]>();
+    if (req.matcherSets.length === 0) groups.set(this.defaultDatabase, []);
+    for (const set of req.matcherSets) {
+      const { database, matchers } = this.route(set);
+      let g = groups.get(database);
+      if (g === undefined) groups.set(database, (g = []));
+      g.push(matchers);
+    }
+    const out: T[][] = [];
+    for (const [database, matcherSets] of groups) {
+      const s = await this.source(database);
+      if (s !== undefined) out.push(await f(s, { ...req, matcherSets }));
+    }
+    return out;
+  }
+
+  async series(req: MetadataRequest): Promise<Labels[]> {
+    const all = (await this.perDatabase(req, (s, r) => s.series(r))).flat();
+    return req.limit > 0 ? all.slice(0, req.limit) : all;
+  }
+
+  async labelNames(req: MetadataRequest): Promise<string[]> {
+    return sortedUnion(await this.perDatabase(req, (s, r) => s.labelNames(r)), req.limit);
+  }
+
+  async labelValues(name: string, req: MetadataRequest): Promise<string[]> {
+    if (DATABASE_MATCHERS.includes(name) && this.databases !== undefined) return sortedUnion([await this.databases()], req.limit);
+    return sortedUnion(await this.perDatabase(req, (s, r) => s.labelValues(name, r)), req.limit);
+  }
+}
+
+function sortedUnion(lists: readonly (readonly string[])[], limit: number): string[] {
+  const out = [...new Set(lists.flat())].sort();
+  return limit > 0 ? out.slice(0, limit) : out;
 }

@@ -36,6 +36,9 @@ function statusOfType(t: PromErrorType): StatusCode {
   }
 }
 
+/** Prometheus's error for a query past `query.max-samples`. */
+export const TOO_MANY_SAMPLES = 'query processing would load too many samples into memory in query execution';
+
 /** Prometheus's default `query.max-samples`. */
 export const DEFAULT_MAX_SAMPLES = 50_000_000;
 /** Prometheus's limit of points per series in a range query's answer. */

@@ -12,7 +12,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { PromqlError } from './errors.js';
+import { PromqlError, TOO_MANY_SAMPLES } from './errors.js';
 import type { PromFunction } from './functions/types.js';
 
 /** The times a tree is evaluated at: start, start + interval, … ≤ end. */
@@ -22,7 +22,6 @@ export interface Grid {
   readonly interval: number;
 }
 
-export const TOO_MANY_SAMPLES = 'query processing would load too many samples into memory in query execution';
 
 export class EvalState {
   /** Samples held now: `held` (materialized subqueries, the result so far) plus this step's. */

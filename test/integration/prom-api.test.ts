@@ -127,6 +127,29 @@ test('metadata endpoints: labels, label values, series — GET and POST, match[]
   assert.deepEqual(await sqlRows(baseUrl, 'SELECT count(*) FROM http_requests_total'), [[43]]);
 });
 
+test('GreptimeDB\'s {__database__="db"} / {__schema__="db"} on a selector reads another database; their values are the databases', async (t) => {
+  const { baseUrl } = await start(t);
+  assert.deepEqual(await sqlRows(baseUrl, 'CREATE DATABASE metrics2'), []);
+  const w = await fetch(`${baseUrl}/v1/prometheus/write?db=metrics2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+    body: encodeWriteRequest([series({ __name__: 'up', job: 'other' }, [[0, 7]])]),
+  });
+  assert.equal(w.status, 204, await w.text());
+  const vector = async (query: string) => {
+    const data = ok(await call(baseUrl, '/query', [['query', query], ['time', '10']])) as { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+    return data.result.map((r) => [r.metric, r.value[1]]);
+  };
+  assert.deepEqual(await vector('up'), [[{ __name__: 'up', job: 'api', instance: 'a:1' }, '1']]);
+  assert.deepEqual(await vector('up{__database__="metrics2"}'), [[{ __name__: 'up', job: 'other' }, '7']]);
+  assert.deepEqual(await vector('up{__schema__="metrics2"} + on() group_left up'), [[{ job: 'other' }, '8']]);
+  assert.deepEqual(await vector('up{__database__="nope"}'), []);
+  refused(await call(baseUrl, '/query', [['query', 'up{__database__=~"m.*"}']]), 400, 'bad_data', 'Matcher operator =~ is not supported for __database__');
+  assert.deepEqual(ok(await call(baseUrl, '/series', [['match[]', '{__name__="up", __database__="metrics2"}']])), [{ __name__: 'up', job: 'other' }]);
+  const dbs = ok(await call(baseUrl, '/label/__database__/values')) as string[];
+  assert.ok(dbs.includes('metrics2') && dbs.includes('public'), JSON.stringify(dbs));
+});
+
 test('format_query, parse_query, status/buildinfo', async (t) => {
   const { baseUrl } = await start(t);
   assert.equal(ok(await call(baseUrl, '/format_query', [['query', 'sum by(job)(rate(foo{a="b"}[5m]))']])), 'sum by (job) (rate(foo{a="b"}[5m]))');

@@ -19,14 +19,9 @@
  */
 import type { AggregateExpr, Call, Expr, VectorSelector } from '../../promql/ast.js';
 import { METRIC_NAME } from '../../promql/ast.js';
+import { defaultValueField, FIELD_MATCHER, labelTags, numericFields } from '../promql-source.js';
 import type { TableSummary } from '../table-summary.js';
 
-/** GreptimeDB's matchers that pick a field and a database (not labels). */
-export const FIELD_LABEL = '__field__';
-export const SCHEMA_LABELS: readonly string[] = ['__schema__', '__database__'];
-/** The value column of the tables Prometheus remote write creates. */
-const PROM_VALUE_COLUMN = 'tsdb_value';
-const NUMERIC = /^(?:U?Int(?:8|16|32|64)|Float(?:32|64)|Decimal\b)/;
 
 /** Functions over range vectors (their value named `prom_<fn>(<ts>_range,<field>…)`). */
 const RANGE_FUNCTIONS = new Set([
@@ -86,10 +81,9 @@ export function selectorsOf(e: Expr, out: VectorSelector[] = []): VectorSelector
 
 /** The value field a selector reads from its table (as `SqlPromSource` picks it). */
 function fieldOf(sel: VectorSelector, t: TableSummary | undefined): string {
-  const chosen = matcherValue(sel, FIELD_LABEL);
+  const chosen = matcherValue(sel, FIELD_MATCHER);
   if (chosen !== undefined) return chosen;
-  const fields = (t?.columns ?? []).filter((c) => c.semantic === 'field' && NUMERIC.test(c.type)).map((c) => c.name);
-  return fields.includes(PROM_VALUE_COLUMN) ? PROM_VALUE_COLUMN : (fields[0] ?? 'value');
+  return (t === undefined ? undefined : defaultValueField(numericFields(t))) ?? 'value';
 }
 
 function timeIndexOf(t: TableSummary | undefined): string {
@@ -97,7 +91,7 @@ function timeIndexOf(t: TableSummary | undefined): string {
 }
 
 function tagsOf(t: TableSummary | undefined): string[] {
-  return (t?.columns ?? []).filter((c) => c.semantic === 'tag' && c.name !== METRIC_NAME && c.name !== FIELD_LABEL).map((c) => c.name);
+  return t === undefined ? [] : labelTags(t).map((c) => c.name);
 }
 
 /** A number as DataFusion prints a Float64 literal (`Float64(1)`, `Float64(0.0015)`). */
@@ -155,7 +149,7 @@ export class ShapeOf {
   private layout(e: Expr): Layout {
     switch (e.kind) {
       case 'vector':
-        return matcherValue(e, FIELD_LABEL) !== undefined ? 'field' : 'table';
+        return matcherValue(e, FIELD_MATCHER) !== undefined ? 'field' : 'table';
       case 'aggregate':
         return 'tags-time-value';
       case 'call':

@@ -21,9 +21,9 @@ import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../
 import type { QueryResult } from '../../promql/values.js';
 import type { TqlParam, TqlQuery } from '../../sql/ast.js';
 import { records, type ArrowRows, type Cell, type Output, type OutputColumn } from '../../query/output.js';
-import { SqlPromSource, type PromTableAccess } from '../promql-source.js';
+import { DatabaseRoutedSource, FIELD_MATCHER, SqlPromSource, type PromTableAccess } from '../promql-source.js';
 import type { Session } from '../session.js';
-import { FIELD_LABEL, matcherValue, SCHEMA_LABELS, selectorsOf, ShapeOf, unwrap, type ResultShape, type SelectorTable } from './tql-columns.js';
+import { matcherValue, selectorsOf, ShapeOf, unwrap, type ResultShape, type SelectorTable } from './tql-columns.js';
 
 /** A database's tables and SELECTs, also as Arrow when the instance offers it (`SqlPromSource` reads samples so). */
 export type TqlAccess = PromTableAccess & { arrow?(sql: string, signal?: AbortSignal): Promise<ArrowRows | undefined> };
@@ -160,69 +160,8 @@ function recording(access: TqlAccess, database: string, scans: Scan[], dry: bool
   };
 }
 
-/**
- * The session's database as a PromSource, with GreptimeDB's `{__schema__="db"}` /
- * `{__database__="db"}` matchers reading another database (none: no series).
- */
-class DatabaseSources implements PromSource {
-  private readonly sources = new Map<string, Promise<PromSource | undefined>>();
-
-  constructor(
-    private readonly ctx: TqlContext,
-    private readonly scans: Scan[],
-    private readonly dry: boolean,
-  ) {}
-
-  source(database: string): Promise<PromSource | undefined> {
-    let s = this.sources.get(database);
-    if (s === undefined) {
-      s = this.ctx.access(database).then((a) => (a === undefined ? undefined : new SqlPromSource(recording(a, database, this.scans, this.dry))));
-      this.sources.set(database, s);
-    }
-    return s;
-  }
-
-  /** The database a matcher set names, and the set without those matchers. */
-  route(matchers: readonly LabelMatcher[]): { database: string; matchers: LabelMatcher[] } {
-    let database = this.ctx.session.database;
-    const rest: LabelMatcher[] = [];
-    for (const m of matchers) {
-      if (!SCHEMA_LABELS.includes(m.name)) {
-        rest.push(m);
-        continue;
-      }
-      if (m.type !== '=') throw new PromqlError('bad_data', `Matcher operator ${m.type} is not supported for ${m.name}`);
-      database = m.value;
-    }
-    return { database, matchers: rest };
-  }
-
-  async select(req: SelectRequest): Promise<SeriesData[]> {
-    const { database, matchers } = this.route(req.matchers);
-    const s = await this.source(database);
-    return s === undefined ? [] : s.select({ ...req, matchers });
-  }
-
-  private async meta<T>(req: MetadataRequest, f: (s: PromSource, r: MetadataRequest) => Promise<T[]>): Promise<T[]> {
-    const s = await this.source(this.ctx.session.database);
-    return s === undefined ? [] : f(s, req);
-  }
-
-  series(req: MetadataRequest): Promise<Labels[]> {
-    return this.meta(req, (s, r) => s.series(r));
-  }
-
-  labelNames(req: MetadataRequest): Promise<string[]> {
-    return this.meta(req, (s, r) => s.labelNames(r));
-  }
-
-  labelValues(name: string, req: MetadataRequest): Promise<string[]> {
-    return this.meta(req, (s, r) => s.labelValues(name, r));
-  }
-}
-
 /** The tables the selectors of `expr` read (those that exist), for naming the result's columns. */
-async function selectorTables(expr: Expr, sources: DatabaseSources, ctx: TqlContext): Promise<Map<VectorSelector, SelectorTable>> {
+async function selectorTables(expr: Expr, sources: DatabaseRoutedSource, ctx: TqlContext): Promise<Map<VectorSelector, SelectorTable>> {
   const out = new Map<VectorSelector, SelectorTable>();
   const wanted = new Map<string, Set<string>>();
   const named: Array<{ sel: VectorSelector; database: string; name: string }> = [];
@@ -321,10 +260,14 @@ async function evaluate(q: TqlQuery, ctx: TqlContext, dry: boolean): Promise<{ e
   const expr = parse(q.query);
   const range = await rangeOf(q, ctx);
   const scans: Scan[] = [];
-  const sources = new DatabaseSources(ctx, scans, dry);
+  // `{__database__="db"}` / `{__schema__="db"}` on a selector read another database, as the same user.
+  const sources = new DatabaseRoutedSource(ctx.session.database, async (database) => {
+    const a = await ctx.access(database);
+    return a === undefined ? undefined : new SqlPromSource(recording(a, database, scans, dry));
+  });
   const tables = await selectorTables(expr, sources, ctx);
   for (const sel of selectorsOf(expr)) {
-    const field = sel.matchers.filter((m) => m.name === FIELD_LABEL);
+    const field = sel.matchers.filter((m) => m.name === FIELD_MATCHER);
     if (field.length > 0 && field.every((m) => m.type === '=') && tables.get(sel)?.summary !== undefined) {
       const t = tables.get(sel)!.summary!;
       for (const m of field) {
