@@ -247,3 +247,23 @@ test('a long evaluation gives the event loop turns: a timer fires during it and 
     assert.ok(performance.now() - started < 2000, 'stopped soon after the deadline');
   }
 });
+
+test('the selectors of one query are read one after the other (each read holds a slot of the SQL query limiter)', async () => {
+  const src = xs();
+  let running = 0;
+  let most = 0;
+  const select = src.select.bind(src);
+  src.select = async (req) => {
+    running++;
+    most = Math.max(most, running);
+    await new Promise((r) => setTimeout(r, 5));
+    try {
+      return await select(req);
+    } finally {
+      running--;
+    }
+  };
+  const r = await evalAt(src, bin('+', bin('+', sel('x', { a: '1' }), sel('x', { a: '2' }), { on: [] }), sel('x', { a: '3' }), { on: [] }), 30);
+  assert.equal(r.type, 'vector');
+  assert.equal(most, 1);
+});

@@ -83,25 +83,28 @@ export class FetchPlan {
     return this.byKey.size;
   }
 
-  /** Reads every selector once; series in Prometheus's order (sorted by labels). */
+  /**
+   * Reads every selector once; series in Prometheus's order (sorted by labels). One after the
+   * other: each read is an SQL query holding a slot of the query limiter, and a query with more
+   * selectors than slots must not wait for slots its own reads hold.
+   */
   async fetchAll(source: PromSource, state: EvalState): Promise<void> {
-    await Promise.all(
-      [...this.byKey.values()].map(async (d) => {
-        const series = await source.select({
-          matchers: d.matchers,
-          startMs: d.startMs,
-          endMs: d.endMs,
-          ...(state.signal !== undefined ? { signal: state.signal } : {}),
-          maxSamples: state.maxSamples,
-        });
-        const sorted = [...series].sort((a, b) => compareLabels(a.labels, b.labels));
-        for (const s of sorted) {
-          d.table.add(s.labels);
-          d.t.push(s.t);
-          d.v.push(s.v);
-        }
-      }),
-    );
+    for (const d of this.byKey.values()) {
+      state.checkAborted();
+      const series = await source.select({
+        matchers: d.matchers,
+        startMs: d.startMs,
+        endMs: d.endMs,
+        ...(state.signal !== undefined ? { signal: state.signal } : {}),
+        maxSamples: state.maxSamples,
+      });
+      const sorted = [...series].sort((a, b) => compareLabels(a.labels, b.labels));
+      for (const s of sorted) {
+        d.table.add(s.labels);
+        d.t.push(s.t);
+        d.v.push(s.v);
+      }
+    }
   }
 }
 
