@@ -266,3 +266,16 @@ test('a table’s rule is parsed once per table info, with region 0 as the defau
   assert.equal(partitionRuleOf({ ...info, partition: undefined, region_numbers: [0] }), undefined);
   assert.equal(failure(() => partitionRuleOf({ ...info, region_numbers: [0] })).code, StatusCode.Unexpected);
 });
+
+test('a deeply nested or very long rule is refused or handled, never a stack overflow', () => {
+  const types = new Map([['host', 'String' as const]]);
+  const deep = `${'('.repeat(5000)}host <= 'a'${')'.repeat(5000)}`;
+  assert.throws(() => parsePartitionExpr(deep, types), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidSyntax && /recursion limit exceeded/.test(e.message));
+  assert.doesNotThrow(() => parsePartitionExpr(`${'('.repeat(40)}host <= 'a'${')'.repeat(40)}`, types));
+  const long = Array.from({ length: 20_000 }, (_, i) => `host <> 'h${i}'`).join(' AND ');
+  try {
+    parsePartitionExpr(long, types);
+  } catch (e) {
+    assert.ok(e instanceof TsdbError && e.code !== StatusCode.Internal, String(e));
+  }
+});

@@ -238,8 +238,12 @@ function columnText(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) && !KEYWORDS.has(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
+/** The deepest parenthesis nesting of a rule (sqlparser's recursion limit). */
+const MAX_NESTING = 50;
+
 class ExprParser {
   private pos = 0;
+  private depth = 0;
   private readonly toks: Token[];
 
   constructor(
@@ -302,7 +306,9 @@ class ExprParser {
     const t = this.peek();
     if (t.kind === 'op' && t.value === '(') {
       this.pos++;
+      if (++this.depth > MAX_NESTING) throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL syntax: sql parser error: recursion limit exceeded');
       const inner = this.or();
+      this.depth--;
       const close = this.peek();
       if (close.kind !== 'op' || close.value !== ')') {
         throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: Expected ), found: ${close.text || 'EOF'}`);
