@@ -30,7 +30,7 @@ import type { ArrowRows, Cell } from '../query/output.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import { METRIC_NAME, type LabelMatcher } from '../promql/ast.js';
 import { PromqlError, TOO_MANY_SAMPLES } from '../promql/errors.js';
-import { compileMatcherRegex } from '../promql/regex.js';
+import { compileMatcherRegex, matcherMatches } from '../promql/regex.js';
 import { compareLabels, labelsFrom, labelsKey, type Labels } from '../promql/labels.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
 import type { TableSummary } from './table-summary.js';
@@ -97,11 +97,6 @@ function metricOf(t: TableSummary): Metric | undefined {
   return { name: t.name, tags, tagNames: new Set(tags.map((c) => c.name)), time: ts.name, timeType: ts.type, fields };
 }
 
-/** A matcher's verdict on a constant text, when it is not a regular expression. */
-function plainMatch(m: LabelMatcher, text: string): boolean {
-  return m.type === '=' ? text === m.value : text !== m.value;
-}
-
 const isRegex = (m: LabelMatcher) => m.type === '=~' || m.type === '!~';
 
 /**
@@ -109,11 +104,7 @@ const isRegex = (m: LabelMatcher) => m.type === '=~' || m.type === '!~';
  * the parser's RE2-faithful RegExp (`promql/regex.ts`, linear time on the patterns that could
  * backtrack), so no query is needed for it; an invalid pattern is bad_data.
  */
-function matches(m: LabelMatcher, text: string): boolean {
-  if (!isRegex(m)) return plainMatch(m, text);
-  const hit = compileMatcherRegex(m.value).test(text);
-  return m.type === '=~' ? hit : !hit;
-}
+const matches = matcherMatches;
 
 /** One table to read for one matcher set: its value column and WHERE terms (the time range's, then the set's). */
 interface Plan {

@@ -204,24 +204,9 @@ export function goLog10(x: number): number {
 
 /** Go's Log2: exact for powers of two (via Frexp), else Log(frac)·(1/Ln2) + exp. */
 export function goLog2(x: number): number {
-  const [frac, exp] = frexp(x);
+  const [frac, exp] = goFrexp(x);
   if (frac === 0.5) return exp - 1;
   return goLog(frac) * Math.LOG2E + exp;
-}
-
-/** Go's Frexp: x = frac · 2^exp with |frac| in [0.5, 1); 0, ±Inf and NaN come back unchanged with exp 0. */
-function frexp(x: number): [number, number] {
-  if (x === 0 || !Number.isFinite(x)) return [x, 0];
-  let exp = 0;
-  if (Math.abs(x) < 2.2250738585072014e-308) {
-    x *= 2 ** 52;
-    exp = -52;
-  }
-  view.setFloat64(0, x);
-  const hi = view.getUint32(0);
-  exp += ((hi >>> 20) & 0x7ff) - 1022;
-  view.setUint32(0, (hi & ~(0x7ff << 20)) | (1022 << 20));
-  return [view.getFloat64(0), exp];
 }
 
 // --- sin, cos, tan (Cephes, with Go's Payne–Hanek reduction beyond 2^29) ---

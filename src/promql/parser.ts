@@ -38,7 +38,7 @@ import { FUNCTION_SIGNATURES } from './functions/signatures.js';
 import { goQuote } from './go-format.js';
 import { AGGREGATORS, Lexer, describeToken, isLabelName, parseError, unquoteString } from './lexer.js';
 import type { Token, TokenType } from './lexer.js';
-import { compileMatcherRegex } from './regex.js';
+import { compileMatcherRegex, matcherMatches } from './regex.js';
 
 /** The deepest expression tree accepted (Prometheus has no limit; real queries stay far below). */
 export const MAX_DEPTH = 1000;
@@ -774,16 +774,4 @@ class Checker {
   }
 }
 
-/** Whether a matcher matches the empty string (a selector needs one that does not). */
-function matchesEmpty(m: LabelMatcher): boolean {
-  switch (m.type) {
-    case '=':
-      return m.value === '';
-    case '!=':
-      return m.value !== '';
-    case '=~':
-      return compileMatcherRegex(m.value).test('');
-    case '!~':
-      return !compileMatcherRegex(m.value).test('');
-  }
-}
+const matchesEmpty = (m: LabelMatcher): boolean => matcherMatches(m, '');

@@ -27,6 +27,7 @@
  * Patterns longer than MAX_PATTERN_LENGTH, or compiling to more than MAX_PROGRAM NFA states, are
  * refused (bad_data).
  */
+import type { LabelMatcher } from './ast.js';
 import { PromqlError } from './errors.js';
 import { LinearRegExp, LiteralSetRegExp, MAX_PROGRAM } from './linear-regexp.js';
 
@@ -822,4 +823,18 @@ function backtrackLimit(n: Node): number {
   if (m.unbounded === Infinity || m.ways > MAX_WAYS) return 0;
   if (m.unbounded <= MAX_UNBOUNDED_IN_SEQUENCE) return Infinity;
   return Math.floor(POLYNOMIAL_STEPS ** (1 / m.unbounded));
+}
+
+/** Whether a label matcher holds for a value (Prometheus's `Matcher.Matches`; absent labels are ""). */
+export function matcherMatches(m: LabelMatcher, value: string): boolean {
+  switch (m.type) {
+    case '=':
+      return value === m.value;
+    case '!=':
+      return value !== m.value;
+    case '=~':
+      return compileMatcherRegex(m.value).test(value);
+    case '!~':
+      return !compileMatcherRegex(m.value).test(value);
+  }
 }

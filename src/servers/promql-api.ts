@@ -11,7 +11,7 @@ import { checkResolution, evaluateQuery } from '../promql/engine.js';
 import { DEFAULT_LOOKBACK_MS, DEFAULT_MAX_SAMPLES, PromqlError, type PromErrorType } from '../promql/errors.js';
 import { labelsObject, type Labels } from '../promql/labels.js';
 import { parseDurationMs, parsePromql, parseSeriesSelector } from '../promql/parser.js';
-import { compileMatcherRegex } from '../promql/regex.js';
+import { matcherMatches } from '../promql/regex.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
 import { formatTime, formatValue, type QueryResult } from '../promql/values.js';
 import type { PromqlHandler, SqlContext } from './handlers.js';
@@ -122,19 +122,7 @@ export function checkRange(startMs: number, endMs: number, stepMs: number): void
   checkResolution(startMs, endMs, stepMs);
 }
 
-/** Whether a matcher holds for the empty value (Prometheus's `Matches("")`). */
-function matchesEmpty(m: LabelMatcher): boolean {
-  switch (m.type) {
-    case '=':
-      return m.value === '';
-    case '!=':
-      return m.value !== '';
-    case '=~':
-      return compileMatcherRegex(m.value).test('');
-    case '!~':
-      return !compileMatcherRegex(m.value).test('');
-  }
-}
+const matchesEmpty = (m: LabelMatcher): boolean => matcherMatches(m, '');
 
 /** Prometheus's parseMatchersParam: each `match[]` a series selector; one matcher per set must not match "". */
 export function matcherSetsOf(texts: readonly string[]): LabelMatcher[][] {
