@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { ReadSeries } from '../../src/servers/prometheus/remote-read.js';
 import { encodeWriteRequest } from '../../src/servers/prometheus/remote-write.js';
 import { staleNaN } from '../../src/promql/values.js';
-import { requireBinary, startListeningPeer } from '../support/peers.js';
+import { startPrometheus } from '../support/peers.js';
 import { tempDir } from '../support/temp.js';
 import { startTsdb } from '../support/tsdb-process.js';
 
@@ -72,9 +72,7 @@ const REQUESTS: Array<[string, Record<string, string | string[]>]> = [
 ];
 
 test('the Prometheus HTTP API answers as Prometheus 2.42 on the same samples', async (t) => {
-  const bin = requireBinary('prometheus', 'prometheus');
-  const dir = tempDir(t, 'tsdb-prom-oracle-');
-  const prom = await startListeningPeer(t, 'prometheus', bin, (port) => ['--config.file=/dev/null', `--storage.tsdb.path=${dir}/data`, `--web.listen-address=127.0.0.1:${port}`, '--web.enable-remote-write-receiver'], '/-/ready', { cwd: dir });
+  const prom = await startPrometheus(t, tempDir(t, 'tsdb-prom-oracle-'));
   const tsdb = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
   const body = encodeWriteRequest(written());
   for (const url of [`${prom.url}/api/v1/write`, `${tsdb.baseUrl}/v1/prometheus/write`]) {

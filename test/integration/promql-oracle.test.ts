@@ -24,7 +24,7 @@ import { compareAnswers, promApi, type CompareStats, type PromAnswer, type PromP
 import { OracleMemorySource, engineAnswer } from '../support/promql-engine-target.js';
 import { oracleDataset, remoteWrite, remoteWriteBodies, SPAN_MS, type OracleDataset } from '../support/promql-oracle-data.js';
 import { oracleQueries, type OracleQuery } from '../support/promql-oracle-queries.js';
-import { getText, requireBinary, startListeningPeer } from '../support/peers.js';
+import { getText, requireBinary, startListeningPeer, startPrometheus } from '../support/peers.js';
 import { tempDir } from '../support/temp.js';
 import { startTsdb } from '../support/tsdb-process.js';
 
@@ -43,25 +43,15 @@ interface Target {
   readonly describe: () => string;
 }
 
-async function startPrometheus(t: TestContext): Promise<Target> {
-  const bin = requireBinary('prometheus', 'prometheus');
-  const dir = tempDir(t, 'tsdb-oracle-prom-');
-  const config = join(dir, 'prometheus.yml');
+async function startPrometheusTarget(t: TestContext): Promise<Target> {
   // No scrape jobs: the only samples are the ones this test writes. The evaluation interval stays
   // the default 1m: it is the step of subqueries without one (`x[30m:]`).
-  writeFileSync(config, 'scrape_configs: []\n');
-  const { peer, url } = await startListeningPeer(t, 'prometheus', bin, (port) => [
-    `--config.file=${config}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--web.enable-remote-write-receiver',
-    '--log.level=warn',
-  ], '/-/ready', { cwd: dir });
+  const { peer, url } = await startPrometheus(t, tempDir(t, 'tsdb-oracle-prom-'));
   return { name: 'Prometheus', writeUrl: `${url}/api/v1/write`, apiBase: `${url}/api/v1`, describe: () => peer.describe() };
 }
 
 async function startTarget(t: TestContext, ds: OracleDataset): Promise<Target> {
-  if (process.env['PROMQL_ORACLE_TARGET'] === 'prometheus') return { ...(await startPrometheus(t)), name: 'a second Prometheus' };
+  if (process.env['PROMQL_ORACLE_TARGET'] === 'prometheus') return { ...(await startPrometheusTarget(t)), name: 'a second Prometheus' };
   if (process.env['PROMQL_ORACLE_TARGET'] === 'engine') {
     const source = new OracleMemorySource(ds);
     return { name: "tsdb's evaluator in process", answer: (path, params) => engineAnswer(source, path, params), describe: () => '' };
@@ -114,7 +104,7 @@ test('PromQL oracle: tsdb answers a few hundred queries as Prometheus 2.42 does,
   // evaluation time is in the future.
   const startMs = Math.floor((Date.now() - 15 * MIN - SPAN_MS) / MIN) * MIN;
   const ds = oracleDataset(startMs);
-  const prometheus = await startPrometheus(t);
+  const prometheus = await startPrometheusTarget(t);
   const target = await startTarget(t, ds);
   const bodies = remoteWriteBodies(ds);
   const stale = ds.staleMarkers;

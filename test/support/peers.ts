@@ -5,7 +5,7 @@
  * SQL over tsdb's HTTP API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
@@ -263,4 +263,22 @@ export function promValue(text: string): number {
   if (text === '+Inf') return Number.POSITIVE_INFINITY;
   if (text === '-Inf') return Number.NEGATIVE_INFINITY;
   return Number(text);
+}
+
+/**
+ * Debian's Prometheus 2.42 with its remote-write receiver on (`<url>/api/v1/write`), its own data
+ * directory under `dir` and `config` (YAML) as its configuration; no scrape jobs unless the config
+ * names some.
+ */
+export async function startPrometheus(t: TestContext, dir: string, config = 'scrape_configs: []\n'): Promise<ListeningPeer> {
+  const bin = requireBinary('prometheus', 'prometheus');
+  const file = join(dir, 'prometheus.yml');
+  writeFileSync(file, config);
+  return startListeningPeer(t, 'prometheus', bin, (port) => [
+    `--config.file=${file}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--web.enable-remote-write-receiver',
+    '--log.level=warn',
+  ], '/-/ready', { cwd: dir });
 }

@@ -6,11 +6,11 @@
  * earlier block is visible.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { snappyCompress } from '../../src/servers/prometheus/snappy-block.js';
-import { requireBinary, startListeningPeer } from './peers.js';
+import { startPrometheus } from './peers.js';
 import { compareAnswer, decodeAnswer, formatAnswer, formatExpected, parseScript, STALE, type EvalCommand, type QueryAnswer, type ScriptCommand, type SeriesDesc } from './promql-script.js';
 import { tempDir } from './temp.js';
 import { startTsdb } from './tsdb-process.js';
@@ -33,19 +33,9 @@ export async function startTarget(t: TestContext, kind: TargetKind): Promise<Pro
     const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t, 'tsdb-promql-')]);
     return { writeUrl: `${s.baseUrl}/v1/prometheus/write`, apiUrl: `${s.baseUrl}/v1/prometheus/api/v1`, stop: async () => void (await s.proc.stop('SIGKILL')) };
   }
-  const bin = requireBinary('prometheus', 'prometheus');
-  const dir = tempDir(t, 'tsdb-promql-prometheus-');
-  const config = join(dir, 'prometheus.yml');
   // Scripts load old (epoch-relative) samples, several series each from time 0, and later `load`
   // blocks may go back in time: the out-of-order window lets the head take all of them.
-  writeFileSync(config, 'storage:\n  tsdb:\n    out_of_order_time_window: 100y\n');
-  const { peer, url } = await startListeningPeer(t, 'prometheus', bin, (port) => [
-    `--config.file=${config}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--web.enable-remote-write-receiver',
-    '--log.level=warn',
-  ], '/-/ready');
+  const { peer, url } = await startPrometheus(t, tempDir(t, 'tsdb-promql-prometheus-'), 'storage:\n  tsdb:\n    out_of_order_time_window: 100y\n');
   return { writeUrl: `${url}/api/v1/write`, apiUrl: `${url}/api/v1`, stop: () => peer.stop() };
 }
 
