@@ -13,7 +13,7 @@ import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, PromqlHandler, SqlHandler, StatusInfo } from '../servers/handlers.js';
+import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, PromqlHandler, SqlContext, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding } from '../servers/grpc/database-service.js';
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
@@ -144,7 +144,12 @@ export class ServingComponent implements Component {
           databaseExists: (db) => this.sqlHandler().databaseExists(db),
           tables: (ctx, names, access) => this.sqlHandler().tables(ctx, names, access),
         },
-        promql: { source: (ctx) => this.promqlHandler().source(ctx) },
+        promql: ((component) => ({
+          source: (ctx: SqlContext) => component.promqlHandler().source(ctx),
+          get queryTimeoutMs(): number | undefined {
+            return component.promql?.queryTimeoutMs;
+          },
+        }))(this),
         ...(opts.protocols !== undefined && {
           ingest: { handler: ingestHandler, protocols: opts.protocols },
         }),

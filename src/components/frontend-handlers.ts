@@ -59,6 +59,7 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
       tables: (ctx, names, access) => frontend.tableSummaries(newSession(ctx.database, ctx.timezone, ctx.user), names, access),
     },
     promql: {
+      queryTimeoutMs,
       source: async (ctx) => {
         checkPermission(ctx.user, 'read');
         if ((await catalog.database(ctx.database)) === undefined) return undefined;

@@ -100,6 +100,8 @@ export interface PromqlHandler {
    * under `query.timeout` and stop with `ctx.signal`.
    */
   source(ctx: SqlContext): Promise<PromSource | undefined>;
+  /** `query.timeout` in ms: the longest a PromQL query may run when its client sets no shorter limit (0/absent: none). */
+  readonly queryTimeoutMs?: number;
 }
 
 /** The ingestion protocols (InfluxDB, OpenTSDB, Prometheus remote write): rows decoded into tables. */

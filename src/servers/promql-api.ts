@@ -178,7 +178,10 @@ export interface PromQuery {
 export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
   const expr = parsePromql(q.query);
   const started = performance.now();
-  const timeout = q.timeoutMs !== undefined ? AbortSignal.timeout(Math.max(0, Math.ceil(q.timeoutMs))) : undefined;
+  // The `timeout` parameter, bounded by query.timeout (a query without one still has a deadline).
+  const serverLimit = handler.queryTimeoutMs !== undefined && handler.queryTimeoutMs > 0 ? handler.queryTimeoutMs : undefined;
+  const limitMs = q.timeoutMs === undefined ? serverLimit : serverLimit === undefined ? q.timeoutMs : Math.min(q.timeoutMs, serverLimit);
+  const timeout = limitMs !== undefined ? AbortSignal.timeout(Math.max(0, Math.ceil(limitMs))) : undefined;
   const signal = timeout === undefined ? ctx.signal : ctx.signal === undefined ? timeout : AbortSignal.any([ctx.signal, timeout]);
   try {
     const source = await promSource(handler, signal !== undefined ? { ...ctx, signal } : ctx);
@@ -191,7 +194,7 @@ export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: P
       ...(signal !== undefined && { signal }),
     });
     // Evaluation runs steps without yielding, so the timer may not have fired: the deadline still holds.
-    if (timeout !== undefined && performance.now() - started > q.timeoutMs!) throw new PromqlError('timeout', 'query timed out in expression evaluation');
+    if (limitMs !== undefined && performance.now() - started > limitMs) throw new PromqlError('timeout', 'query timed out in expression evaluation');
     return result;
   } catch (err) {
     if (err instanceof PromqlError && err.errorType === 'timeout') throw err;

@@ -235,6 +235,17 @@ test('timeouts, huge match[] lists and regex bombs: quick answers, never a 5xx',
   refused(late, 503, 'timeout', /^query timed out in expression evaluation: Request timed out after 1ms/);
 });
 
+test('query.timeout bounds a query whose client sets no limit (HTTP with http.timeout off): an endless subquery stops', async (t) => {
+  const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env: { TSDB_STANDALONE__QUERY__TIMEOUT: '1s', TSDB_STANDALONE__HTTP__TIMEOUT: '0s' } });
+  // 8.6 billion inner steps that hold no sample: only a deadline ends it.
+  const t0 = Date.now();
+  const a = await call(s.baseUrl, '/query', [['query', 'count_over_time((vector(1) > 2)[100d:1ms])'], ['time', '8640000']]);
+  refused(a, 503, 'timeout', /^query timed out in expression evaluation/);
+  assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
+  // The server still answers.
+  ok(await call(s.baseUrl, '/query', [['query', '1+1']]));
+});
+
 test('authentication: Basic credentials as the other /v1 routes; a wrong one is 401 in the envelope', async (t) => {
   const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
   const { baseUrl } = await start(t, ['--user-provider', 'static_user_provider:cmd:p=pw,w:writeonly=w'], basic('p', 'pw'));

@@ -170,7 +170,7 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
       if (err instanceof PromqlError && err.errorType === 'bad_data') throw invalidParam('query', err.message);
       throw err;
     }
-    const result = await runPromQuery(sourceHandler(r), r.ctx, { query, startMs: time, endMs: time, stepMs: 0, ...(lookbackMs !== undefined && { lookbackMs }), ...(timeoutMs !== undefined && { timeoutMs }) });
+    const result = await runPromQuery(sourceHandler(r, promql), r.ctx, { query, startMs: time, endMs: time, stepMs: 0, ...(lookbackMs !== undefined && { lookbackMs }), ...(timeoutMs !== undefined && { timeoutMs }) });
     return resultJson(result);
   });
 
@@ -184,7 +184,7 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
     checkRange(start, end, step);
     const timeoutMs = durationParam(p, ['timeout'], true);
     const lookbackMs = lookbackOf(p);
-    const result = await runPromQuery(sourceHandler(r), r.ctx, { query: first(p, 'query') ?? '', startMs: start, endMs: end, stepMs: step, ...(lookbackMs !== undefined && { lookbackMs }), ...(timeoutMs !== undefined && { timeoutMs }) });
+    const result = await runPromQuery(sourceHandler(r, promql), r.ctx, { query: first(p, 'query') ?? '', startMs: start, endMs: end, stepMs: step, ...(lookbackMs !== undefined && { lookbackMs }), ...(timeoutMs !== undefined && { timeoutMs }) });
     return resultJson(result);
   });
 
@@ -253,6 +253,6 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
 }
 
 /** A PromqlHandler answering with the request's source (so that a bad `db` reads the empty source). */
-function sourceHandler(r: Req): PromqlHandler {
-  return { source: () => r.source() };
+function sourceHandler(r: Req, promql: PromqlHandler): PromqlHandler {
+  return { source: () => r.source(), ...(promql.queryTimeoutMs !== undefined && { queryTimeoutMs: promql.queryTimeoutMs }) };
 }
