@@ -42,7 +42,9 @@ export function parsePromTime(s: string): number {
     const t = Number(s);
     if (Number.isFinite(t)) {
       const sec = Math.trunc(t);
-      return sec * 1000 + roundHalfAway((t - sec) * 1000);
+      const ms = sec * 1000 + roundHalfAway((t - sec) * 1000);
+      // Past Prometheus's own time range (Go's int64 would overflow): not a time.
+      if (ms >= MIN_TIME_MS && ms <= MAX_TIME_MS) return ms;
     }
   }
   const m = RFC3339.exec(s);

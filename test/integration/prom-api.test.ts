@@ -121,6 +121,8 @@ test('metadata endpoints: labels, label values, series — GET and POST, match[]
     refused(await c('/series', [['match[]', 'rate(up[5m])']]), 400, 'bad_data', /^invalid parameter "match\[\]": /);
     refused(await c('/label/1x/values'), 400, 'bad_data', 'invalid label name: "1x"');
     refused(await c('/labels', [['start', 'yesterday']]), 400, 'bad_data', 'invalid parameter "start": Invalid time value for \'start\': cannot parse "yesterday" to a valid timestamp');
+    // Past Prometheus's time range (the answer's time would not be a JSON number).
+    refused(await c('/labels', [['start', '1e308']]), 400, 'bad_data', 'invalid parameter "start": Invalid time value for \'start\': cannot parse "1e308" to a valid timestamp');
     refused(await c('/labels', [['limit', 'x']]), 400, 'bad_data', /^invalid parameter "limit"/);
   }
   // The data answered matches what SQL sees.
@@ -228,6 +230,7 @@ test('timeouts, huge match[] lists and regex bombs: quick answers, never a 5xx',
   assert.ok(d.status === 200 || d.status === 400, JSON.stringify(d.body).slice(0, 200));
   assert.ok(Date.now() - t0 < 15_000, `took ${Date.now() - t0} ms`);
   // A query past its `timeout`: Prometheus's timeout error.
+  refused(await call(baseUrl, '/query', [['query', 'vector(1)'], ['time', '1e308']]), 400, 'bad_data', /^invalid parameter "time": /);
   const slow = await call(baseUrl, '/query_range', [['query', 'sum(http_requests_total)'], ['start', '0'], ['end', '10000'], ['step', '1'], ['timeout', '0.000001']]);
   refused(slow, 503, 'timeout', /^query timed out in /);
   // The request's own deadline (x-tsdb-timeout, http.timeout) answers in the same envelope.
