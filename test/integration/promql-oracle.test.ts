@@ -21,7 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { compareAnswers, promApi, type CompareStats, type PromAnswer, type PromParams } from '../support/promql-compare.js';
-import { OracleMemorySource, engineAnswer } from '../support/promql-engine-target.js';
+import { engineAnswer, oracleMemorySource } from '../support/promql-engine-target.js';
 import { oracleDataset, remoteWrite, remoteWriteBodies, SPAN_MS, type OracleDataset } from '../support/promql-oracle-data.js';
 import { oracleQueries, type OracleQuery } from '../support/promql-oracle-queries.js';
 import { getText, requireBinary, startListeningPeer, startPrometheus } from '../support/peers.js';
@@ -53,7 +53,7 @@ async function startPrometheusTarget(t: TestContext): Promise<Target> {
 async function startTarget(t: TestContext, ds: OracleDataset): Promise<Target> {
   if (process.env['PROMQL_ORACLE_TARGET'] === 'prometheus') return { ...(await startPrometheusTarget(t)), name: 'a second Prometheus' };
   if (process.env['PROMQL_ORACLE_TARGET'] === 'engine') {
-    const source = new OracleMemorySource(ds);
+    const source = oracleMemorySource(ds);
     return { name: "tsdb's evaluator in process", answer: (path, params) => engineAnswer(source, path, params), describe: () => '' };
   }
   if (process.env['PROMQL_ORACLE_TARGET'] === 'victoriametrics') {

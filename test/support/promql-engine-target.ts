@@ -5,78 +5,25 @@
  * tells the evaluator's mismatches from those of the SQL-backed source and the API (the oracle
  * test runs it with `PROMQL_ORACLE_TARGET=engine`).
  */
-import type { LabelMatcher } from '../../src/promql/ast.js';
 import { checkResolution, evaluateQuery } from '../../src/promql/engine.js';
 import { DEFAULT_MAX_SAMPLES, PromqlError } from '../../src/promql/errors.js';
-import { getLabel, labelsFrom, labelsObject, type Labels } from '../../src/promql/labels.js';
+import { labelsFrom, labelsObject, type Labels } from '../../src/promql/labels.js';
 import { parsePromql, typeOf } from '../../src/promql/parser.js';
-import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../../src/promql/source.js';
+import type { PromSource } from '../../src/promql/source.js';
 import { staleNaN, type QueryResult } from '../../src/promql/values.js';
 import { labelKey, type PromAnswer, type PromParams } from './promql-compare.js';
 import type { OracleDataset } from './promql-oracle-data.js';
-
-/** An RE2 pattern as an anchored JS RegExp (enough for the oracle's patterns); a leading `(?i)` becomes the `i` flag. */
-function anchored(pattern: string): RegExp {
-  const i = pattern.startsWith('(?i)');
-  return new RegExp(`^(?:${i ? pattern.slice(4) : pattern})$`, i ? 'ui' : 'u');
-}
-
-function matches(labels: Labels, m: LabelMatcher): boolean {
-  const v = getLabel(labels, m.name);
-  switch (m.type) {
-    case '=':
-      return v === m.value;
-    case '!=':
-      return v !== m.value;
-    case '=~':
-      return anchored(m.value).test(v);
-    case '!~':
-      return !anchored(m.value).test(v);
-  }
-}
-
-interface Stored {
-  readonly labels: Labels;
-  readonly t: Float64Array;
-  readonly v: Float64Array;
-}
+import { MemorySource } from './promql-eval.js';
 
 /** The data set as an in-memory PromSource (typed arrays keep the stale markers' payload). */
-export class OracleMemorySource implements PromSource {
-  private readonly data: Stored[];
-
-  constructor(ds: OracleDataset) {
-    this.data = ds.series.map((s) => {
-      const v = new Float64Array(s.v.length);
-      s.t.forEach((t, i) => (v[i] = s.stale?.has(t) === true ? staleNaN() : s.v[i]!));
-      return { labels: labelsFrom(s.labels.map((l) => [l.name, l.value] as const)), t: Float64Array.from(s.t), v };
-    });
+export function oracleMemorySource(ds: OracleDataset): MemorySource {
+  const source = new MemorySource();
+  for (const s of ds.series) {
+    const v = new Float64Array(s.v.length);
+    s.t.forEach((t, i) => (v[i] = s.stale?.has(t) === true ? staleNaN() : s.v[i]!));
+    source.addSeries({ labels: labelsFrom(s.labels.map((l) => [l.name, l.value] as const)), t: Float64Array.from(s.t), v });
   }
-
-  async select(req: SelectRequest): Promise<SeriesData[]> {
-    const out: SeriesData[] = [];
-    for (const s of this.data) {
-      if (!req.matchers.every((m) => matches(s.labels, m))) continue;
-      let from = 0;
-      while (from < s.t.length && s.t[from]! < req.startMs) from++;
-      let to = from;
-      while (to < s.t.length && s.t[to]! <= req.endMs) to++;
-      if (to > from) out.push({ labels: s.labels, t: s.t.slice(from, to), v: s.v.slice(from, to) });
-    }
-    return out;
-  }
-
-  async series(req: MetadataRequest): Promise<Labels[]> {
-    return this.data.filter((s) => req.matcherSets.length === 0 || req.matcherSets.some((ms) => ms.every((m) => matches(s.labels, m)))).map((s) => s.labels);
-  }
-
-  async labelNames(req: MetadataRequest): Promise<string[]> {
-    return [...new Set((await this.series(req)).flatMap((l) => l.map((x) => x.name)))].sort();
-  }
-
-  async labelValues(name: string, req: MetadataRequest): Promise<string[]> {
-    return [...new Set((await this.series(req)).map((l) => getLabel(l, name)).filter((v) => v !== ''))].sort();
-  }
+  return source;
 }
 
 function toAnswer(r: QueryResult, rangeQuery: boolean): PromAnswer {

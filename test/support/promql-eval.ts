@@ -7,6 +7,7 @@ import type { AggregateOp, AtModifier, BinaryOp, Expr, LabelMatcher, MatchType, 
 import { absentLabels, evaluateQueryWith, type EvalOptions } from '../../src/promql/engine.js';
 import type { PromFunction, RangeFunction } from '../../src/promql/functions/types.js';
 import { dropMetricName, getLabel, labelsFrom, labelsObject, type Labels } from '../../src/promql/labels.js';
+import { matcherMatches } from '../../src/promql/regex.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../../src/promql/source.js';
 import { staleNaN, type QueryResult } from '../../src/promql/values.js';
 
@@ -17,18 +18,9 @@ export interface MemSeries {
   readonly v: Float64Array;
 }
 
+/** Prometheus' matcher semantics, with tsdb's own RE2 translation (the SQL path uses the same). */
 function matches(labels: Labels, m: LabelMatcher): boolean {
-  const v = getLabel(labels, m.name);
-  switch (m.type) {
-    case '=':
-      return v === m.value;
-    case '!=':
-      return v !== m.value;
-    case '=~':
-      return new RegExp(`^(?:${m.value})$`).test(v);
-    case '!~':
-      return !new RegExp(`^(?:${m.value})$`).test(v);
-  }
+  return matcherMatches(m, getLabel(labels, m.name));
 }
 
 export class MemorySource implements PromSource {
@@ -41,6 +33,12 @@ export class MemorySource implements PromSource {
     // Written straight into the typed array: a NaN held in a JS array may lose its payload.
     samples.forEach((s, i) => (v[i] = s[1] === 'stale' ? staleNaN() : s[1]));
     this.data.push({ labels: labelsFrom(labels), t: Float64Array.from(samples, (s) => s[0] * 1000), v });
+    return this;
+  }
+
+  /** Adds a series already held as typed arrays (times in ms). */
+  addSeries(series: MemSeries): this {
+    this.data.push(series);
     return this;
   }
 
