@@ -46,6 +46,8 @@ export interface ServingComponentOptions {
   readonly schema: Section;
   readonly config: unknown;
   readonly http: HttpOptions;
+  /** Serve the dashboard (frontend and standalone, unless `http.disable_dashboard`). */
+  readonly dashboard?: boolean;
   /** The directory this component owns: created, checked writable and locked (none on a frontend). */
   readonly home?: { readonly option: string; readonly dir: string };
   /** Other directories it writes: created and checked writable. */
@@ -163,7 +165,7 @@ export class ServingComponent implements Component {
       }),
     };
     this.http = new HttpServer(
-      { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger, ...tz },
+      { timeout: opts.http.timeout, bodyLimit: opts.http.body_limit, logger: opts.logger, ...tz, ...(opts.dashboard === true && { dashboard: true }) },
       handlers,
     );
     if (opts.postgres !== undefined && handlers.sql !== undefined) {

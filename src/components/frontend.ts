@@ -17,6 +17,7 @@ export function createFrontend(loaded: LoadedConfig<'frontend'>, logger: Logger)
     schema: frontendSchema,
     config: c,
     http: c.http,
+    dashboard: !c.http.disable_dashboard,
     logger,
     services: new FrontendServices(c, logger, () => new MetaClient({ addrs: m.metasrv_addrs, timeoutMs: m.timeout, connectTimeoutMs: m.connect_timeout, ddlTimeoutMs: m.ddl_timeout, tcpNoDelay: m.tcp_nodelay, logger })),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),

@@ -13,6 +13,7 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     schema: standaloneSchema,
     config: c,
     http: c.http,
+    dashboard: !c.http.disable_dashboard,
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,

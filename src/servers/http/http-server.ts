@@ -24,6 +24,7 @@ import { healthRoutes } from './health-routes.js';
 import { adminRoutes } from './admin-routes.js';
 import { installRequestDeadline } from './request-deadline.js';
 import { statusRoutes } from './status-routes.js';
+import { dashboardRoutes } from './dashboard-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +43,8 @@ export interface HttpServerOptions {
   readonly shutdownTimeout?: Millis;
   /** Time zone of a session that names none (`default_timezone`; default UTC). */
   readonly defaultTimezone?: string;
+  /** Serve the dashboard at `/dashboard/` (frontend and standalone unless `http.disable_dashboard`). */
+  readonly dashboard?: boolean;
 }
 
 const DEFAULT_SHUTDOWN_TIMEOUT: Millis = 30_000;
@@ -142,6 +145,7 @@ export class HttpServer implements Server {
       promApiRoutes(this.app, handlers.promql, handlers.auth, this.log);
       promqlRoutes(this.app, handlers.promql, handlers.auth);
     }
+    if (opts.dashboard === true && handlers.sql !== undefined) dashboardRoutes(this.app);
     setDecompressedLimit(opts.bodyLimit);
     const ingest = handlers.ingest;
     if (ingest !== undefined) {
