@@ -71,7 +71,7 @@ export function browsePage(openQuery: (sql: string, db: string) => void): Browse
     fill(detail, h('div', { class: 'muted' }, 'Loading…'));
     try {
       const columns = await queryRows(
-        `SELECT column_name, data_type, semantic_type, is_nullable FROM information_schema.columns WHERE table_schema = ${literal(db)} AND table_name = ${literal(table)} ORDER BY ordinal_position`,
+        `SELECT column_name, tsdb_data_type, semantic_type, is_nullable FROM information_schema.columns WHERE table_schema = ${literal(db)} AND table_name = ${literal(table)} ORDER BY ordinal_position`,
       );
       const tags = columns.filter((c) => c[2] === 'TAG').map((c) => String(c[0]));
       const time = columns.find((c) => c[2] === 'TIMESTAMP')?.[0];

@@ -53,6 +53,15 @@ function toSeconds(v: unknown, type: string): number | null {
   return typeof v === 'string' && !/^-?\d+$/.test(v) ? n : n / TIME_DIVISORS[type]!;
 }
 
+/** A cell of a timestamp column as ISO-8601 UTC (undefined for other columns or a value that is no time). */
+export function timeText(v: unknown, type: string): string | undefined {
+  if (!(type in TIME_DIVISORS)) return undefined;
+  const seconds = toSeconds(v, type);
+  if (seconds === null) return undefined;
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
 /** Puts points on the sorted union of their times. */
 function align(points: Map<string, Map<number, number | null>>): ChartData {
   const times = new Set<number>();

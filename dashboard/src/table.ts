@@ -1,5 +1,9 @@
-/** Renders result rows as an HTML table, at most MAX_ROWS of them (the count says how many more). */
+/**
+ * Renders result rows as an HTML table, at most MAX_ROWS of them (the count says how many more).
+ * Timestamps are shown as ISO-8601 UTC, their number in the cell's title.
+ */
 import type { Column } from './api.js';
+import { timeText } from './chart.js';
 import { h } from './dom.js';
 
 const MAX_ROWS = 1000;
@@ -13,13 +17,16 @@ function cell(v: unknown): string {
 export function renderTable(columns: readonly Column[], rows: readonly unknown[][]): HTMLElement {
   const shown = rows.slice(0, MAX_ROWS);
   const body = document.createElement('tbody');
+  const types = columns.map((c) => c.type);
   for (const row of shown) {
     const tr = document.createElement('tr');
     for (let i = 0; i < columns.length; i++) {
       const td = document.createElement('td');
       const v = row[i];
-      td.textContent = cell(v);
-      if (v === null || v === undefined) td.className = 'null';
+      const time = v === null || v === undefined ? undefined : timeText(v, types[i]!);
+      td.textContent = time ?? cell(v);
+      if (time !== undefined) td.title = String(v);
+      else if (v === null || v === undefined) td.className = 'null';
       else if (typeof v === 'number') td.className = 'num';
       tr.append(td);
     }
