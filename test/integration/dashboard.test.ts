@@ -12,6 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { TestCluster } from '../support/cluster.js';
 import { tempDir } from '../support/temp.js';
 import { startTsdb, type Started } from '../support/tsdb-process.js';
 
@@ -282,4 +283,16 @@ test('http.disable_dashboard: /dashboard is 404', { timeout: 60_000 }, async (t)
   for (const path of ['/dashboard', '/dashboard/', '/dashboard/index.html']) assert.equal((await rawGet(server.http, path)).status, 404, path);
   // The rest of the HTTP API is there.
   assert.equal((await rawGet(server.http, '/health')).status, 200);
+});
+
+test('a frontend serves the dashboard unless --disable-dashboard; a metasrv does not', { timeout: 60_000 }, async (t) => {
+  const cluster = new TestCluster(t, {});
+  await cluster.startMetasrv();
+  const on = await cluster.startFrontend();
+  const off = await cluster.startFrontend(['--disable-dashboard']);
+  const page = await rawGet(on.http, '/dashboard/');
+  assert.equal(page.status, 200);
+  assert.match(page.body, /<script type="module" src="assets\/main-[A-Z0-9]+\.js">/);
+  assert.equal((await rawGet(off.http, '/dashboard/')).status, 404);
+  assert.equal((await rawGet(cluster.metasrv.http, '/dashboard/')).status, 404);
 });
