@@ -27,7 +27,8 @@ const browse = browsePage((sql, db) => {
 const ingest = ingestPage();
 const status = statusPage();
 const pages: Record<PageName, { element: HTMLElement; show?: () => void }> = {
-  query: { element: query.element },
+  // Tables may have been created since: the SQL completion's schema is read again.
+  query: { element: query.element, show: () => query.setDatabase(database) },
   browse: { element: browse.element, show: () => browse.refresh() },
   ingest: { element: ingest.element, show: () => void loadDatabases() },
   status: { element: status.element, show: () => status.refresh() },

@@ -65,6 +65,14 @@ async function typeQuery(page: Page, testid: string, text: string): Promise<void
   await page.keyboard.press('Escape');
 }
 
+/** Types `text` into an editor and waits for `option` in the completion list. */
+async function completes(page: Page, testid: string, text: string, option: string): Promise<void> {
+  await typeQuery(page, testid, '');
+  await page.keyboard.type(text);
+  await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').filter({ hasText: new RegExp(`^${option}$`) }).first().waitFor();
+  await page.keyboard.press('Escape');
+}
+
 /** A raw GET (no URL normalisation, unlike fetch), for path traversal attempts. */
 function rawGet(http: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const [host, port] = http.split(':');
@@ -123,8 +131,11 @@ test('the dashboard with authentication: log in, ingest, query (table and chart)
   await page.getByTestId('ingest-send').click();
   await page.getByTestId('ingest-status').getByText(/Written .*bytes/).waitFor();
 
-  // SQL: the table and the chart (a line per host).
+  // SQL: completion knows the tables of the database.
   await page.getByTestId('nav-query').click();
+  await completes(page, 'sql-editor', 'SELECT * FROM me', 'mem');
+
+  // SQL: the table and the chart (a line per host).
   await typeQuery(page, 'sql-editor', 'SELECT host, usage, tsdb_timestamp FROM cpu ORDER BY tsdb_timestamp, host');
   await page.getByTestId('run').click();
   const table = page.getByTestId('result-table');
@@ -145,8 +156,11 @@ test('the dashboard with authentication: log in, ingest, query (table and chart)
   await page.keyboard.press('Control+Enter');
   await page.getByTestId('result-table').locator('tbody td').getByText('2', { exact: true }).waitFor();
 
-  // PromQL: a range query, a series per host in the table and the chart.
+  // PromQL: metric names complete from tsdb's Prometheus API (the calls carry the credentials).
   await page.getByTestId('tab-promql').click();
+  await completes(page, 'promql-editor', 'cp', 'cpu');
+
+  // PromQL: a range query, a series per host in the table and the chart.
   await typeQuery(page, 'promql-editor', 'max by (host) (cpu)');
   await page.getByTestId('range').selectOption({ label: 'last 15m' });
   await page.getByTestId('run').click();
