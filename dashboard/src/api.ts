@@ -93,12 +93,12 @@ interface SqlBody {
   }>;
 }
 
-/** `POST /v1/sql` in database `db`. */
-export async function runSql(query: string, db: string): Promise<SqlResult> {
+/** `POST /v1/sql` in database `db`; `limit` cuts each result's rows on the server. */
+export async function runSql(query: string, db: string, limit?: number): Promise<SqlResult> {
   const res = await apiFetch('/v1/sql', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ sql: query, db }),
+    body: new URLSearchParams({ sql: query, db, ...(limit !== undefined && { limit: String(limit) }) }),
   });
   if (!res.ok) throw new Error(await errorText(res));
   const body = (await res.json()) as SqlBody;

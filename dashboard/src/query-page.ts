@@ -19,6 +19,9 @@ const RANGES: ReadonlyArray<[string, number]> = [
   ['30d', 30 * 86400],
 ];
 
+/** Rows a result brings to the browser at most (the server cuts the rest), so that a large result cannot freeze the page. */
+const ROW_LIMIT = 10_000;
+
 export interface QueryPage {
   readonly element: HTMLElement;
   /** Puts a query in an editor (and runs it when asked), e.g. from the table browser. */
@@ -80,6 +83,7 @@ export function queryPage(db: () => string): QueryPage {
     const out: HTMLElement[] = [];
     const chart = sqlChartData(records.columns, records.rows);
     const holder = h('div');
+    if (records.rows.length >= ROW_LIMIT) out.push(h('div', { class: 'muted' }, `The result was cut at ${ROW_LIMIT} rows: add a LIMIT or narrow the query.`));
     out.push(holder, renderTable(records.columns, records.rows));
     if (chart !== undefined) queueMicrotask(() => renderChart(holder, chart));
     return out;
@@ -97,7 +101,7 @@ export function queryPage(db: () => string): QueryPage {
     try {
       let content: HTMLElement[];
       if (language === 'sql') {
-        const r = await runSql(text, database);
+        const r = await runSql(text, database, ROW_LIMIT);
         content = r.outputs.flatMap((o, i) => [
           r.outputs.length > 1 ? h('h3', {}, `Statement ${i + 1}`) : null,
           ...(o.records !== undefined ? showRecords(o.records) : [h('div', { class: 'ok' }, `${o.affectedRows ?? 0} rows affected`)]),
