@@ -64,7 +64,7 @@ function logout(): void {
 /** The login form: resolves when the user has entered credentials (checked by the retried call). */
 function login(message: string): Promise<void> {
   return new Promise((resolve) => {
-    const user = h('input', { name: 'username', autocomplete: 'username', required: true, 'data-testid': 'login-user' });
+    const user = h('input', { name: 'username', autocomplete: 'username', required: true, value: currentUser() ?? '', 'data-testid': 'login-user' });
     const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', 'data-testid': 'login-password' });
     const overlay = h(
       'div',
@@ -90,7 +90,7 @@ function login(message: string): Promise<void> {
       ),
     );
     document.body.append(overlay);
-    user.focus();
+    (user.value === '' ? user : password).focus();
   });
 }
 

@@ -109,7 +109,7 @@ test('a dashboard that was not built answers 404 saying so', async (t) => {
   assert.match(res.json<{ error: string }>().error, /not built/);
 });
 
-test('the HTTP server serves the dashboard only when asked and when it answers SQL', async (t) => {
+test('an HTTP server that answers no SQL (datanode, metasrv) has no dashboard, even when asked', async (t) => {
   const off = new HttpServer({ timeout: 30_000, bodyLimit: 1024, logger: silentLogger(), dashboard: true }, handlers);
   t.after(() => off.shutdown());
   assert.equal((await off.app.inject({ url: '/dashboard' })).statusCode, 404);
