@@ -37,7 +37,7 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
   /** One statement of a PromQL read: its own session (executeSql sets the session's signal), the statement time limit. */
   const run = async (sql: string, ctx: SqlContext, arrow: boolean): Promise<Output | undefined> => {
     const timeoutMs = statementTimeout(ctx.timeoutMs, queryTimeoutMs);
-    const session: Session = { ...newSession(ctx.database, ctx.timezone, ctx.user), ...(arrow && { arrow: true }) };
+    const session: Session = { ...newSession(ctx.database, ctx.timezone, ctx.user), ...(arrow && { arrow: true }), internal: true };
     const [out] = await frontend.executeSql(sql, session, { ...(ctx.signal !== undefined && { signal: ctx.signal }), ...(timeoutMs > 0 && { timeoutMs }), ...(ctx.client !== undefined && { address: ctx.client }) });
     return out;
   };

@@ -24,6 +24,7 @@ import { storageProviders } from '../storage/create-object-store.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { ComponentServices } from './component.js';
 import { frontendHandlers } from './frontend-handlers.js';
+import { setTableNameResolver, type TableName } from '../common/metrics/table-series.js';
 
 /** A region server the frontend reaches over the network, and how to let it go. */
 export interface RemoteRegions {
@@ -43,6 +44,7 @@ export interface StandaloneServicesOptions {
 export class StandaloneServices implements ComponentServices {
   private kv: LevelKvBackend | undefined;
   private engine: RegionEngine | undefined;
+  private unsetTableNames: (() => void) | undefined;
   private storage: StorageProviders | undefined;
   private frontend: FrontendInstance | undefined;
   private queries: DuckDBInstance | undefined;
@@ -62,6 +64,15 @@ export class StandaloneServices implements ComponentServices {
     const c = this.config;
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
+    // tsdb_table_series names the tables whose regions this process holds.
+    this.unsetTableNames = setTableNameResolver(async (ids) => {
+      const out = new Map<number, TableName>();
+      for (const id of ids) {
+        const info = await catalog.tableById(id);
+        if (info !== undefined) out.set(id, { db: info.database, table: info.name });
+      }
+      return out;
+    });
     let regions: RegionServer;
     let storageNames: string[];
     let readableDirs: string[] = [];
@@ -111,6 +122,7 @@ export class StandaloneServices implements ComponentServices {
   async stop(): Promise<void> {
     // Statements still running (their servers are closed by now) stop rather than hold the engine.
     this.frontend?.processes.killAll('the server is shutting down');
+    this.unsetTableNames?.();
     this.users?.close();
     this.users = undefined;
     this.frontend?.close();

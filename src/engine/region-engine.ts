@@ -11,7 +11,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Logger } from '../common/logging.js';
 import type { Millis } from '../common/time/duration.js';
 import type { StorageProviders } from '../storage/storage-provider.js';
-import type { WriteBatch } from '../types/write-batch.js';
+import { OP_DELETE, type WriteBatch } from '../types/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
 import { sandboxDuckDb } from '../common/duckdb-sandbox.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
@@ -30,6 +30,9 @@ import { Region, type RegionContext, type WriteResult } from './region/region.js
 import { Wal } from './wal/wal.js';
 import { RegionWorkers } from './worker/region-workers.js';
 import { withStorageErrors } from './storage-error.js';
+import { registerEngineMetrics } from './engine-metrics-source.js';
+import { compactionElapsed, compactionFailureTotal, compactionInputFilesTotal, compactionOutputBytesTotal, compactionRequestsTotal, flushBytesTotal, flushElapsed, flushErrorsTotal, flushFilesTotal, flushRequestsTotal, writeRowsTotal } from '../common/metrics/engine-metrics.js';
+import { secondsSince } from '../common/metrics/latency-buckets.js';
 
 /** The health board's key for failing background flushes (common/health/). */
 const FLUSH_HEALTH_KEY = 'flush';
@@ -37,6 +40,9 @@ const FLUSH_HEALTH_KEY = 'flush';
 /** A failed background flush is retried after 1 s, then twice as long each time, at most 1 min. */
 const FLUSH_RETRY_MIN_MS = 1000;
 const FLUSH_RETRY_MAX_MS = 60_000;
+
+/** The `reason` label of tsdb_mito_flush_requests_total for the reasons flushes are scheduled with. */
+const FLUSH_REASONS: Readonly<Record<string, string>> = { 'write buffer': 'write_buffer_full', auto_flush_interval: 'periodic' };
 
 export interface RegionEngineOptions {
   readonly wal: {
@@ -110,6 +116,7 @@ export class RegionEngine {
   private readonly flushRetries = new Map<RegionId, { attempts: number; timer: NodeJS.Timeout | undefined }>();
   readonly workers: RegionWorkers;
   private closed = false;
+  private readonly unregisterMetrics: () => void;
 
   private constructor(
     private readonly opts: RegionEngineOptions,
@@ -131,6 +138,7 @@ export class RegionEngine {
       indexCache: new IndexCache(),
       logger: opts.logger.child({ engine: 'mito' }),
     };
+    this.unregisterMetrics = registerEngineMetrics({ regions: this.regions, wal, writeBuffer, vectorCache: this.ctx.vectorCache, ...(this.ctx.lastRows !== undefined && { lastRows: this.ctx.lastRows }), indexCache: this.ctx.indexCache, storage: opts.storage });
     if (opts.wal.purgeInterval > 0) {
       this.purgeTimer = setInterval(() => void this.purgeWal(), opts.wal.purgeInterval);
       this.purgeTimer.unref();
@@ -252,27 +260,52 @@ export class RegionEngine {
   /** Writes a batch; resolves when it is durable in the WAL and visible in the memtable. */
   async write(id: RegionId, batch: WriteBatch): Promise<WriteResult> {
     const result = await this.workers.write(this.region(id), batch);
+    writeRowsTotal.inc({ type: batch.op === OP_DELETE ? 'delete' : 'put' }, batch.rowCount);
     if (this.writeBuffer.shouldFlush()) for (const r of this.writeBuffer.regionsToFlush()) this.scheduleFlush(r, 'write buffer');
     return result;
   }
 
   /** Flushes the region now (ADMIN FLUSH_TABLE); resolves with the files written. */
-  flushRegion(id: RegionId): Promise<FileMeta[]> {
+  flushRegion(id: RegionId, reason = 'manual'): Promise<FileMeta[]> {
     const region = this.region(id);
+    flushRequestsTotal.inc({ reason });
+    const started = process.hrtime.bigint();
     return this.jobs.run(() => withStorageErrors(() => region.flush(this.connect)), `flush ${id}`).then((files) => {
+      flushElapsed.observe({ type: 'total' }, secondsSince(started));
+      flushFilesTotal.inc(files.length);
+      flushBytesTotal.inc(files.reduce((n, f) => n + f.file_size + (f.index_file_size ?? 0), 0));
       this.flushSucceeded(id);
       // A flush adds a file: its time window may be due for a compaction.
       if (files.length > 0 && this.opts.compactAfterFlush !== false) {
         this.compactRegion(id).catch((err: unknown) => this.ctx.logger.error({ err, region: formatRegionId(id) }, 'background compaction failed'));
       }
       return files;
+    }, (err: unknown) => {
+      flushErrorsTotal.inc();
+      throw err;
     });
   }
 
   /** Compacts the region now (ADMIN COMPACT_TABLE). */
   compactRegion(id: RegionId): Promise<{ removed: number; added: number }> {
     const region = this.region(id);
-    return this.jobs.run(() => withStorageErrors(() => region.compact(this.connect)), `compact ${id}`);
+    compactionRequestsTotal.inc();
+    return this.jobs.run(async () => {
+      const started = process.hrtime.bigint();
+      const before = new Set(region.files().map((f) => f.file_id));
+      try {
+        const result = await withStorageErrors(() => region.compact(this.connect));
+        compactionElapsed.observe(secondsSince(started));
+        compactionInputFilesTotal.inc(result.removed);
+        let bytes = 0;
+        for (const f of region.files()) if (!before.has(f.file_id)) bytes += f.file_size + (f.index_file_size ?? 0);
+        compactionOutputBytesTotal.inc(bytes);
+        return result;
+      } catch (err) {
+        compactionFailureTotal.inc();
+        throw err;
+      }
+    }, `compact ${id}`);
   }
 
   /**
@@ -284,7 +317,7 @@ export class RegionEngine {
   private scheduleFlush(id: RegionId, reason: string, retry = false): void {
     if (!this.regions.has(id) || this.closed) return;
     if (!retry && this.flushRetries.get(id)?.timer !== undefined) return;
-    this.flushRegion(id).catch((err: unknown) => this.flushFailed(id, reason, err));
+    this.flushRegion(id, retry ? 'retry' : FLUSH_REASONS[reason] ?? 'other').catch((err: unknown) => this.flushFailed(id, reason, err));
   }
 
   private flushFailed(id: RegionId, reason: string, err: unknown): void {
@@ -381,7 +414,7 @@ export class RegionEngine {
         // Flushing the regions that pin the oldest segment lets the next purge shrink the WAL.
         const pinning = this.wal.regionsPinningOldest();
         this.ctx.logger.info({ wal_bytes: this.wal.totalSize(), regions: pinning.map(formatRegionId) }, 'the WAL is above wal.purge_threshold: flushing the regions that hold it');
-        await Promise.all(pinning.filter((r) => this.regions.has(r)).map((r) => this.flushRegion(r)));
+        await Promise.all(pinning.filter((r) => this.regions.has(r)).map((r) => this.flushRegion(r, 'wal_purge')));
         await this.wal.purge();
       }
     } catch (err) {
@@ -404,6 +437,7 @@ export class RegionEngine {
     this.closed = true;
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     if (this.autoFlushTimer) clearInterval(this.autoFlushTimer);
+    this.unregisterMetrics();
     for (const state of this.flushRetries.values()) if (state.timer !== undefined) clearTimeout(state.timer);
     await Promise.all([...this.pending.values()].map((p) => p.catch(() => {})));
     await this.jobs.idle();

@@ -47,6 +47,7 @@ import { resolveName } from './statement/names.js';
 import { runTql, tqlArrow, tqlTable, type TqlContext } from './statement/tql.js';
 import { publishArrow, type ArrowPublication } from '../query/arrow-scan-function.js';
 import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables, type ShowWhere } from './statement/show.js';
+import { timedStatement } from './statement-metrics.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
 function accessOf(stmt: Statement): AccessKind | undefined {
@@ -202,7 +203,7 @@ export class FrontendInstance {
       const outputs: Output[] = [];
       for (const stmt of statements) {
         running.check();
-        outputs.push(await this.execute(stmt, session, lists));
+        outputs.push(session.internal === true ? await this.execute(stmt, session, lists) : await timedStatement(stmt, session.database, () => this.execute(stmt, session, lists)));
       }
       // No check after the last statement: a write applied before the cancel arrived answers as applied.
       return outputs;

@@ -27,6 +27,8 @@ export interface Session {
    * (Flight DoGet): no row of JavaScript values is built.
    */
   readonly arrow?: boolean;
+  /** Statements tsdb runs for itself (a PromQL query's reads): not counted in `tsdb_query_elapsed`. */
+  readonly internal?: boolean;
 }
 
 export type SessionProtocol = 'postgres' | 'mysql' | 'http';

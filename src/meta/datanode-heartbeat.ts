@@ -17,6 +17,7 @@ import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { RegionLeases } from './leased-region-server.js';
 import type { HeartbeatResponse, MetaService, RegionStat, RegionToOpen } from './meta-service.js';
+import { heartbeatSent, leasedRegions } from '../common/metrics/meta-metrics.js';
 
 /** How often a failure that goes on is logged again. */
 const FAILURE_LOG_INTERVAL_MS = 60_000;
@@ -102,9 +103,11 @@ export class DatanodeHeartbeat {
       const regions = await this.regionStats();
       res = await o.meta.heartbeat({ role: 'datanode', peer: o.peer, version: o.version, start_time_ms: o.startTimeMs, regions, shared_storage: o.sharedStorage });
     } catch (err) {
+      heartbeatSent.inc({ result: 'failure' });
       this.failed(err);
       throw err;
     }
+    heartbeatSent.inc({ result: 'success' });
     if (this.stopped) return res;
     if (this.failures > 0) o.logger.info({ failed_heartbeats: this.failures }, 'heartbeats reach the metasrv again');
     this.failures = 0;
@@ -116,6 +119,7 @@ export class DatanodeHeartbeat {
       res.leased_regions.map((r) => BigInt(r)),
       sentAt + res.lease_ms,
     );
+    leasedRegions.set(res.leased_regions.length);
     for (const r of res.close_regions) this.closeInBackground(BigInt(r));
     for (const r of res.open_regions) this.openInBackground(r);
     return res;

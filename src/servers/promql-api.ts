@@ -15,6 +15,8 @@ import { matcherMatches } from '../promql/regex.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
 import { formatTime, formatValue, type QueryResult } from '../promql/values.js';
 import type { PromqlHandler, SqlContext } from './handlers.js';
+import { secondsSince } from '../common/metrics/latency-buckets.js';
+import { queryElapsed } from '../common/metrics/server-metrics.js';
 
 /** Prometheus's `minTime`/`maxTime` (the defaults of the metadata endpoints' start and end), in ms. */
 export const MIN_TIME_MS = (-9223372036854775 + 62135596801) * 1000;
@@ -178,6 +180,19 @@ export interface PromQuery {
  * `query timed out in expression evaluation`, as Prometheus says).
  */
 export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
+  const started = process.hrtime.bigint();
+  const statement = q.stepMs !== undefined && q.stepMs > 0 ? 'range' : 'instant';
+  try {
+    const result = await evaluatePromQuery(handler, ctx, q);
+    queryElapsed.observe({ kind: 'promql', statement, result: 'success' }, secondsSince(started));
+    return result;
+  } catch (err) {
+    queryElapsed.observe({ kind: 'promql', statement, result: 'failure' }, secondsSince(started));
+    throw err;
+  }
+}
+
+async function evaluatePromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
   const expr = parsePromql(q.query);
   const started = performance.now();
   // The `timeout` parameter, bounded by query.timeout (a query without one still has a deadline).

@@ -42,6 +42,11 @@ export class IndexCache {
     return index;
   }
 
+  /** Bytes held and lookups so far (for `/metrics`). */
+  stats(): { readonly bytes: number; readonly entries: number; readonly hits: number; readonly misses: number } {
+    return { bytes: this.bytes, entries: this.entries.size, hits: this.hits, misses: this.misses };
+  }
+
   forget(path: string): void {
     const e = this.entries.get(path);
     if (e === undefined) return;

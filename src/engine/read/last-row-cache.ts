@@ -57,6 +57,9 @@ export class LastRowCache {
   /** Insertion order is recency order: the first entry is the least recently used. */
   private readonly entries = new Map<string, { rows: FileLastRows; bytes: number }>();
   private used = 0;
+  /** Lookups that found a file's last rows, and those that did not (for `/metrics`). */
+  private hits = 0;
+  private misses = 0;
 
   constructor(readonly capacity: number) {}
 
@@ -77,7 +80,11 @@ export class LastRowCache {
   /** A file's last rows, if kept (then the most recently used). */
   get(fileId: string): FileLastRows | undefined {
     const e = this.entries.get(fileId);
-    if (e === undefined) return undefined;
+    if (e === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     this.entries.delete(fileId);
     this.entries.set(fileId, e);
     return e.rows;
@@ -90,7 +97,7 @@ export class LastRowCache {
     this.used -= e.bytes;
   }
 
-  stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.used };
+  stats(): { entries: number; bytes: number; hits: number; misses: number } {
+    return { entries: this.entries.size, bytes: this.used, hits: this.hits, misses: this.misses };
   }
 }

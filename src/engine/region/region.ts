@@ -36,6 +36,7 @@ import type { RegionMetadata, TimestampType } from '../../types/region-metadata.
 import { fromMillis, widenRange } from '../../types/time-unit.js';
 import { formatRegionId, type RegionId } from '../../types/region-id.js';
 import { validateBatch } from './validate-batch.js';
+import { writeRejectTotal, writeStallTotal } from '../../common/metrics/engine-metrics.js';
 
 /** WAL record type of a write batch (put or delete). */
 export const RECORD_WRITE = 1;
@@ -106,6 +107,8 @@ export class Region {
   private serial: Promise<unknown> = Promise.resolve();
   /** When the region last flushed (or opened): `auto_flush_interval` counts from it. */
   lastFlushMs = Date.now();
+  /** Series of the memtable flushed last (0 before any flush since the region opened). */
+  private flushedSeries = 0;
   /** Scans using each SST file: a removed file is deleted only once none does. */
   private readonly fileRefs = new Map<string, number>();
 
@@ -240,6 +243,7 @@ export class Region {
   }
 
   private async writeManyNow(batches: readonly WriteBatch[]): Promise<Array<WriteResult | Error>> {
+    if (this.gate) writeStallTotal.inc(batches.length);
     while (this.gate) await this.gate;
     this.checkOpen();
     const results: Array<WriteResult | Error> = [];
@@ -249,6 +253,7 @@ export class Region {
       try {
         validateBatch(this.metadata, batch);
         if (batch.rowCount > 0 && wb.shouldReject()) {
+          writeRejectTotal.inc();
           const failing = wb.flushFailure();
           throw new TsdbError(
             StatusCode.StorageUnavailable,
@@ -448,6 +453,7 @@ export class Region {
       editAction({ files_to_add: meta ? [meta] : [], flushed_sequence: flushed, committed_sequence: this.committed }),
     ]);
     this.immutables.shift();
+    this.flushedSeries = stats.series;
     this.ctx.vectorCache.forget(mt);
     this.ctx.writeBuffer.release(this.id, stats.bytes);
     this.ctx.wal.markFlushed(this.id, flushed);
@@ -729,6 +735,16 @@ export class Region {
   /** The memtables a read sees now, oldest first (frozen ones, then the mutable one). */
   memtables(): readonly Memtable[] {
     return [...this.immutables, this.mutable];
+  }
+
+  /**
+   * The region's active series for `/metrics` (common/metrics/table-series.ts): the most any of
+   * its memtables counts, or the memtable it flushed last counted.
+   */
+  activeSeries(): number {
+    let n = this.flushedSeries;
+    for (const m of this.memtables()) n = Math.max(n, m.stats().series);
+    return n;
   }
 
   /** Rows held in memtables, for tests and statistics. */

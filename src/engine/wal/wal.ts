@@ -11,6 +11,8 @@ import { processHealth, type HealthBoard } from '../../common/health/health-boar
 import type { Logger } from '../../common/logging.js';
 import { formatRegionId, type RegionId } from '../../types/region-id.js';
 import { encodeRecordParts, type WalEntry, type WalRecord } from './record.js';
+import { walFsyncElapsed } from '../../common/metrics/engine-metrics.js';
+import { secondsSince } from '../../common/metrics/latency-buckets.js';
 import {
   encodeSegmentHeader,
   parseSegmentFileName,
@@ -265,7 +267,9 @@ export class Wal {
         this.stats.writes++;
         this.stats.bytes += bytes;
         if (this.opts.syncWrite) {
+          const started = process.hrtime.bigint();
           await this.active.fh.datasync();
+          walFsyncElapsed.observe(secondsSince(started));
           this.stats.syncs++;
         }
         this.dirtyTail = false;

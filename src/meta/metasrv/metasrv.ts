@@ -39,6 +39,7 @@ import type { Procedure, ProcedureRecord } from './procedure.js';
 import { ProcedureManager } from './procedure-manager.js';
 import { createSelector, type Selector, type SelectorName } from './selector.js';
 import { TruncateTableProcedure, TRUNCATE_TABLE, type TruncateTableData } from './truncate-table-procedure.js';
+import { datanodeRegions, heartbeatReceived, leasesGranted } from '../../common/metrics/meta-metrics.js';
 
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 3000;
 /** A frontend reports itself 6× less often than a datanode (GreptimeDB). */
@@ -273,6 +274,8 @@ export class Metasrv implements MetaService {
 
   async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
     checkHeartbeat(req);
+    heartbeatReceived.inc({ role: req.role });
+    if (req.role === 'datanode') datanodeRegions.set({ datanode_id: String(req.peer.id) }, req.regions.length);
     const now = this.clock();
     const procedures = this.procedures;
     const before = await this.nodes.record(req, now);
@@ -306,6 +309,7 @@ export class Metasrv implements MetaService {
     }
     const open = [...placed].filter(([id]) => !reported.has(id) && !operating.has(id)).map(([, r]) => r);
     if (close.length > 0) this.logger.info({ node: req.peer.id, regions: close.map((r) => formatRegionId(BigInt(r))) }, `datanode ${req.peer.id} is told to close regions the routes place elsewhere`);
+    leasesGranted.inc(leased.length);
     return { lease_ms: this.leaseMs, heartbeat_interval_ms: this.heartbeatIntervalMs, leased_regions: leased, close_regions: close, open_regions: open };
   }
 

@@ -33,6 +33,7 @@ import { tablesOfColumns, tablesOfRows, type WireColumn, type WireRows } from '.
 import { callSignal } from './call-signal.js';
 import { undecodable } from './lenient-decoding.js';
 import { decodedTables } from './row-wire-decoder.js';
+import { countedIngest } from '../ingest-metrics.js';
 export { withLenientDecoding } from './lenient-decoding.js';
 export { withDirectRowDecoding } from './row-wire-decoder.js';
 
@@ -101,10 +102,14 @@ export class RequestRunner {
     const { sql, ingest } = this.handlers;
     this.signal.throwIfAborted();
     switch (req.request) {
-      case 'row_inserts':
-        return ingest.ingest(decodedTables(req) ?? tablesOfRows(req.row_inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
-      case 'inserts':
-        return ingest.ingest(tablesOfColumns(req.inserts!.inserts), ctx, ingestOptionsOf(hintsOf(this.metadata)));
+      case 'row_inserts': {
+        const tables = decodedTables(req) ?? tablesOfRows(req.row_inserts!.inserts);
+        return countedIngest('grpc', database, tables, 0, () => ingest.ingest(tables, ctx, ingestOptionsOf(hintsOf(this.metadata))));
+      }
+      case 'inserts': {
+        const tables = tablesOfColumns(req.inserts!.inserts);
+        return countedIngest('grpc', database, tables, 0, () => ingest.ingest(tables, ctx, ingestOptionsOf(hintsOf(this.metadata))));
+      }
       case 'row_deletes':
         return ingest.deleteRows(decodedTables(req) ?? tablesOfRows(req.row_deletes!.deletes), ctx);
       case 'deletes':

@@ -16,6 +16,7 @@ import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from '../../common/logging.js';
 import { formatAddress, parseAddress, type Address } from '../../common/net/address.js';
 import { listenError, type Server } from '../server.js';
+import { grpcMetricsInterceptor } from './grpc-metrics.js';
 
 export const DEFAULT_MAX_MESSAGE_SIZE = 512 * 1024 * 1024;
 
@@ -66,6 +67,7 @@ export class GrpcServer implements Server {
     const server = new grpc.Server({
       'grpc.max_receive_message_length': this.opts.maxReceiveMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
       'grpc.max_send_message_length': this.opts.maxSendMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
+      interceptors: [grpcMetricsInterceptor],
     });
     for (const s of this.services) server.addService(s.definition, s.implementation);
     if (this.packages.length > 0) new ReflectionService(Object.assign({}, ...this.packages) as protoLoader.PackageDefinition).addToServer(server);

@@ -25,6 +25,8 @@ import { adminRoutes } from './admin-routes.js';
 import { installRequestDeadline } from './request-deadline.js';
 import { statusRoutes } from './status-routes.js';
 import { dashboardRoutes } from './dashboard-routes.js';
+import { metricsRoutes } from './metrics-routes.js';
+import { httpRequestsElapsed, httpRequestsTotal } from '../../common/metrics/server-metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -137,6 +139,7 @@ export class HttpServer implements Server {
       sendError(req, reply, StatusCode.Unsupported, `Not found: ${req.method} ${req.url.split('?')[0]}`, 404);
     });
     healthRoutes(this.app);
+    metricsRoutes(this.app);
     statusRoutes(this.app, handlers.status);
     configRoutes(this.app, handlers.config);
     if (handlers.admin !== undefined) adminRoutes(this.app, handlers.admin);
@@ -170,6 +173,10 @@ export class HttpServer implements Server {
       done(null, payload);
     });
     this.app.addHook('onResponse', (req, reply, done) => {
+      // The route pattern, not the URL: bounded label values whatever clients send.
+      const labels = { method: req.method, path: req.routeOptions.url ?? 'unmatched', code: String(reply.statusCode) };
+      httpRequestsTotal.inc(labels);
+      httpRequestsElapsed.observe(labels, Number(process.hrtime.bigint() - req.startedAt) / 1e9);
       this.log.debug(
         { method: req.method, url: req.url, status: reply.statusCode, elapsed_ms: elapsedMs(req) },
         'request',

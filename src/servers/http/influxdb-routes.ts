@@ -15,6 +15,8 @@ import { parsePrecision } from '../influxdb/line-protocol.js';
 import { ParsePool } from '../influxdb/parse-pool.js';
 import { credentialsFromHeaders, type Credentials } from './basic-auth.js';
 import { requestBytes, requestDatabase, sendWriteError } from './write-routes.js';
+import { recordIngest, recordIngestRejected } from '../../common/metrics/server-metrics.js';
+import { bodySize, rowsOf } from '../ingest-metrics.js';
 
 /** Credentials of an InfluxDB request: `Token user:password`, Basic, or the `u` and `p` parameters. */
 export function influxCredentials(req: FastifyRequest, query: Record<string, string | undefined>): Credentials {
@@ -51,13 +53,17 @@ export function influxdbRoutes(app: FastifyInstance, handler: IngestHandler, aut
       // Authentication failures are 401; only a u without p (or p without u) is a bad request.
       return sendWriteError(req, reply, log, err, err instanceof TsdbError && err.code === StatusCode.InvalidArguments ? undefined : 401);
     }
+    let rows = 0;
     try {
       const precision = parsePrecision(query['precision']);
       const database = requestDatabase(req, v2 ? query['bucket'] : undefined);
       const tables = await pool.parse(await requestBytes(req), precision, BigInt(Date.now()) * 1_000_000n);
+      rows = rowsOf(tables);
       await handler.ingest(tables, { database, timezone: 'UTC', user }, { mergeMode: 'last_non_null' });
+      recordIngest('influxdb', database, rows, bodySize(req));
       return reply.code(204).send();
     } catch (err) {
+      recordIngestRejected('influxdb', rows, bodySize(req));
       return sendWriteError(req, reply, log, err);
     }
   };

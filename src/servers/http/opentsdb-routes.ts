@@ -14,14 +14,18 @@ import type { Logger } from '../../common/logging.js';
 import type { AuthHandler, IngestHandler } from '../handlers.js';
 import { decodePut, putAnswer, type DataPointError } from '../opentsdb/put.js';
 import { requestBody, requestDatabase, sendWriteError, withBasicAuth } from './write-routes.js';
+import { ingestRejectedRows, recordIngest, recordIngestRejected } from '../../common/metrics/server-metrics.js';
+import { bodySize } from '../ingest-metrics.js';
 
 export function opentsdbRoutes(app: FastifyInstance, handler: IngestHandler, auth: AuthHandler | undefined, log: Logger): void {
   app.post('/v1/opentsdb/api/put', withBasicAuth(auth, log, async (req, reply, user) => {
     const query = req.query as Record<string, string | undefined>;
+    let points = 0;
     try {
       const database = requestDatabase(req);
       const decoded = decodePut(await requestBody(req));
       const errors: DataPointError[] = [...decoded.errors];
+      points = decoded.points.length;
       // A table that cannot be written fails its points only. The request fails whole (nothing
       // written) for a missing database, a refused user, a timestamp out of its column's range (a
       // table whose time index has a finer unit) or a table beyond the column limit.
@@ -31,6 +35,8 @@ export function opentsdbRoutes(app: FastifyInstance, handler: IngestHandler, aut
           for (const p of decoded.rowPoints[i]!) errors.push({ datapoint: decoded.points[p], error: message });
         },
       });
+      recordIngest('opentsdb', database, success, bodySize(req));
+      if (errors.length > 0) ingestRejectedRows.inc({ protocol: 'opentsdb' }, errors.length);
       const details = query['details'] !== undefined;
       if (details || query['summary'] !== undefined) return reply.code(200).type('application/json').send(putAnswer(success, errors, details));
       if (errors.length > 0) {
@@ -41,6 +47,7 @@ export function opentsdbRoutes(app: FastifyInstance, handler: IngestHandler, aut
       }
       return reply.code(204).send();
     } catch (err) {
+      recordIngestRejected('opentsdb', points, bodySize(req));
       return sendWriteError(req, reply, log, err);
     }
   }));

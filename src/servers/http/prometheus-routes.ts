@@ -17,6 +17,8 @@ import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../hand
 import { decodeReadRequest, encodeReadResponse, negotiateResponseType, type ReadMatcher, type ReadQuery, type ReadSeries } from '../prometheus/remote-read.js';
 import { decodeRemoteWrite, METRIC_NAME_LABEL, TIMESTAMP_COLUMN, VALUE_COLUMN } from '../prometheus/remote-write.js';
 import { databaseOf, decompressedBodyLimit, requestBytes, requestDatabase, sendWriteError, withBasicAuth } from './write-routes.js';
+import { ingestBytesTotal, recordIngest, recordIngestRejected } from '../../common/metrics/server-metrics.js';
+import { bodySize, rowsOf } from '../ingest-metrics.js';
 
 /** The physical table remote write creates logical tables on. */
 const DEFAULT_PHYSICAL_TABLE = 'tsdb_physical_table';
@@ -156,6 +158,7 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
     const query = req.query as Record<string, string | undefined>;
     const problem = writeHeadersProblem(req);
     if (problem !== undefined) return sendWriteError(req, reply, log, new TsdbError(StatusCode.Unsupported, problem), 415);
+    let samples = 0;
     try {
       const database = requestDatabase(req);
       const { groups } = decodeRemoteWrite(await requestBytes(req, ['snappy']), decompressedBodyLimit());
@@ -167,6 +170,7 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
         const key = `${db}\u0000${physical}`;
         if (!batches.has(key)) batches.set(key, { database: db, physical, tables: [] });
         batches.get(key)!.tables.push(promOrder(g.table));
+        samples += g.table.rowCount;
       }
       const ingestOptions = (b: { physical: string }) => ({ columnOrder: 'as_given' as const, ...(opts.withMetricEngine && { physicalTable: b.physical }) });
       // Several ingests: all are checked before any writes, so that a refused part writes nothing.
@@ -174,8 +178,11 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
         for (const b of batches.values()) await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, { ...ingestOptions(b), checkOnly: true });
       }
       for (const b of batches.values()) await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, ingestOptions(b));
+      for (const b of batches.values()) recordIngest('prometheus', b.database, rowsOf(b.tables));
+      ingestBytesTotal.inc({ protocol: 'prometheus' }, bodySize(req));
       return reply.code(204).send();
     } catch (err) {
+      recordIngestRejected('prometheus', samples, bodySize(req));
       return sendWriteError(req, reply, log, err);
     }
   }));

@@ -77,6 +77,7 @@ import { DEFAULT_MAX_PAYLOAD_SIZE, MysqlProtocolError, PacketReader, PacketTooLa
 import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
 import { ResultSetCut, writeResultSet } from './row-encoder.js';
 import { inferParamTypes } from '../param-types.js';
+import { startStatementTimer } from '../statement-timer.js';
 
 export interface MysqlConnectionOptions {
   readonly sql: SqlHandler;
@@ -479,15 +480,18 @@ export class MysqlConnection {
     this.statementAbort = controller;
     this.readAhead = 0;
     if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
+    const timer = startStatementTimer('mysql', sql);
     try {
-      return await this.opts.sql.executeSql(sql, {
+      return timer.done(await this.opts.sql.executeSql(sql, {
         ...this.ctx(),
         protocol: 'mysql',
         signal: controller.signal,
         timeoutMs: executionTimeOf(sql, this.maxExecutionTime),
         client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
         connectionId: this.opts.connectionId,
-      });
+      }));
+    } catch (err) {
+      throw timer.failed(err);
     } finally {
       this.statementAbort = undefined;
       if (this.state !== 'closed') this.socket.pause();

@@ -62,6 +62,7 @@ import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
 import { commandTag, decodeParam, paramFormat, PG_OID, pgTypeOf } from './types.js';
 import { DataRowEncoder } from './data-rows.js';
+import { startStatementTimer } from '../statement-timer.js';
 
 export interface PgConnectionOptions {
   readonly sql: SqlHandler;
@@ -551,8 +552,9 @@ export class PgConnection {
     this.statementAbort = controller;
     this.readAhead = 0;
     if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
+    const timer = startStatementTimer('postgres', sql);
     try {
-      return await this.opts.sql.executeSql(sql, {
+      return timer.done(await this.opts.sql.executeSql(sql, {
         database: this.database,
         timezone: this.timezone,
         user: this.user,
@@ -561,7 +563,9 @@ export class PgConnection {
         timeoutMs: this.statementTimeoutMs,
         client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
         connectionId: this.opts.processId,
-      });
+      }));
+    } catch (err) {
+      throw timer.failed(err);
     } finally {
       this.statementAbort = undefined;
       if (this.state !== 'closed') this.socket.pause();
