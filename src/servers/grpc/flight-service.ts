@@ -46,6 +46,7 @@ import { arrowBatches, arrowSchemaOf, cutBatches } from './output-arrow.js';
 import { PROTO_LOADER_OPTIONS } from './protos.js';
 import { callSignal } from './call-signal.js';
 import { undecodable, withLenientDecoding } from './lenient-decoding.js';
+import { countedIngest } from '../ingest-metrics.js';
 
 export const FLIGHT_PROTO_FILE = 'arrow/flight/protocol/Flight.proto';
 export const FLIGHT_SERVICE_NAME = 'arrow.flight.protocol.FlightService';
@@ -322,7 +323,8 @@ class FlightService {
         for (const batch of batches) {
           if (batch.numRows === 0) continue;
           // The table was checked above; one dropped meanwhile is not created again.
-          rows += await ingest.ingest([ingestTableOf(plan, batch)], { ...ctx, signal }, { autoCreateTable: false });
+          const table = ingestTableOf(plan, batch);
+          rows += await countedIngest('grpc', ctx.database, [table], 0, () => ingest.ingest([table], { ...ctx!, signal }, { autoCreateTable: false }));
         }
         const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
         if (call.cancelled) return;
