@@ -43,7 +43,8 @@ test('LastRowCache: keeps entries within its bytes, evicting the least recently 
   assert.equal(cache.get('f2'), undefined);
   assert.deepEqual([cache.get('f1')?.runs[0]?.key, cache.get('f3')?.runs[0]?.key], [['a'], ['c']]);
   cache.forget('f1');
-  assert.deepEqual(cache.stats(), { entries: 1, bytes: size });
+  // Lookups: f1, f1 and f3 found; f2 not.
+  assert.deepEqual(cache.stats(), { entries: 1, bytes: size, hits: 3, misses: 1 });
   assert.equal(new LastRowCache(0).stats().entries, 0);
   const off = new LastRowCache(0);
   off.put('f', entry('a'));
