@@ -27,6 +27,9 @@ import { storageProviders } from '../storage/create-object-store.js';
 import { openStorageProviders, type StorageProviders } from '../storage/storage-provider.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { RegionServices } from './component.js';
+import { CatalogManager } from '../catalog/catalog-manager.js';
+import { MetaKvBackend } from '../meta/meta-kv-backend.js';
+import { nameTablesFrom } from './table-names.js';
 
 /**
  * The share of the machine's memory region queries may hold together (a datanode has no `[query]`
@@ -42,6 +45,7 @@ export class DatanodeServices implements RegionServices {
   private meta: MetaClient | undefined;
   private leased: LeasedRegionServer | undefined;
   private heartbeat: DatanodeHeartbeat | undefined;
+  private unsetTableNames: (() => void) | undefined;
   private readonly startedAt = Date.now();
 
   constructor(
@@ -64,6 +68,8 @@ export class DatanodeServices implements RegionServices {
     });
     const m = c.meta_client;
     this.meta = new MetaClient({ addrs: m.metasrv_addrs, timeoutMs: m.timeout, connectTimeoutMs: m.connect_timeout, ddlTimeoutMs: m.ddl_timeout, tcpNoDelay: m.tcp_nodelay, logger: this.logger });
+    // tsdb_table_series names this datanode's tables from the metasrv's catalog.
+    this.unsetTableNames = nameTablesFrom(CatalogManager.attach(new MetaKvBackend(this.meta)));
     this.leased = new LeasedRegionServer(new LocalRegionServer(engine, this.queries));
     return this.leased;
   }
@@ -101,6 +107,7 @@ export class DatanodeServices implements RegionServices {
   async stop(): Promise<void> {
     await this.heartbeat?.stop();
     this.heartbeat = undefined;
+    this.unsetTableNames?.();
     this.meta?.close();
     this.meta = undefined;
     this.queries?.closeSync();

@@ -24,7 +24,7 @@ import { storageProviders } from '../storage/create-object-store.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { ComponentServices } from './component.js';
 import { frontendHandlers } from './frontend-handlers.js';
-import { setTableNameResolver, type TableName } from '../common/metrics/table-series.js';
+import { nameTablesFrom } from './table-names.js';
 
 /** A region server the frontend reaches over the network, and how to let it go. */
 export interface RemoteRegions {
@@ -65,14 +65,7 @@ export class StandaloneServices implements ComponentServices {
     this.kv = await LevelKvBackend.open(join(c.storage.data_home, 'metadata'));
     const catalog = await CatalogManager.open(this.kv);
     // tsdb_table_series names the tables whose regions this process holds.
-    this.unsetTableNames = setTableNameResolver(async (ids) => {
-      const out = new Map<number, TableName>();
-      for (const id of ids) {
-        const info = await catalog.tableById(id);
-        if (info !== undefined) out.set(id, { db: info.database, table: info.name });
-      }
-      return out;
-    });
+    this.unsetTableNames = nameTablesFrom(catalog);
     let regions: RegionServer;
     let storageNames: string[];
     let readableDirs: string[] = [];

@@ -10,8 +10,8 @@
  *
  * `tsdb_table_series{db,table,table_id}` reports the TOP_TABLES tables with the most series (a
  * bounded number of label sets however many tables exist); `tsdb_series` and
- * `tsdb_tables_with_series` cover every table. Names come from the catalog where this process has
- * one (standalone); a datanode knows only table ids and leaves `db` and `table` empty.
+ * `tsdb_tables_with_series` cover every table. Names come from the catalog the component gives
+ * (components/table-names.ts); a table it cannot name keeps `db` and `table` empty.
  */
 import { Gauge } from 'prom-client';
 import { metricsRegistry } from './registry.js';
