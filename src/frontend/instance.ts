@@ -159,6 +159,7 @@ export class FrontendInstance {
       engine: t.engine,
       physical: isPhysicalTable(t),
       columns: t.columns.map((c) => ({ name: c.name, semantic: c.semantic_type, type: c.data_type })),
+      ...(isLogicalTable(t) && t.options[LOGICAL_TABLE_OPTION] !== undefined && { logical: { physicalTable: t.options[LOGICAL_TABLE_OPTION], tableId: t.table_id } }),
     }));
   }
 

@@ -247,3 +247,70 @@ test('stale markers written by remote write come back bit for bit: memtable, SST
     await o.close();
   }
 });
+
+/** An access that counts the SQL statements that read tables. */
+function counting(access: PromTableAccess): PromTableAccess & { statements: string[] } {
+  const statements: string[] = [];
+  return {
+    statements,
+    tables: (names) => access.tables(names),
+    rows: (sql, signal) => {
+      statements.push(sql);
+      return access.rows(sql, signal);
+    },
+    ...(access.arrow !== undefined && {
+      arrow: (sql: string, signal?: AbortSignal) => {
+        statements.push(sql);
+        return access.arrow!(sql, signal);
+      },
+    }),
+  };
+}
+
+for (const arrow of [true, false]) {
+  test(`selectAll: a query's selectors in one statement (logical tables of one physical table in one scan) answer as one by one (${arrow ? 'Arrow' : 'rows'})`, async (t) => {
+    const { fe } = await opened(t);
+    const HOUR = 3_600_000;
+    const series = (name: string) =>
+      promTable(name, [0, 1, 2, 3].flatMap((h): Array<{ labels: Record<string, string>; t: number; v: number }> => [
+        { labels: { job: 'api', instance: `h${h}`, zone: h % 2 === 0 ? 'a' : '' }, t: h * HOUR, v: h + name.length },
+        { labels: { job: 'api', instance: `h${h}`, zone: h % 2 === 0 ? 'a' : '' }, t: h * HOUR + 1000, v: -h },
+        { labels: { job: 'db', instance: `h${h}` }, t: h * HOUR + 500, v: h * 10 },
+      ]));
+    await fe.ingest([series('m_one'), series('m_two'), series('m_three'), promTable('other', [{ labels: { x: '1' }, t: 5, v: 7 }])], newSession(), {
+      columnOrder: 'as_given',
+      physicalTable: 'tsdb_physical_table',
+    });
+    const requests = [
+      { matchers: [m('__name__', '=', 'm_one'), m('job', '=', 'api')], startMs: 0, endMs: 4 * HOUR },
+      { matchers: [m('__name__', '=', 'm_two'), m('job', '=', 'api')], startMs: 0, endMs: 4 * HOUR },
+      { matchers: [m('__name__', '=~', 'm_.*|other'), m('zone', '!=', 'a')], startMs: 0, endMs: 4 * HOUR },
+      { matchers: [m('__name__', '=~', 'm_t.*'), m('instance', '=~', 'h[12]')], startMs: 0, endMs: 90 * 60_000 },
+      { matchers: [m('__name__', '=', 'm_one'), m('instance', '=', 'h1')], startMs: HOUR, endMs: HOUR + 1000 },
+      { matchers: [m('__name__', '=', 'none')], startMs: 0, endMs: 4 * HOUR },
+    ].map((r) => ({ ...r, maxSamples: 1e6 }));
+    const one = new SqlPromSource(accessOf(fe, newSession(), arrow));
+    const expected = [];
+    for (const r of requests) expected.push(shown(await one.select(r)));
+    assert.ok(expected[2]!.length > 4 && expected[0]!.length === 4, 'the data has series to compare');
+    // Long ranges (two statements: samples, then labels) and short ones (one).
+    for (const [reqs, statements] of [[requests, arrow ? 2 : 1], [requests.slice(3), 1]] as const) {
+      const access = counting(accessOf(fe, newSession(), arrow));
+      const got = await new SqlPromSource(access).selectAll(reqs);
+      assert.deepEqual(got.map(shown), expected.slice(requests.length - reqs.length));
+      assert.equal(access.statements.length, statements, access.statements.join('\n'));
+      assert.match(access.statements[0]!, /FROM "tsdb_physical_table" WHERE "__table_id" IN \(\d+, \d+\)/);
+    }
+  });
+}
+
+test('selectAll: a request past its maxSamples fails, also when its tables are one scan', async (t) => {
+  const { fe } = await opened(t);
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ labels: { job: 'api' }, t: i, v: i }));
+  await fe.ingest([promTable('s_a', rows(5)), promTable('s_b', rows(5))], newSession(), { columnOrder: 'as_given', physicalTable: 'tsdb_physical_table' });
+  const src = new SqlPromSource(accessOf(fe));
+  const req = (maxSamples: number) => ({ matchers: [m('__name__', '=~', 's_.*')], startMs: 0, endMs: 100, maxSamples });
+  assert.equal((await src.selectAll([req(10)]))[0]!.length, 2);
+  await assert.rejects(src.selectAll([req(9)]), (e: unknown) => e instanceof PromqlError && /too many samples/.test(e.message));
+  await assert.rejects(src.selectAll([req(10), req(4)]), (e: unknown) => e instanceof PromqlError && /too many samples/.test(e.message));
+});

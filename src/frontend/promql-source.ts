@@ -26,6 +26,7 @@
  * that would hold more fails before it does. Stale markers (NaN 0x7ff0000000000002) arrive as
  * stored, bit for bit.
  */
+import type { RecordBatch } from 'apache-arrow';
 import type { ArrowRows, Cell } from '../query/output.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import { METRIC_NAME, type LabelMatcher } from '../promql/ast.js';
@@ -33,6 +34,7 @@ import { PromqlError, TOO_MANY_SAMPLES } from '../promql/errors.js';
 import { compileMatcherRegex, matcherMatches } from '../promql/regex.js';
 import { compareLabels, labelsFrom, labelsKey, type Labels } from '../promql/labels.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
+import { TABLE_ID_COLUMN } from './metric-engine.js';
 import type { TableSummary } from './table-summary.js';
 
 /** What the source needs of the database it reads: its tables and a way to run a SELECT. */
@@ -70,6 +72,8 @@ interface Metric {
   readonly time: string;
   readonly timeType: string;
   readonly fields: readonly string[];
+  /** A logical table of the metric engine: its physical table and `__table_id`. */
+  readonly logical?: { readonly physicalTable: string; readonly tableId: number };
 }
 
 /** The numeric fields of a table: the columns that can be a metric's value. */
@@ -94,7 +98,7 @@ function metricOf(t: TableSummary): Metric | undefined {
   const fields = numericFields(t);
   if (fields.length === 0) return undefined;
   const tags = labelTags(t).map((c) => ({ name: c.name, string: c.type === 'String' }));
-  return { name: t.name, tags, tagNames: new Set(tags.map((c) => c.name)), time: ts.name, timeType: ts.type, fields };
+  return { name: t.name, tags, tagNames: new Set(tags.map((c) => c.name)), time: ts.name, timeType: ts.type, fields, ...(t.logical !== undefined && { logical: t.logical }) };
 }
 
 const isRegex = (m: LabelMatcher) => m.type === '=~' || m.type === '!~';
@@ -208,6 +212,146 @@ async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => P
 /** Metadata queries on several tables run this many at a time. */
 const METADATA_CONCURRENCY = 4;
 
+/** One table read for one request of a batch (`selectAll`): a branch of its UNION ALL. */
+interface Branch {
+  readonly plan: Plan;
+  /** The request's index. */
+  readonly req: number;
+  /** The most samples the request may hold. */
+  readonly room: number;
+}
+
+/**
+ * One statement's part of a batch: one table scan serving `members` (branch indexes). Several
+ * logical tables of one physical table, read with the same WHERE, are one scan of the physical
+ * table (`__table_id IN (…)`) instead of one per table.
+ */
+interface Scan {
+  readonly members: readonly number[];
+  /** The physical table, when the members are logical tables read through it. */
+  readonly physical?: string;
+  /** The most rows it returns: the sum of its members' rooms (+1 each). */
+  readonly limit: number;
+}
+
+/** The scans of a batch's branches: logical tables of one physical table with one WHERE and one tag list together. */
+function scansOf(branches: readonly Branch[]): Scan[] {
+  const groups = new Map<string, number[][]>();
+  const scans: Scan[] = [];
+  branches.forEach((b, i) => {
+    const m = b.plan.metric;
+    if (m.logical === undefined) {
+      scans.push({ members: [i], limit: Math.max(0, b.room) + 1 });
+      return;
+    }
+    const key = JSON.stringify([m.logical.physicalTable, m.time, b.plan.value, whereOf(b.plan), m.tags]);
+    let list = groups.get(key);
+    if (list === undefined) groups.set(key, (list = []));
+    // A table twice (two selectors with one WHERE on it): another scan, so that a row has one branch.
+    let g = list.find((members) => members.every((j) => branches[j]!.plan.metric.logical!.tableId !== m.logical!.tableId));
+    if (g === undefined) list.push((g = []));
+    g.push(i);
+  });
+  for (const list of groups.values()) {
+    for (const members of list) {
+      const limit = members.reduce((n, j) => n + Math.max(0, branches[j]!.room) + 1, 0);
+      const physical = branches[members[0]!]!.plan.metric.logical!.physicalTable;
+      scans.push(members.length === 1 ? { members, limit } : { members, physical, limit });
+    }
+  }
+  return scans;
+}
+
+/**
+ * Fails when a branch's rows (column 0: its index) are more than its room, or a scan returned its
+ * LIMIT (then some member had more than its room, and the LIMIT may have hidden which).
+ */
+function checkRoom(branches: readonly Branch[], scans: readonly Scan[], batches: readonly RecordBatch[]): void {
+  const counts = new Float64Array(branches.length);
+  for (const b of batches) {
+    const ps = b.getChildAt(0)!.toArray() as Int32Array;
+    for (let i = 0; i < b.numRows; i++) counts[ps[i]!]! += 1;
+  }
+  checkCounts(branches, scans, counts);
+}
+
+function checkCounts(branches: readonly Branch[], scans: readonly Scan[], counts: Float64Array): void {
+  branches.forEach((b, i) => {
+    if (counts[i]! > b.room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
+  });
+  for (const s of scans) {
+    if (s.members.reduce((n, j) => n + counts[j]!, 0) >= s.limit) throw new PromqlError('execution', TOO_MANY_SAMPLES);
+  }
+}
+
+/**
+ * The series of Arrow batches ordered by (branch, key, …, t), column 0 the branch (INTEGER), 1 the
+ * key (UBIGINT), `tCol` and `tCol + 1` the time and value (DOUBLE): a series is a run of one
+ * (branch, key), cut out of the Float64 columns in bulk (runs may span batches: segments, then one
+ * copy per series). `labelsOf` gives a run's labels from its first and last rows, or undefined when
+ * they cannot be trusted (the whole read is then undefined).
+ */
+function cutSeries(
+  count: number, batches: readonly RecordBatch[], tCol: number,
+  labelsOf: (p: number, batch: RecordBatch, first: number, lastBatch: RecordBatch, last: number) => Labels | undefined,
+): SeriesData[][] | undefined {
+  const out: SeriesData[][] = Array.from({ length: count }, () => []);
+  let current: { p: number; batch: RecordBatch; first: number; segments: Array<[Float64Array, Float64Array]>; n: number } | undefined;
+  let lastBatch: RecordBatch | undefined;
+  let last = -1;
+  let prevP = -1;
+  let prevLo = -1;
+  let prevHi = -1;
+  const finish = (): boolean => {
+    if (current === undefined) return true;
+    const labels = labelsOf(current.p, current.batch, current.first, lastBatch!, last);
+    if (labels === undefined) return false;
+    const t = new Float64Array(current.n);
+    const v = new Float64Array(current.n);
+    let at = 0;
+    for (const [st, sv] of current.segments) {
+      t.set(st, at);
+      v.set(sv, at);
+      at += st.length;
+    }
+    out[current.p]!.push({ labels, t, v });
+    return true;
+  };
+  for (const b of batches) {
+    const n = b.numRows;
+    if (n === 0) continue;
+    const ps = b.getChildAt(0)!.toArray() as Int32Array;
+    const keys = b.getChildAt(1)!.toArray() as BigUint64Array;
+    // The key's two 32-bit words: reading a BigUint64Array element allocates a bigint.
+    const words = new Uint32Array(keys.buffer, keys.byteOffset, n * 2);
+    const ts = b.getChildAt(tCol)!.toArray() as Float64Array;
+    const vs = b.getChildAt(tCol + 1)!.toArray() as Float64Array;
+    let from = 0;
+    for (let i = 0; i <= n; i++) {
+      const boundary = i === n || ps[i] !== prevP || words[2 * i] !== prevLo || words[2 * i + 1] !== prevHi;
+      if (!boundary) continue;
+      if (i > from && current !== undefined) {
+        current.segments.push([ts.subarray(from, i), vs.subarray(from, i)]);
+        current.n += i - from;
+      }
+      if (i === n) break;
+      if (i > 0) {
+        lastBatch = b;
+        last = i - 1;
+      }
+      if (!finish()) return undefined;
+      current = { p: ps[i]!, batch: b, first: i, segments: [], n: 0 };
+      prevP = ps[i]!;
+      prevLo = words[2 * i]!;
+      prevHi = words[2 * i + 1]!;
+      from = i;
+    }
+    lastBatch = b;
+    last = n - 1;
+  }
+  return finish() ? out : undefined;
+}
+
 export class SqlPromSource implements PromSource {
   constructor(private readonly access: PromTableAccess) {}
 
@@ -256,177 +400,143 @@ export class SqlPromSource implements PromSource {
   }
 
   async select(req: SelectRequest): Promise<SeriesData[]> {
-    const [plans] = await this.plan([req.matchers], req.startMs, req.endMs, req.signal);
-    const out: SeriesData[] = [];
-    let held = 0;
-    for (const p of plans!) {
-      req.signal?.throwIfAborted();
-      const series = await this.readSamples(p, req.maxSamples - held, req.endMs - req.startMs, req.signal);
-      for (const s of series) held += s.t.length;
-      out.push(...series);
-    }
-    return out.sort((a, b) => compareLabels(a.labels, b.labels));
-  }
-
-  /** The samples of one table's matching series; fails when there are more than `room`. */
-  private async readSamples(p: Plan, room: number, spanMs: number, signal?: AbortSignal): Promise<SeriesData[]> {
-    const { metric } = p;
-    const tags = metric.tags;
-    const labelCols = tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
-    // A hash of the labels orders each series' rows together (cheaper to sort than the texts).
-    const key = tags.length === 0 ? 'CAST(0 AS UBIGINT)' : `hash(${labelCols.join(', ')})`;
-    const sql =
-      `SELECT ${key} AS k, ${[...labelCols.map((c, i) => `${c} AS l${i}`), `CAST(epoch_ms(${quoteIdent(metric.time)}) AS DOUBLE) AS t`, `CAST(${quoteIdent(p.value)} AS DOUBLE) AS v`].join(', ')} ` +
-      `FROM ${quoteIdent(metric.name)} WHERE ${whereOf(p)} ORDER BY k, t LIMIT ${Math.max(0, room) + 1}`;
-    const labelsAt = (get: (col: number) => unknown): Labels => {
-      const pairs: Array<[string, string]> = [[METRIC_NAME, metric.name]];
-      tags.forEach((c, i) => pairs.push([c.name, String(get(i + 1) ?? '')]));
-      return labelsFrom(pairs);
-    };
-    // Two scans cost a second query's fixed time: worth it only for long ranges (many samples).
-    if (this.access.arrow !== undefined && tags.length > 0 && spanMs >= TWO_SCAN_MIN_SPAN_MS) {
-      const fast = await this.readSamplesThenLabels(p, key, labelCols, labelsAt, room, signal);
-      if (fast !== undefined) return fast;
-    }
-    const arrow = this.access.arrow !== undefined ? await this.access.arrow(sql, signal) : undefined;
-    const series: SeriesData[] = [];
-    if (arrow !== undefined) {
-      let total = 0;
-      for (const b of arrow.batches) total += b.numRows;
-      if (total > room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
-      // Runs of one series may span batches: collect the segments, then copy each series once.
-      let current: { labels: Labels; segments: Array<[Float64Array, Float64Array]>; n: number } | undefined;
-      let prevLo = -1;
-      let prevHi = -1;
-      const finish = () => {
-        if (current === undefined) return;
-        const t = new Float64Array(current.n);
-        const v = new Float64Array(current.n);
-        let at = 0;
-        for (const [st, sv] of current.segments) {
-          t.set(st, at);
-          v.set(sv, at);
-          at += st.length;
-        }
-        series.push({ labels: current.labels, t, v });
-      };
-      for (const b of arrow.batches) {
-        const n = b.numRows;
-        if (n === 0) continue;
-        const keys = b.getChildAt(0)!.toArray() as BigUint64Array;
-        const words = new Uint32Array(keys.buffer, keys.byteOffset, n * 2);
-        const ts = b.getChildAt(tags.length + 1)!.toArray() as Float64Array;
-        const vs = b.getChildAt(tags.length + 2)!.toArray() as Float64Array;
-        let from = 0;
-        for (let i = 0; i <= n; i++) {
-          const boundary = i === n || words[2 * i] !== prevLo || words[2 * i + 1] !== prevHi;
-          if (!boundary) continue;
-          if (i > from && current !== undefined) {
-            current.segments.push([ts.subarray(from, i), vs.subarray(from, i)]);
-            current.n += i - from;
-          }
-          if (i === n) break;
-          finish();
-          const row = i;
-          current = { labels: labelsAt((col) => b.getChildAt(col)!.get(row)), segments: [], n: 0 };
-          prevLo = words[2 * i]!;
-          prevHi = words[2 * i + 1]!;
-          from = i;
-        }
-      }
-      finish();
-      return series;
-    }
-    const rows = await this.access.rows(sql, signal);
-    if (rows.length > room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
-    let i = 0;
-    while (i < rows.length) {
-      const k = rows[i]![0];
-      let j = i + 1;
-      while (j < rows.length && rows[j]![0] === k) j++;
-      const t = new Float64Array(j - i);
-      const v = new Float64Array(j - i);
-      for (let r = i; r < j; r++) {
-        t[r - i] = Number(rows[r]![tags.length + 1]);
-        v[r - i] = Number(rows[r]![tags.length + 2]);
-      }
-      const first = rows[i]!;
-      series.push({ labels: labelsAt((col) => first[col]), t, v });
-      i = j;
-    }
-    return series;
+    return (await this.selectAll([req]))[0]!;
   }
 
   /**
-   * readSamples in two scans: the samples as (key, t, v) only, then each key's labels once. Turning
-   * the ten label texts of every sample into Arrow was most of a query's time. Undefined when a key
-   * of the first scan has no labels in the second (its series went away in between): the caller
-   * then reads labels and samples in one scan.
+   * Every request's series in one SQL statement (two over long ranges): each table a request reads
+   * is one branch of a UNION ALL, tagged with its index, so a query's selectors pay one statement's
+   * fixed cost (parse, plan, limiter slot) instead of one per table. Each branch keeps its own
+   * WHERE, so every table's scan is narrowed as when read alone.
    */
-  private async readSamplesThenLabels(
-    p: Plan, key: string, labelCols: readonly string[], labelsAt: (get: (col: number) => unknown) => Labels, room: number, signal?: AbortSignal,
-  ): Promise<SeriesData[] | undefined> {
-    const { metric } = p;
-    const from = `FROM ${quoteIdent(metric.name)} WHERE ${whereOf(p)}`;
-    const samples = await this.access.arrow!(
-      `SELECT ${key} AS k, CAST(epoch_ms(${quoteIdent(metric.time)}) AS DOUBLE) AS t, CAST(${quoteIdent(p.value)} AS DOUBLE) AS v ${from} ORDER BY k, t LIMIT ${Math.max(0, room) + 1}`,
-      signal,
-    );
-    if (samples === undefined) return undefined;
-    let total = 0;
-    for (const b of samples.batches) total += b.numRows;
-    if (total > room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
-    const labelSets = await this.access.arrow!(`SELECT DISTINCT ${key} AS k, ${labelCols.map((c, i) => `${c} AS l${i}`).join(', ')} ${from}`, signal);
-    if (labelSets === undefined) return undefined;
-    const byKey = new Map<bigint, Labels>();
-    for (const b of labelSets.batches) {
-      const keys = b.getChildAt(0)!.toArray() as BigUint64Array;
-      for (let r = 0; r < b.numRows; r++) byKey.set(keys[r]!, labelsAt((col) => b.getChildAt(col)!.get(r)));
-    }
-    // Runs of one series may span batches: collect the segments, then copy each series once.
-    const series: SeriesData[] = [];
-    let current: { labels: Labels; segments: Array<[Float64Array, Float64Array]>; n: number } | undefined;
-    const finish = () => {
-      if (current === undefined) return;
-      const t = new Float64Array(current.n);
-      const v = new Float64Array(current.n);
-      let at = 0;
-      for (const [st, sv] of current.segments) {
-        t.set(st, at);
-        v.set(sv, at);
-        at += st.length;
-      }
-      series.push({ labels: current.labels, t, v });
+  async selectAll(reqs: readonly SelectRequest[]): Promise<SeriesData[][]> {
+    const signal = reqs.find((r) => r.signal !== undefined)?.signal;
+    const planned = await Promise.all(reqs.map(async (r) => (await this.plan([r.matchers], r.startMs, r.endMs, r.signal))[0]!));
+    const branches: Branch[] = [];
+    planned.forEach((plans, req) => {
+      for (const plan of plans) branches.push({ plan, req, room: reqs[req]!.maxSamples });
+    });
+    const out: SeriesData[][] = reqs.map(() => []);
+    if (branches.length === 0) return out;
+    signal?.throwIfAborted();
+    const spanMs = Math.max(...branches.map((b) => reqs[b.req]!.endMs - reqs[b.req]!.startMs));
+    const perBranch = await this.readBranches(branches, spanMs, signal);
+    const held = reqs.map(() => 0);
+    perBranch.forEach((series, i) => {
+      const b = branches[i]!;
+      for (const s of series) held[b.req]! += s.t.length;
+      if (held[b.req]! > b.room) throw new PromqlError('execution', TOO_MANY_SAMPLES);
+      out[b.req]!.push(...series);
+    });
+    return out.map((series) => series.sort((a, b) => compareLabels(a.labels, b.labels)));
+  }
+
+  /** The series of every branch (in branch order); a branch with more than its room fails. */
+  private async readBranches(branches: readonly Branch[], spanMs: number, signal?: AbortSignal): Promise<SeriesData[][]> {
+    const width = Math.max(...branches.map((b) => b.plan.metric.tags.length));
+    const scans = scansOf(branches);
+    const sel = (scan: Scan, withLabels: boolean, samples: boolean) => {
+      const first = branches[scan.members[0]!]!;
+      const { metric } = first.plan;
+      const labelCols = metric.tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
+      // A hash of the labels orders each series' rows together (cheaper to sort than the texts).
+      const key = labelCols.length === 0 ? 'CAST(0 AS UBIGINT)' : `hash(${labelCols.join(', ')})`;
+      const tableId = quoteIdent(TABLE_ID_COLUMN);
+      const p = scan.physical === undefined
+        ? `CAST(${scan.members[0]!} AS INTEGER)`
+        : `CAST(CASE ${tableId} ${scan.members.map((j) => `WHEN ${branches[j]!.plan.metric.logical!.tableId} THEN ${j}`).join(' ')} END AS INTEGER)`;
+      const cols = [`${p} AS p`, `${key} AS k`];
+      if (withLabels) for (let c = 0; c < width; c++) cols.push(`${labelCols[c] ?? "''"} AS l${c}`);
+      if (samples) cols.push(`CAST(epoch_ms(${quoteIdent(metric.time)}) AS DOUBLE) AS t`, `CAST(${quoteIdent(first.plan.value)} AS DOUBLE) AS v`);
+      const where = scan.physical === undefined
+        ? whereOf(first.plan)
+        : `${tableId} IN (${scan.members.map((j) => branches[j]!.plan.metric.logical!.tableId).join(', ')}) AND ${whereOf(first.plan)}`;
+      const limit = samples ? ` LIMIT ${scan.limit}` : '';
+      return `SELECT ${cols.join(', ')} FROM ${quoteIdent(scan.physical ?? metric.name)} WHERE ${where}${limit}`;
     };
-    let prev: bigint | undefined;
-    for (const b of samples.batches) {
-      const n = b.numRows;
-      if (n === 0) continue;
-      const keys = b.getChildAt(0)!.toArray() as BigUint64Array;
-      const words = new Uint32Array(keys.buffer, keys.byteOffset, n * 2);
-      const ts = b.getChildAt(1)!.toArray() as Float64Array;
-      const vs = b.getChildAt(2)!.toArray() as Float64Array;
-      let start = 0;
-      for (let i = 0; i <= n; i++) {
-        // Compare the key's two 32-bit words: reading a BigUint64Array element allocates a bigint.
-        const boundary = i === n || prev === undefined || (i > 0 ? words[2 * i] !== words[2 * i - 2] || words[2 * i + 1] !== words[2 * i - 1] : keys[0] !== prev);
-        if (!boundary) continue;
-        if (i > start && current !== undefined) {
-          current.segments.push([ts.subarray(start, i), vs.subarray(start, i)]);
-          current.n += i - start;
-        }
-        if (i === n) break;
-        finish();
-        prev = keys[i]!;
-        const labels = byKey.get(prev);
-        if (labels === undefined) return undefined;
-        current = { labels, segments: [], n: 0 };
-        start = i;
-      }
-      prev = keys[n - 1]!;
+    const union = (withLabels: boolean, samples: boolean) =>
+      scans.length === 1 ? sel(scans[0]!, withLabels, samples) : scans.map((scan) => `(${sel(scan, withLabels, samples)})`).join(' UNION ALL ');
+    const labelOrder = Array.from({ length: width }, (_, c) => `l${c}`);
+    const labelsAt = (b: Branch, get: (col: number) => unknown): Labels => {
+      const pairs: Array<[string, string]> = [[METRIC_NAME, b.plan.metric.name]];
+      b.plan.metric.tags.forEach((c, i) => pairs.push([c.name, String(get(i) ?? '')]));
+      return labelsFrom(pairs);
+    };
+    // Labels in every row, ordered by them within a hash: a shared hash cannot merge two series.
+    const inline = `SELECT * FROM (${union(true, true)}) ORDER BY ${['p', 'k', ...labelOrder, 't'].join(', ')}`;
+    let result: SeriesData[][] | undefined;
+    if (this.access.arrow !== undefined && width > 0 && spanMs >= TWO_SCAN_MIN_SPAN_MS) {
+      result = await this.readThenLabels(branches, scans, union(false, true), `SELECT DISTINCT * FROM (${union(true, false)})`, labelsAt, signal);
     }
-    finish();
-    return series;
+    if (result === undefined && this.access.arrow !== undefined) {
+      const arrow = await this.access.arrow(inline, signal);
+      if (arrow !== undefined) {
+        checkRoom(branches, scans, arrow.batches);
+        result = cutSeries(branches.length, arrow.batches, 2 + width, (p, batch, first, lastBatch, last) => {
+          const b = branches[p]!;
+          const labels = labelsAt(b, (c) => batch.getChildAt(2 + c)!.get(first));
+          // Rows are ordered by labels within a hash: a run whose last row has other labels holds two series.
+          if (labelsKey(labels) !== labelsKey(labelsAt(b, (c) => lastBatch.getChildAt(2 + c)!.get(last)))) return undefined;
+          return labels;
+        });
+      }
+    }
+    if (result === undefined) {
+      const rows = await this.access.rows(inline, signal);
+      const counts = new Float64Array(branches.length);
+      for (const r of rows) counts[Number(r[0])]! += 1;
+      checkCounts(branches, scans, counts);
+      result = branches.map(() => []);
+      let i = 0;
+      while (i < rows.length) {
+        const p = Number(rows[i]![0]);
+        const b = branches[p]!;
+        const labels = labelsAt(b, (c) => rows[i]![2 + c]);
+        const key = labelsKey(labels);
+        let j = i + 1;
+        while (j < rows.length && Number(rows[j]![0]) === p && labelsKey(labelsAt(b, (c) => rows[j]![2 + c])) === key) j++;
+        const t = new Float64Array(j - i);
+        const v = new Float64Array(j - i);
+        for (let r = i; r < j; r++) {
+          t[r - i] = Number(rows[r]![2 + width]);
+          v[r - i] = Number(rows[r]![3 + width]);
+        }
+        result[p]!.push({ labels, t, v });
+        i = j;
+      }
+    }
+    return result;
+  }
+
+  /**
+   * readBranches in two statements: the samples as (branch, key, t, v) only, then each key's labels
+   * once. Turning the label texts of every sample into Arrow was most of a long query's time.
+   * Undefined when the Arrow path is not offered, when a key of the first statement has no labels in
+   * the second (its series went away in between) or two label sets share a key: the caller then
+   * reads labels with every sample.
+   */
+  private async readThenLabels(
+    branches: readonly Branch[], scans: readonly Scan[], samplesSql: string, labelsSql: string, labelsAt: (b: Branch, get: (col: number) => unknown) => Labels, signal?: AbortSignal,
+  ): Promise<SeriesData[][] | undefined> {
+    const samples = await this.access.arrow!(`SELECT * FROM (${samplesSql}) ORDER BY p, k, t`, signal);
+    if (samples === undefined) return undefined;
+    checkRoom(branches, scans, samples.batches);
+    const labelSets = await this.access.arrow!(labelsSql, signal);
+    if (labelSets === undefined) return undefined;
+    const byKey = new Map<string, Labels | null>();
+    for (const b of labelSets.batches) {
+      const ps = b.getChildAt(0)!.toArray() as Int32Array;
+      const keys = b.getChildAt(1)!.toArray() as BigUint64Array;
+      for (let r = 0; r < b.numRows; r++) {
+        const id = `${ps[r]!} ${keys[r]!}`;
+        // Two label sets with one hash: marked, and the caller reads labels with every sample.
+        byKey.set(id, byKey.has(id) ? null : labelsAt(branches[ps[r]!]!, (c) => b.getChildAt(2 + c)!.get(r)));
+      }
+    }
+    return cutSeries(branches.length, samples.batches, 2, (p, batch, first) => {
+      const labels = byKey.get(`${p} ${(batch.getChildAt(1)!.toArray() as BigUint64Array)[first]!}`);
+      return labels ?? undefined;
+    });
   }
 
   /**
@@ -542,6 +652,25 @@ export class DatabaseRoutedSource implements PromSource {
     return s === undefined ? [] : s.select({ ...req, matchers });
   }
 
+  /** Each database's requests read together (one statement per database), answers in request order. */
+  async selectAll(reqs: readonly SelectRequest[]): Promise<SeriesData[][]> {
+    const out: SeriesData[][] = reqs.map(() => []);
+    const groups = new Map<string, Array<{ i: number; req: SelectRequest }>>();
+    reqs.forEach((req, i) => {
+      const { database, matchers } = this.route(req.matchers);
+      let g = groups.get(database);
+      if (g === undefined) groups.set(database, (g = []));
+      g.push({ i, req: { ...req, matchers } });
+    });
+    for (const [database, g] of groups) {
+      const s = await this.source(database);
+      if (s === undefined) continue;
+      const answers = s.selectAll !== undefined ? await s.selectAll(g.map((x) => x.req)) : await sequential(g.map((x) => () => s.select(x.req)));
+      g.forEach((x, k) => (out[x.i] = answers[k]!));
+    }
+    return out;
+  }
+
   /** Runs a metadata request per database its matcher sets name, in the order of the sets. */
   private async perDatabase<T>(req: MetadataRequest, f: (s: PromSource, r: MetadataRequest) => Promise<T[]>): Promise<T[][]> {
     const groups = new Map<string, LabelMatcher[][]>();
@@ -573,6 +702,12 @@ export class DatabaseRoutedSource implements PromSource {
     if (DATABASE_MATCHERS.includes(name) && this.databases !== undefined) return sortedUnion([await this.databases()], req.limit);
     return sortedUnion(await this.perDatabase(req, (s, r) => s.labelValues(name, r)), req.limit);
   }
+}
+
+async function sequential<T>(fns: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
+  const out: T[] = [];
+  for (const f of fns) out.push(await f());
+  return out;
 }
 
 function sortedUnion(lists: readonly (readonly string[])[], limit: number): string[] {

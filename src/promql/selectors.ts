@@ -7,7 +7,7 @@ import type { LabelMatcher } from './ast.js';
 import { compareLabels } from './labels.js';
 import type { EvalState } from './eval-state.js';
 import { SeriesTable, StepVector } from './series-table.js';
-import type { PromSource } from './source.js';
+import type { PromSource, SeriesData } from './source.js';
 import { isStaleNaN } from './values.js';
 
 /** The samples of one distinct selector, fetched once for the whole query. */
@@ -84,27 +84,38 @@ export class FetchPlan {
   }
 
   /**
-   * Reads every selector once; series in Prometheus's order (sorted by labels). One after the
-   * other: each read is an SQL query holding a slot of the query limiter, and a query with more
-   * selectors than slots must not wait for slots its own reads hold.
+   * Reads every selector once; series in Prometheus's order (sorted by labels). All together when
+   * the source can (`selectAll`: one SQL statement), else one after the other: each read is an SQL
+   * query holding a slot of the query limiter, and a query with more selectors than slots must not
+   * wait for slots its own reads hold.
    */
   async fetchAll(source: PromSource, state: EvalState): Promise<void> {
-    for (const d of this.byKey.values()) {
-      state.checkAborted();
-      const series = await source.select({
-        matchers: d.matchers,
-        startMs: d.startMs,
-        endMs: d.endMs,
-        ...(state.signal !== undefined ? { signal: state.signal } : {}),
-        maxSamples: state.maxSamples,
-      });
-      const sorted = [...series].sort((a, b) => compareLabels(a.labels, b.labels));
+    state.checkAborted();
+    const data = [...this.byKey.values()];
+    const reqs = data.map((d) => ({
+      matchers: d.matchers,
+      startMs: d.startMs,
+      endMs: d.endMs,
+      ...(state.signal !== undefined ? { signal: state.signal } : {}),
+      maxSamples: state.maxSamples,
+    }));
+    let answers: SeriesData[][];
+    if (source.selectAll !== undefined && reqs.length > 0) answers = await source.selectAll(reqs);
+    else {
+      answers = [];
+      for (const req of reqs) {
+        state.checkAborted();
+        answers.push(await source.select(req));
+      }
+    }
+    data.forEach((d, i) => {
+      const sorted = [...answers[i]!].sort((a, b) => compareLabels(a.labels, b.labels));
       for (const s of sorted) {
         d.table.add(s.labels);
         d.t.push(s.t);
         d.v.push(s.v);
       }
-    }
+    });
   }
 }
 

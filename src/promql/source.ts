@@ -39,6 +39,11 @@ export interface MetadataRequest {
 export interface PromSource {
   /** The series matching every matcher, with their samples in the range (stale markers kept). */
   select(req: SelectRequest): Promise<SeriesData[]>;
+  /**
+   * `select` of several requests at once (answers in their order), where reading them together is
+   * cheaper than one by one (one SQL statement for all of a query's selectors); optional.
+   */
+  selectAll?(reqs: readonly SelectRequest[]): Promise<SeriesData[][]>;
   /** Label sets of the series matching `matcherSets` in the range. */
   series(req: MetadataRequest): Promise<Labels[]>;
   /** Sorted label names (incl. `__name__`) of the matching series. */
