@@ -34,7 +34,7 @@ import { PromqlError, TOO_MANY_SAMPLES } from '../promql/errors.js';
 import { compileMatcherRegex, matcherMatches } from '../promql/regex.js';
 import { compareLabels, labelsFrom, labelsKey, type Labels } from '../promql/labels.js';
 import type { MetadataRequest, PromSource, SelectRequest, SeriesData } from '../promql/source.js';
-import { TABLE_ID_COLUMN } from './metric-engine.js';
+import { TABLE_ID_COLUMN, TSID_COLUMN } from './metric-engine.js';
 import type { TableSummary } from './table-summary.js';
 
 /** What the source needs of the database it reads: its tables and a way to run a SELECT. */
@@ -256,7 +256,7 @@ function scansOf(branches: readonly Branch[]): Scan[] {
     for (const members of list) {
       const limit = members.reduce((n, j) => n + Math.max(0, branches[j]!.room) + 1, 0);
       const physical = branches[members[0]!]!.plan.metric.logical!.physicalTable;
-      scans.push(members.length === 1 ? { members, limit } : { members, physical, limit });
+      scans.push({ members, physical, limit });
     }
   }
   return scans;
@@ -435,12 +435,14 @@ export class SqlPromSource implements PromSource {
   private async readBranches(branches: readonly Branch[], spanMs: number, signal?: AbortSignal): Promise<SeriesData[][]> {
     const width = Math.max(...branches.map((b) => b.plan.metric.tags.length));
     const scans = scansOf(branches);
-    const sel = (scan: Scan, withLabels: boolean, samples: boolean) => {
+    const sel = (scan: Scan, withLabels: boolean, samples: boolean, tsid = false) => {
       const first = branches[scan.members[0]!]!;
       const { metric } = first.plan;
       const labelCols = metric.tags.map((c) => `coalesce(${labelExpr(c)}, '')`);
-      // A hash of the labels orders each series' rows together (cheaper to sort than the texts).
-      const key = labelCols.length === 0 ? 'CAST(0 AS UBIGINT)' : `hash(${labelCols.join(', ')})`;
+      // A hash of the labels orders each series' rows together (cheaper to sort than the texts); a
+      // logical table's rows have one already, `__tsid`, whose reading skips the label texts (from a
+      // memtable, ten label columns cost ~6× the key column alone).
+      const key = tsid && metric.logical !== undefined ? quoteIdent(TSID_COLUMN) : labelCols.length === 0 ? 'CAST(0 AS UBIGINT)' : `hash(${labelCols.join(', ')})`;
       const tableId = quoteIdent(TABLE_ID_COLUMN);
       const p = scan.physical === undefined
         ? `CAST(${scan.members[0]!} AS INTEGER)`
@@ -454,8 +456,8 @@ export class SqlPromSource implements PromSource {
       const limit = samples ? ` LIMIT ${scan.limit}` : '';
       return `SELECT ${cols.join(', ')} FROM ${quoteIdent(scan.physical ?? metric.name)} WHERE ${where}${limit}`;
     };
-    const union = (withLabels: boolean, samples: boolean) =>
-      scans.length === 1 ? sel(scans[0]!, withLabels, samples) : scans.map((scan) => `(${sel(scan, withLabels, samples)})`).join(' UNION ALL ');
+    const union = (withLabels: boolean, samples: boolean, tsid = false) =>
+      scans.length === 1 ? sel(scans[0]!, withLabels, samples, tsid) : scans.map((scan) => `(${sel(scan, withLabels, samples, tsid)})`).join(' UNION ALL ');
     const labelOrder = Array.from({ length: width }, (_, c) => `l${c}`);
     const labelsAt = (b: Branch, get: (col: number) => unknown): Labels => {
       const pairs: Array<[string, string]> = [[METRIC_NAME, b.plan.metric.name]];
@@ -466,7 +468,7 @@ export class SqlPromSource implements PromSource {
     const inline = `SELECT * FROM (${union(true, true)}) ORDER BY ${['p', 'k', ...labelOrder, 't'].join(', ')}`;
     let result: SeriesData[][] | undefined;
     if (this.access.arrow !== undefined && width > 0 && spanMs >= TWO_SCAN_MIN_SPAN_MS) {
-      result = await this.readThenLabels(branches, scans, union(false, true), `SELECT DISTINCT * FROM (${union(true, false)})`, labelsAt, signal);
+      result = await this.readThenLabels(branches, scans, union(false, true, true), `SELECT DISTINCT * FROM (${union(true, false, true)})`, labelsAt, signal);
     }
     if (result === undefined && this.access.arrow !== undefined) {
       const arrow = await this.access.arrow(inline, signal);
@@ -512,8 +514,8 @@ export class SqlPromSource implements PromSource {
    * readBranches in two statements: the samples as (branch, key, t, v) only, then each key's labels
    * once. Turning the label texts of every sample into Arrow was most of a long query's time.
    * Undefined when the Arrow path is not offered, when a key of the first statement has no labels in
-   * the second (its series went away in between) or two label sets share a key: the caller then
-   * reads labels with every sample.
+   * the second (its series went away in between), two label sets share a key or one label set has
+   * two keys: the caller then reads labels with every sample.
    */
   private async readThenLabels(
     branches: readonly Branch[], scans: readonly Scan[], samplesSql: string, labelsSql: string, labelsAt: (b: Branch, get: (col: number) => unknown) => Labels, signal?: AbortSignal,
@@ -524,13 +526,19 @@ export class SqlPromSource implements PromSource {
     const labelSets = await this.access.arrow!(labelsSql, signal);
     if (labelSets === undefined) return undefined;
     const byKey = new Map<string, Labels | null>();
+    // One label set under two keys (`__tsid` tells a NULL tag from '', Prometheus does not): the caller reads labels with every sample.
+    const seen = new Set<string>();
     for (const b of labelSets.batches) {
       const ps = b.getChildAt(0)!.toArray() as Int32Array;
       const keys = b.getChildAt(1)!.toArray() as BigUint64Array;
       for (let r = 0; r < b.numRows; r++) {
         const id = `${ps[r]!} ${keys[r]!}`;
         // Two label sets with one hash: marked, and the caller reads labels with every sample.
-        byKey.set(id, byKey.has(id) ? null : labelsAt(branches[ps[r]!]!, (c) => b.getChildAt(2 + c)!.get(r)));
+        const labels = labelsAt(branches[ps[r]!]!, (c) => b.getChildAt(2 + c)!.get(r));
+        const text = `${ps[r]!} ${labelsKey(labels)}`;
+        if (seen.has(text)) return undefined;
+        seen.add(text);
+        byKey.set(id, byKey.has(id) ? null : labels);
       }
     }
     return cutSeries(branches.length, samples.batches, 2, (p, batch, first) => {
