@@ -21,10 +21,13 @@
  * (`promql/regex.ts`) for the decisions on constants taken here (table and field names, "").
  *
  * Samples are read through the Arrow path when the access offers it: DuckDB orders the rows by a
- * hash of the series' labels, then time, and the series are cut out of the Float64 columns in
- * bulk. Each scan is LIMITed to the samples the query may still hold (`maxSamples`), so a query
- * that would hold more fails before it does. Stale markers (NaN 0x7ff0000000000002) arrive as
- * stored, bit for bit.
+ * key of the series (a hash of its labels, or a logical table's `__tsid`), then time, and the
+ * series are cut out of the Float64 columns in bulk; a key is never trusted alone (labels are
+ * checked per key, see `readBranches`). All selectors of a query are one SQL statement
+ * (`selectAll`: a UNION ALL of scans, each with its own WHERE), and logical tables of one physical
+ * table with one WHERE are one scan of it (`__table_id IN (…)`). Each scan is LIMITed to the
+ * samples its requests may hold (`maxSamples`), so a query that would hold more fails before it
+ * does. Stale markers (NaN 0x7ff0000000000002) arrive as stored, bit for bit.
  */
 import type { RecordBatch } from 'apache-arrow';
 import type { ArrowRows, Cell } from '../query/output.js';
