@@ -314,3 +314,14 @@ test('selectAll: a request past its maxSamples fails, also when its tables are o
   await assert.rejects(src.selectAll([req(9)]), (e: unknown) => e instanceof PromqlError && /too many samples/.test(e.message));
   await assert.rejects(src.selectAll([req(10), req(4)]), (e: unknown) => e instanceof PromqlError && /too many samples/.test(e.message));
 });
+
+test('selectAll: a selector over more tables than one statement reads is split into statements, answers unchanged', async (t) => {
+  const { fe } = await opened(t);
+  // Plain tables: one scan each, 70 > 64 per statement.
+  await fe.ingest(Array.from({ length: 70 }, (_, i) => promTable(`c_${i}`, [{ labels: { job: `j${i % 3}` }, t: i, v: i }])), newSession(), { columnOrder: 'as_given' });
+  const access = counting(accessOf(fe));
+  const [got] = await new SqlPromSource(access).selectAll([{ matchers: [m('__name__', '=~', 'c_.*')], startMs: 0, endMs: 100, maxSamples: 1000 }]);
+  assert.equal(access.statements.length, 2);
+  assert.equal(got!.length, 70);
+  assert.deepEqual(got!.map((s) => [labelsObject(s.labels)['__name__'], s.t[0], s.v[0]]).sort((a, b) => Number(a[1]) - Number(b[1])), Array.from({ length: 70 }, (_, i) => [`c_${i}`, i, i]));
+});

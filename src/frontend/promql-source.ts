@@ -142,7 +142,10 @@ function mergePlans(sets: readonly Plan[][]): MergedPlan[] {
   });
 }
 
-/** The range from which readSamples reads labels apart from samples (measured: a loss at 1 h, a gain at 6 h). */
+/** The most tables one statement of `selectAll` reads (logical tables of one physical table count one each). */
+const MAX_BRANCHES = 64;
+
+/** The range from which readBranches reads labels apart from samples (measured: a loss at 1 h, a gain at 6 h). */
 const TWO_SCAN_MIN_SPAN_MS = 2 * 3_600_000;
 
 const whereOf = (p: Plan) => [...p.time, ...p.filters].join(' AND ');
@@ -423,7 +426,13 @@ export class SqlPromSource implements PromSource {
     if (branches.length === 0) return out;
     signal?.throwIfAborted();
     const spanMs = Math.max(...branches.map((b) => reqs[b.req]!.endMs - reqs[b.req]!.startMs));
-    const perBranch = await this.readBranches(branches, spanMs, signal);
+    // Statements of at most MAX_BRANCHES tables: a selector over every table of a large database
+    // must not become one statement of thousands of scans.
+    const perBranch: SeriesData[][] = [];
+    for (let i = 0; i < branches.length; i += MAX_BRANCHES) {
+      signal?.throwIfAborted();
+      perBranch.push(...(await this.readBranches(branches.slice(i, i + MAX_BRANCHES), spanMs, signal)));
+    }
     const held = reqs.map(() => 0);
     perBranch.forEach((series, i) => {
       const b = branches[i]!;
