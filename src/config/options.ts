@@ -356,6 +356,22 @@ const exportMetricsRemote = section('Export of the server\'s own metrics.', {
   remote_write: remoteWrite,
 });
 
+/** Slow queries (frontend, standalone): GreptimeDB's `[slow_query]`, README "Slow queries". */
+export const SLOW_QUERY_RECORD_TYPES = ['system_table', 'log'] as const;
+
+function slowQuery(enable: boolean) {
+  return section('Slow queries: statements (SQL, TQL, PromQL; every protocol) that run at least `threshold` are recorded with their text (INSERT values and secrets cut), duration, user, database and protocol (README "Slow queries").', {
+    enable: boolean({ doc: 'Record slow queries.', default: enable }),
+    record_type: oneOf(SLOW_QUERY_RECORD_TYPES, {
+      doc: 'Where: `system_table` (rows of the table `tsdb_private.slow_queries`, created when needed, readable with SQL) or `log` (lines of `tsdb-slow-queries.<date>.<n>.log` in logging.dir, and a warning in the main log).',
+      default: 'system_table',
+    }),
+    threshold: duration({ doc: 'A statement that runs at least this long is recorded; `0s` records every statement.', default: 30_000 }),
+    sample_ratio: float({ doc: 'Share of the slow statements recorded, from 0 (none) to 1 (all).', default: 1.0, min: 0, max: 1 }),
+    ttl: duration({ doc: 'How long rows of `tsdb_private.slow_queries` are kept (its `ttl` table option, set when the table is created); `0s` keeps them forever.', default: 90 * 86_400_000 }),
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Top-level options
 
@@ -438,6 +454,7 @@ export const standaloneSchema = section('tsdb standalone: a frontend and a datan
   region_engine: regionEngine,
   logging: loggingUnderDataHome,
   export_metrics: exportMetricsFull,
+  slow_query: slowQuery(false),
 });
 
 export const frontendSchema = section('tsdb frontend: protocol servers and query planning of a distributed deployment.', {
@@ -446,6 +463,7 @@ export const frontendSchema = section('tsdb frontend: protocol servers and query
   meta_client: metaClient,
   logging: logging({ default: '/tmp/tsdb/logs' }),
   export_metrics: exportMetricsFull,
+  slow_query: slowQuery(true),
 });
 
 export const datanodeSchema = section('tsdb datanode: hosts regions and stores data.', {
@@ -506,3 +524,4 @@ export type MitoOptions = StandaloneOptions['region_engine']['mito'];
 export type HttpOptions = DatanodeOptions['http'];
 export type LoggingOptions = StandaloneOptions['logging'];
 export type TlsOptions = StandaloneOptions['mysql']['tls'];
+export type SlowQueryOptions = StandaloneOptions['slow_query'];

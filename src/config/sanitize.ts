@@ -67,6 +67,7 @@ export function sanitize(
     if (fe.default_timezone !== undefined && !isValidTimeZone(fe.default_timezone)) {
       c.issue(['default_timezone'], `invalid time zone "${fe.default_timezone}"; expected an IANA name such as "Asia/Shanghai" or an offset such as "+08:00"`);
     }
+    checkSlowQuery(c, fe);
   }
   if (component === 'standalone' || component === 'datanode') {
     const dn = cfg as DatanodeOptions;
@@ -206,4 +207,16 @@ function checkExportMetrics(c: Checker, component: ComponentName, cfg: Record<st
   if (url === '' && !canSelfImport) {
     c.issue(['export_metrics', 'remote_write', 'url'], `required when export_metrics.enable is true (a ${component} exports by remote write only)`);
   }
+}
+
+/** `[slow_query]`: a TTL the table option takes, and a log that has somewhere to go. */
+function checkSlowQuery(c: Checker, fe: FrontendOptions): void {
+  const sq = fe.slow_query;
+  // Rows older than a TTL below a second would be gone before anyone reads them.
+  if (sq.ttl !== 0 && sq.ttl < 1000) c.issue(['slow_query', 'ttl'], `must be 0s (keep forever) or at least 1s, got ${sq.ttl}ms`);
+  if (!sq.enable) return;
+  if (sq.record_type === 'log' && fe.logging.dir === undefined) {
+    c.warnings.push('slow_query.record_type is "log" but logging.dir is unset: slow queries are only logged as warnings, no tsdb-slow-queries file is written');
+  }
+  if (sq.sample_ratio === 0) c.warnings.push('slow_query.sample_ratio is 0: no slow query is recorded');
 }
