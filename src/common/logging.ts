@@ -217,3 +217,35 @@ export async function createLogger(setup: LoggingSetup): Promise<LoggerHandle> {
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+/**
+ * A logger of its own file in `dir` (`<name>.<date>.<n>.log`, rotated daily, `maxFiles` kept), with
+ * the same guard as the main log files: a file that cannot be written never blocks the caller. For
+ * records that are kept apart from the server's log (the slow queries, `tsdb-slow-queries`).
+ */
+export async function createLogFile(dir: string, name: string, maxFiles: number, health: HealthBoard = processHealth): Promise<LoggerHandle> {
+  let file: GuardedFile;
+  try {
+    mkdirSync(dir, { recursive: true });
+    file = new GuardedFile(await rollingFile(dir, name, maxFiles), `logging:${join(dir, name)}`, health, () => {});
+  } catch (err) {
+    throw new Error(`cannot write logs to logging.dir "${dir}": ${(err as Error).message}`, { cause: err });
+  }
+  const logger = pino({ level: 'info', base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, file.sink);
+  const flushSync = (): void => {
+    if (file.failing) return;
+    try {
+      file.stream.flushSync();
+    } catch {
+      // Nothing buffered, or the file is already closed.
+    }
+  };
+  return {
+    logger,
+    flushSync,
+    close: async () => {
+      flushSync();
+      await file.close();
+    },
+  };
+}
