@@ -13,7 +13,7 @@ import { renderConfig } from '../config/render.js';
 import type { Section } from '../config/schema.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, PromqlHandler, SqlContext, SqlHandler, StatusInfo } from '../servers/handlers.js';
+import type { AdminHandler, AuthHandler, HttpHandlers, IngestHandler, IngestProtocols, PromqlHandler, PromQueryEnded, SqlContext, SqlHandler, StatusInfo } from '../servers/handlers.js';
 import { HttpServer } from '../servers/http/http-server.js';
 import { greptimeDatabaseService, healthCheckService, withDirectRowDecoding, withLenientDecoding } from '../servers/grpc/database-service.js';
 import { flightPackageDefinition, flightServiceDefinition, flightServiceImplementation } from '../servers/grpc/flight-service.js';
@@ -148,6 +148,7 @@ export class ServingComponent implements Component {
         },
         promql: ((component) => ({
           source: (ctx: SqlContext) => component.promqlHandler().source(ctx),
+          queryEnded: (q: PromQueryEnded, ctx: SqlContext, ms: number) => component.promql?.queryEnded?.(q, ctx, ms),
           get queryTimeoutMs(): number | undefined {
             return component.promql?.queryTimeoutMs;
           },

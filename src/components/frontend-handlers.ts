@@ -4,6 +4,7 @@
  * user provider whatever holds the regions.
  */
 import type { CatalogManager } from '../catalog/catalog-manager.js';
+import { DEFAULT_CATALOG } from '../catalog/table-info.js';
 import type { Logger } from '../common/logging.js';
 import { createUserProvider, type UserProvider } from '../frontend/auth/user-provider.js';
 import type { FrontendInstance } from '../frontend/instance.js';
@@ -38,7 +39,8 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
   const run = async (sql: string, ctx: SqlContext, arrow: boolean): Promise<Output | undefined> => {
     const timeoutMs = statementTimeout(ctx.timeoutMs, queryTimeoutMs);
     const session: Session = { ...newSession(ctx.database, ctx.timezone, ctx.user), ...(arrow && { arrow: true }), internal: true };
-    const [out] = await frontend.executeSql(sql, session, { ...(ctx.signal !== undefined && { signal: ctx.signal }), ...(timeoutMs > 0 && { timeoutMs }), ...(ctx.client !== undefined && { address: ctx.client }) });
+    // The query is recorded (slow queries, metrics) as PromQL, not its scans.
+    const [out] = await frontend.executeSql(sql, session, { ...(ctx.signal !== undefined && { signal: ctx.signal }), ...(timeoutMs > 0 && { timeoutMs }), ...(ctx.client !== undefined && { address: ctx.client }), internal: true });
     return out;
   };
   const users = userProvider !== undefined && userProvider !== '' ? createUserProvider(userProvider, { logger }) : undefined;
@@ -60,6 +62,11 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
     },
     promql: {
       queryTimeoutMs,
+      queryEnded: (q, ctx, elapsedMs) => {
+        const recorder = frontend.slowQueries;
+        if (recorder === undefined || elapsedMs < recorder.thresholdMs) return;
+        recorder.ended({ language: 'promql', query: q.query, catalog: DEFAULT_CATALOG, database: ctx.database, user: ctx.user.username, protocol: ctx.protocol ?? 'http', promql: q }, elapsedMs);
+      },
       source: async (ctx) => {
         checkPermission(ctx.user, 'read');
         if ((await catalog.database(ctx.database)) === undefined) return undefined;

@@ -30,6 +30,8 @@ import type { AuthHandler, IngestHandler, PromqlHandler, SqlHandler } from '../s
 import { RemoteRegionServer } from '../servers/grpc/region-client.js';
 import type { ComponentServices } from './component.js';
 import { frontendHandlers } from './frontend-handlers.js';
+import { startSlowQueries } from '../frontend/slow-query/start-slow-queries.js';
+import type { SlowQueryRecorder } from '../frontend/slow-query/slow-query-recorder.js';
 
 /** A frontend reports itself this often (GreptimeDB: 6× the datanodes' interval). */
 const FRONTEND_HEARTBEAT_MS = 18_000;
@@ -41,6 +43,7 @@ export type ClosableMetaService = MetaService & { close(): void | Promise<void> 
 export class FrontendServices implements ComponentServices {
   private meta: ClosableMetaService | undefined;
   private frontend: FrontendInstance | undefined;
+  private slowQueries: SlowQueryRecorder | undefined;
   private queries: DuckDBInstance | undefined;
   private users: UserProvider | undefined;
   private routed: RoutedRegionServer | undefined;
@@ -85,6 +88,7 @@ export class FrontendServices implements ComponentServices {
     const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow), routes: async (t: TableInfo) => (await routed.route(t.table_id))?.region_routes };
     const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl, cluster));
     this.startHeartbeat(meta);
+    this.slowQueries = await startSlowQueries(c.slow_query, c.logging, frontend, this.logger);
     const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);
     this.users = handlers.users;
     return handlers;
@@ -135,6 +139,9 @@ export class FrontendServices implements ComponentServices {
     this.heartbeatStopped = true;
     if (this.heartbeat !== undefined) clearTimeout(this.heartbeat);
     this.frontend?.processes.killAll('the server is shutting down');
+    // What is recorded is written while the regions are still open.
+    await this.slowQueries?.close();
+    this.slowQueries = undefined;
     this.users?.close();
     this.users = undefined;
     this.frontend?.close();

@@ -25,6 +25,8 @@ import type { RegionServer } from '../types/region-server.js';
 import type { ComponentServices } from './component.js';
 import { frontendHandlers } from './frontend-handlers.js';
 import { nameTablesFrom } from './table-names.js';
+import { startSlowQueries } from '../frontend/slow-query/start-slow-queries.js';
+import type { SlowQueryRecorder } from '../frontend/slow-query/slow-query-recorder.js';
 
 /** A region server the frontend reaches over the network, and how to let it go. */
 export interface RemoteRegions {
@@ -47,6 +49,7 @@ export class StandaloneServices implements ComponentServices {
   private unsetTableNames: (() => void) | undefined;
   private storage: StorageProviders | undefined;
   private frontend: FrontendInstance | undefined;
+  private slowQueries: SlowQueryRecorder | undefined;
   private queries: DuckDBInstance | undefined;
   private users: UserProvider | undefined;
   private remote: RemoteRegions | undefined;
@@ -102,6 +105,7 @@ export class StandaloneServices implements ComponentServices {
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');
+    this.slowQueries = await startSlowQueries(c.slow_query, c.logging, frontend, this.logger);
     const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);
     this.users = handlers.users;
     return handlers;
@@ -116,6 +120,9 @@ export class StandaloneServices implements ComponentServices {
     // Statements still running (their servers are closed by now) stop rather than hold the engine.
     this.frontend?.processes.killAll('the server is shutting down');
     this.unsetTableNames?.();
+    // What is recorded is written while the regions are still open.
+    await this.slowQueries?.close();
+    this.slowQueries = undefined;
     this.users?.close();
     this.users = undefined;
     this.frontend?.close();

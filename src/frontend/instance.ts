@@ -40,6 +40,8 @@ import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { Session } from './session.js';
 import type { TableSummary } from './table-summary.js';
+import type { SlowQueryRecorder } from './slow-query/slow-query-recorder.js';
+import { endedSql } from './slow-query/ended-statement.js';
 import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
@@ -125,6 +127,9 @@ export class FrontendInstance {
     this.ingester = new Ingester(catalog, ddl, this.tables, this.metricTables, this.schemaLocks);
   }
 
+  /** Told of each statement when it ends (`[slow_query]`, `slow-query/`); set by the component. */
+  slowQueries: SlowQueryRecorder | undefined;
+
   /** Serializes schema changes per table (ALTER TABLE, columns added by ingestion). */
   private readonly schemaLocks = new KeyedMutex();
   private readonly ingester: Ingester;
@@ -202,9 +207,17 @@ export class FrontendInstance {
       running.check();
       const { statements, lists } = parseFoldedSql(sql);
       const outputs: Output[] = [];
+      const recorder = control?.internal === true ? undefined : this.slowQueries;
       for (const stmt of statements) {
         running.check();
-        outputs.push(session.internal === true ? await this.execute(stmt, session, lists) : await timedStatement(stmt, session.database, () => this.execute(stmt, session, lists)));
+        const began = performance.now();
+        try {
+          outputs.push(session.internal === true ? await this.execute(stmt, session, lists) : await timedStatement(stmt, session.database, () => this.execute(stmt, session, lists)));
+        } finally {
+          // Failed statements too (a timeout is the slowest of all); only a slow one costs more than this check.
+          const ms = performance.now() - began;
+          if (recorder !== undefined && ms >= recorder.thresholdMs) recorder.ended(endedSql(stmt, session, lists), ms);
+        }
       }
       // No check after the last statement: a write applied before the cancel arrived answers as applied.
       return outputs;

@@ -31,7 +31,7 @@ export interface Session {
   readonly internal?: boolean;
 }
 
-export type SessionProtocol = 'postgres' | 'mysql' | 'http';
+export type SessionProtocol = 'postgres' | 'mysql' | 'http' | 'grpc';
 
 export function newSession(database = DEFAULT_DATABASE, timezone = 'UTC', user: UserInfo = DEFAULT_USER, protocol?: SessionProtocol): Session {
   return { catalog: DEFAULT_CATALOG, database, timezone, user, ...(protocol !== undefined && { protocol }) };

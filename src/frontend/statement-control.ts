@@ -21,6 +21,11 @@ export interface StatementControl {
   readonly address?: string;
   /** The MySQL connection id or PostgreSQL backend pid, for `KILL QUERY <id>`. */
   readonly connectionId?: number;
+  /**
+   * Statements tsdb runs for something else (a PromQL query's scans, the slow query table's DDL):
+   * not recorded as slow queries of their own.
+   */
+  readonly internal?: boolean;
 }
 
 export function deadlineError(timeoutMs: number): TsdbError {

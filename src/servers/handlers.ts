@@ -41,7 +41,7 @@ export interface SqlContext {
   readonly timezone: string;
   /** Who asks (the default user when authentication is off); statements are checked against its permission. */
   readonly user: UserInfo;
-  /** The protocol of the connection (PostgreSQL sessions see pg_catalog); undefined for HTTP. */
+  /** The protocol of the connection (PostgreSQL sessions see pg_catalog; gRPC's is `grpc`); undefined for HTTP. */
   readonly protocol?: SessionProtocol;
   /**
    * Aborted when the client no longer wants the answer (disconnect, HTTP deadline, PostgreSQL
@@ -102,6 +102,19 @@ export interface PromqlHandler {
   source(ctx: SqlContext): Promise<PromSource | undefined>;
   /** `query.timeout` in ms: the longest a PromQL query may run when its client sets no shorter limit (0/absent: none). */
   readonly queryTimeoutMs?: number;
+  /**
+   * Told of each PromQL query when it ends, failed or not, with how long it ran (the slow query
+   * recorder). Returns at once and never throws.
+   */
+  queryEnded?(query: PromQueryEnded, ctx: SqlContext, elapsedMs: number): void;
+}
+
+/** A PromQL query that ended: its text and evaluation range (ms since the epoch) and step (ms; 0: instant). */
+export interface PromQueryEnded {
+  readonly query: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly stepMs: number;
 }
 
 /** The ingestion protocols (InfluxDB, OpenTSDB, Prometheus remote write): rows decoded into tables. */

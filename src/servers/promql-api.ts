@@ -195,6 +195,14 @@ export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: P
 async function evaluatePromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
   const expr = parsePromql(q.query);
   const started = performance.now();
+  try {
+    return await evaluatePromQuery(handler, ctx, q, expr, started);
+  } finally {
+    handler.queryEnded?.({ query: q.query, startMs: q.startMs, endMs: q.endMs, stepMs: q.stepMs }, ctx, performance.now() - started);
+  }
+}
+
+async function evaluatePromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery, expr: ReturnType<typeof parsePromql>, started: number): Promise<QueryResult> {
   // The `timeout` parameter, bounded by query.timeout (a query without one still has a deadline).
   const serverLimit = handler.queryTimeoutMs !== undefined && handler.queryTimeoutMs > 0 ? handler.queryTimeoutMs : undefined;
   const limitMs = q.timeoutMs === undefined ? serverLimit : serverLimit === undefined ? q.timeoutMs : Math.min(q.timeoutMs, serverLimit);

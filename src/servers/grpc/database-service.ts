@@ -98,7 +98,7 @@ export class RequestRunner {
     const user = await this.user(req.header);
     const database = databaseOf(req.header, this.metadata);
     const timezone = timezoneOf(req.header, this.metadata, this.handlers.defaultTimezone);
-    const ctx: SqlContext = { database, timezone, user, signal: this.signal, client: this.peer };
+    const ctx: SqlContext = { database, timezone, user, protocol: 'grpc', signal: this.signal, client: this.peer };
     const { sql, ingest } = this.handlers;
     this.signal.throwIfAborted();
     switch (req.request) {

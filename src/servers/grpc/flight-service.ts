@@ -235,7 +235,7 @@ class FlightService {
       if (statements.length > 1) {
         throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
       }
-      const sqlCtx: SqlContext = { ...ctx, signal, client: call.getPeer(), arrow: true };
+      const sqlCtx: SqlContext = { ...ctx, protocol: 'grpc', signal, client: call.getPeer(), arrow: true };
       const outputs = await this.opts.sql.executeSql(sql, sqlCtx);
       if (outputs.length !== 1) throw new TsdbError(StatusCode.Unsupported, 'Not supported: execute multiple statements in SQL query string through GRPC interface');
       const output = outputs[0]!;

@@ -70,7 +70,7 @@ export function prometheusGatewayService(handlers: PrometheusGatewayHandlers, lo
           } catch {
             // A catalog other than tsdb's: no such database.
           }
-          const ctx: SqlContext = { database: database ?? '', timezone: 'UTC', user, signal, client: call.getPeer() };
+          const ctx: SqlContext = { database: database ?? '', timezone: 'UTC', user, protocol: 'grpc', signal, client: call.getPeer() };
           const promql: PromqlHandler = database === undefined ? { source: () => Promise.resolve(EMPTY_SOURCE) } : handlers.promql;
           body = successJson(resultJson(await runPromQuery(promql, ctx, queryOf(req))));
         } catch (err) {

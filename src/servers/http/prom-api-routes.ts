@@ -254,5 +254,9 @@ export function promApiRoutes(app: FastifyInstance, promql: PromqlHandler, auth:
 
 /** A PromqlHandler answering with the request's source (so that a bad `db` reads the empty source). */
 function sourceHandler(r: Req, promql: PromqlHandler): PromqlHandler {
-  return { source: () => r.source(), ...(promql.queryTimeoutMs !== undefined && { queryTimeoutMs: promql.queryTimeoutMs }) };
+  return {
+    source: () => r.source(),
+    ...(promql.queryTimeoutMs !== undefined && { queryTimeoutMs: promql.queryTimeoutMs }),
+    ...(promql.queryEnded !== undefined && { queryEnded: promql.queryEnded.bind(promql) }),
+  };
 }
