@@ -61,11 +61,16 @@ function quotedEnd(s: string, pos: number): number {
   }
 }
 
-/** The tokens of `s`, comments and whitespace skipped; never throws (unterminated runs end with the text). */
-function scan(s: string): Tok[] {
+/**
+ * The tokens of `s`, comments and whitespace skipped; never throws (unterminated runs end with the
+ * text). With `untilValues`, stops after the first `VALUES` outside parentheses (an INSERT's body is
+ * not read).
+ */
+function scan(s: string, untilValues = false): Tok[] {
   const out: Tok[] = [];
   const n = s.length;
   let pos = 0;
+  let depth = 0;
   while (pos < n) {
     const c = s.charCodeAt(pos);
     const next = pos + 1 < n ? s.charCodeAt(pos + 1) : -1;
@@ -110,11 +115,14 @@ function scan(s: string): Tok[] {
     if (isWordStart(c)) {
       let i = pos + 1;
       while (i < n && isWordPart(s.charCodeAt(i))) i++;
-      out.push({ kind: 'word', start: pos, end: i, value: s.slice(pos, i) });
+      const value = s.slice(pos, i);
+      out.push({ kind: 'word', start: pos, end: i, value });
       pos = i;
+      if (untilValues && depth === 0 && (value.length === 5 || value.length === 6) && /^values?$/i.test(value)) break;
       continue;
     }
     if (c === 40 || c === 41) {
+      depth = c === 40 ? depth + 1 : Math.max(0, depth - 1);
       out.push({ kind: c === 40 ? 'open' : 'close', start: pos, end: pos + 1, value: s[pos]! });
       pos++;
       continue;
@@ -162,10 +170,13 @@ const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
  * `INSERT|REPLACE … VALUES` cut after `VALUES`, secrets masked. Never throws.
  */
 export function redactSql(text: string, maxLength = MAX_SLOW_QUERY_TEXT): string {
-  const trimmed = text.trim();
-  const cut = trimmed.length > maxLength;
-  const s = cut ? trimmed.slice(0, maxLength) : trimmed;
-  const toks = scan(s);
+  // Trimmed without copying the whole text (an INSERT may be megabytes): only its first part is read.
+  let from = 0;
+  while (from < text.length && isSpace(text.charCodeAt(from))) from++;
+  const cut = text.trimEnd().length - from > maxLength;
+  const s = cut ? text.slice(from, from + maxLength) : text.slice(from).trimEnd();
+  const head = /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/)\s*)*(\w+)/.exec(s)?.[1]?.toUpperCase() ?? '';
+  const toks = scan(s, head === 'INSERT' || head === 'REPLACE');
   const first = toks[0]?.kind === 'word' ? toks[0].value.toUpperCase() : '';
   let end = s.length;
   let valuesCut = false;
