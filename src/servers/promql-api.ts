@@ -183,7 +183,7 @@ export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: P
   const started = process.hrtime.bigint();
   const statement = q.stepMs !== undefined && q.stepMs > 0 ? 'range' : 'instant';
   try {
-    const result = await evaluatePromQuery(handler, ctx, q);
+    const result = await recordedPromQuery(handler, ctx, q);
     queryElapsed.observe({ kind: 'promql', statement, result: 'success' }, secondsSince(started));
     return result;
   } catch (err) {
@@ -192,7 +192,8 @@ export async function runPromQuery(handler: PromqlHandler, ctx: SqlContext, q: P
   }
 }
 
-async function evaluatePromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
+/** Evaluates a query and tells the handler how long it took (the slow-query log). */
+async function recordedPromQuery(handler: PromqlHandler, ctx: SqlContext, q: PromQuery): Promise<QueryResult> {
   const expr = parsePromql(q.query);
   const started = performance.now();
   try {
