@@ -106,7 +106,6 @@ export async function startComponent(req: StartRequest, writeErr: (text: string)
   );
   for (const w of loaded.warnings) log.warn(w);
   if (logging.enable_otlp_tracing) log.warn('logging.enable_otlp_tracing is set, but this build does not export traces yet');
-  if (loaded.config.export_metrics.enable) log.warn('export_metrics.enable is set, but this build does not export metrics yet');
 
   const fatal = (err: unknown): void => {
     log.fatal({ err }, `fatal error: ${(err as Error)?.message ?? String(err)}`);

@@ -25,6 +25,8 @@ import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers
 import { MysqlServer } from '../servers/mysql/mysql-server.js';
 import { PostgresServer } from '../servers/postgres/postgres-server.js';
 import type { Server } from '../servers/server.js';
+import { registerDefaultMetrics } from '../common/metrics/default-metrics.js';
+import { startMetricsExport, type ExportMetricsConfig, type MetricsExporter } from '../servers/export-metrics/metrics-exporter.js';
 
 export interface Component {
   readonly name: ComponentName;
@@ -76,6 +78,8 @@ export interface ServingComponentOptions {
   readonly rpc?: { readonly addr: string; readonly services: RpcServices };
   /** The cluster view a metasrv serves over HTTP (`/admin/…`). */
   readonly admin?: AdminHandler;
+  /** `[export_metrics]`: started once the servers listen, stopped first. */
+  readonly exportMetrics?: ExportMetricsConfig;
 }
 
 /** gRPC services a component serves besides the protocols: opened at start, closed after the servers stop. */
@@ -127,6 +131,7 @@ export class ServingComponent implements Component {
   private promql: PromqlHandler | undefined;
   private auth: AuthHandler | undefined;
   private servicesStarted = false;
+  private exporter: MetricsExporter | undefined;
 
   constructor(private readonly opts: ServingComponentOptions) {
     this.name = opts.name;
@@ -189,6 +194,7 @@ export class ServingComponent implements Component {
   }
 
   async start(): Promise<void> {
+    registerDefaultMetrics();
     const { home, dirs = [] } = this.opts;
     if (home !== undefined) {
       ensureWritableDir(home.dir, home.option);
@@ -232,8 +238,17 @@ export class ServingComponent implements Component {
     if (regionAddr !== undefined) this.opts.regionService!.regions.serving?.(regionAddr);
     const rpcAddr = bound(this.rpcGrpc);
     if (rpcAddr !== undefined) this.opts.rpc!.services.serving?.(rpcAddr);
+    if (this.opts.exportMetrics !== undefined) this.exporter = await this.startExport(this.opts.exportMetrics);
     const pending = this.opts.notServedYet ?? [];
     if (pending.length > 0) this.log.info({ not_served: pending }, `not served by this build yet: ${pending.join(', ')}`);
+  }
+
+  private startExport(config: ExportMetricsConfig): Promise<MetricsExporter | undefined> {
+    // The `instance` label: the HTTP address, with the host name for a wildcard bind.
+    const addr = this.http.boundAddress();
+    const instance = addr === undefined ? host() : addr.host === '0.0.0.0' || addr.host === '::' ? `${host()}:${addr.port}` : formatAddress(addr);
+    const selfImport = this.sql !== undefined && this.ingest !== undefined ? { sql: this.sql, ingest: this.ingest, withMetricEngine: this.opts.protocols?.promWithMetricEngine ?? true } : undefined;
+    return startMetricsExport(config, { component: this.name, instance, logger: this.log, ...(selfImport !== undefined && { selfImport }) });
   }
 
   private ingestHandler(): IngestHandler {
@@ -257,6 +272,8 @@ export class ServingComponent implements Component {
   }
 
   async stop(): Promise<void> {
+    await this.exporter?.stop();
+    this.exporter = undefined;
     if (this.servicesStarted) {
       const interrupted = this.opts.services!.interrupt?.() ?? 0;
       if (interrupted > 0) this.log.info({ statements: interrupted }, `interrupted ${interrupted} running statement(s)`);

@@ -15,6 +15,7 @@ export function createDatanode(loaded: LoadedConfig<'datanode'>, logger: Logger)
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
+    exportMetrics: c.export_metrics,
     regionService: { addr: c.rpc_addr, regions: new DatanodeServices(c, logger) },
   });
 }

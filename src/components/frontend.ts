@@ -19,6 +19,7 @@ export function createFrontend(loaded: LoadedConfig<'frontend'>, logger: Logger)
     http: c.http,
     dashboard: !c.http.disable_dashboard,
     logger,
+    exportMetrics: c.export_metrics,
     services: new FrontendServices(c, logger, () => new MetaClient({ addrs: m.metasrv_addrs, timeoutMs: m.timeout, connectTimeoutMs: m.connect_timeout, ddlTimeoutMs: m.ddl_timeout, tcpNoDelay: m.tcp_nodelay, logger })),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),

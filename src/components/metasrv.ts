@@ -15,6 +15,7 @@ export function createMetasrv(loaded: LoadedConfig<'metasrv'>, logger: Logger): 
     http: c.http,
     home: { option: 'data_home', dir: c.data_home },
     logger,
+    exportMetrics: c.export_metrics,
     rpc: { addr: c.bind_addr, services },
     admin: services.admin,
   });

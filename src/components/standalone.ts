@@ -17,6 +17,7 @@ export function createStandalone(loaded: LoadedConfig<'standalone'>, logger: Log
     home: { option: 'storage.data_home', dir: c.storage.data_home },
     dirs: [{ option: 'wal.dir', dir: c.wal.dir }],
     logger,
+    exportMetrics: c.export_metrics,
     services: new StandaloneServices(c, logger, services),
     ...(c.postgres.enable && { postgres: { addr: c.postgres.addr, tls: c.postgres.tls } }),
     ...(c.mysql.enable && { mysql: { addr: c.mysql.addr, tls: c.mysql.tls } }),

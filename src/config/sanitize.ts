@@ -207,6 +207,17 @@ function checkExportMetrics(c: Checker, component: ComponentName, cfg: Record<st
   if (url === '' && !canSelfImport) {
     c.issue(['export_metrics', 'remote_write', 'url'], `required when export_metrics.enable is true (a ${component} exports by remote write only)`);
   }
+  if (url === '' && canSelfImport && em.self_import.db === '') {
+    c.issue(['export_metrics', 'self_import', 'db'], 'must name a database when export_metrics.enable is true');
+  }
+  // Checked here rather than at the first export: a header the HTTP client refuses would fail every export.
+  // Values are never repeated in the message (they hold credentials).
+  if (url !== '') {
+    for (const [name, value] of Object.entries(em.remote_write.headers as Record<string, string>)) {
+      if (!HEADER_NAME.test(name)) c.issue(['export_metrics', 'remote_write', 'headers'], `invalid HTTP header name ${JSON.stringify(name)}`);
+      else if (!HEADER_VALUE.test(value)) c.issue(['export_metrics', 'remote_write', 'headers'], `the value of header ${name} has characters an HTTP header cannot carry (control characters or line breaks)`);
+    }
+  }
 }
 
 /** `[slow_query]`: a TTL the table option takes, and a log that has somewhere to go. */
@@ -220,3 +231,7 @@ function checkSlowQuery(c: Checker, fe: FrontendOptions): void {
   }
   if (sq.sample_ratio === 0) c.warnings.push('slow_query.sample_ratio is 0: no slow query is recorded');
 }
+
+/** An HTTP header name (RFC 9110 token) and value (visible ASCII and Latin-1, spaces and tabs inside). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

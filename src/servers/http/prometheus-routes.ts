@@ -10,28 +10,19 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
-import type { IngestTable } from '../../frontend/ingest-request.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import type { Cell } from '../../query/output.js';
 import type { AuthHandler, IngestHandler, SqlContext, SqlHandler } from '../handlers.js';
 import { decodeReadRequest, encodeReadResponse, negotiateResponseType, type ReadMatcher, type ReadQuery, type ReadSeries } from '../prometheus/remote-read.js';
 import { decodeRemoteWrite, METRIC_NAME_LABEL, TIMESTAMP_COLUMN, VALUE_COLUMN } from '../prometheus/remote-write.js';
+import { ingestRemoteWrite } from '../prometheus/remote-write-ingest.js';
 import { databaseOf, decompressedBodyLimit, requestBytes, requestDatabase, sendWriteError, withBasicAuth } from './write-routes.js';
 import { ingestBytesTotal, recordIngest, recordIngestRejected } from '../../common/metrics/server-metrics.js';
 import { bodySize, rowsOf } from '../ingest-metrics.js';
 
-/** The physical table remote write creates logical tables on. */
-const DEFAULT_PHYSICAL_TABLE = 'tsdb_physical_table';
-
 export interface PromStoreOptions {
   /** `prom_store.with_metric_engine`. */
   readonly withMetricEngine: boolean;
-}
-
-/** The time index, then the value, then the labels: the column order of tables remote write creates. */
-function promOrder(t: IngestTable): IngestTable {
-  const rank = (semantic: string) => (semantic === 'timestamp' ? 0 : semantic === 'field' ? 1 : 2);
-  return { ...t, columns: [...t.columns].sort((a, b) => rank(a.semantic) - rank(b.semantic)) };
 }
 
 /** What is wrong with the headers of a remote write (answered 415), if anything: snappy content, protobuf v1 WriteRequest. */
@@ -162,23 +153,10 @@ export function prometheusRoutes(app: FastifyInstance, ingest: IngestHandler, sq
     try {
       const database = requestDatabase(req);
       const { groups } = decodeRemoteWrite(await requestBytes(req, ['snappy']), decompressedBodyLimit());
-      // One ingest per (database, physical table).
-      const batches = new Map<string, { database: string; physical: string; tables: IngestTable[] }>();
-      for (const g of groups) {
-        const db = g.database !== undefined ? databaseOf(g.database) : database;
-        const physical = g.physicalTable ?? query['physical_table'] ?? DEFAULT_PHYSICAL_TABLE;
-        const key = `${db}\u0000${physical}`;
-        if (!batches.has(key)) batches.set(key, { database: db, physical, tables: [] });
-        batches.get(key)!.tables.push(promOrder(g.table));
-        samples += g.table.rowCount;
-      }
-      const ingestOptions = (b: { physical: string }) => ({ columnOrder: 'as_given' as const, ...(opts.withMetricEngine && { physicalTable: b.physical }) });
-      // Several ingests: all are checked before any writes, so that a refused part writes nothing.
-      if (batches.size > 1) {
-        for (const b of batches.values()) await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, { ...ingestOptions(b), checkOnly: true });
-      }
-      for (const b of batches.values()) await ingest.ingest(b.tables, { database: b.database, timezone: 'UTC', user }, ingestOptions(b));
-      for (const b of batches.values()) recordIngest('prometheus', b.database, rowsOf(b.tables));
+      for (const g of groups) samples += g.table.rowCount;
+      const physicalTable = query['physical_table'];
+      const batches = await ingestRemoteWrite(ingest, groups, { database, user, withMetricEngine: opts.withMetricEngine, databaseOf, ...(physicalTable !== undefined && { physicalTable }) });
+      for (const b of batches) recordIngest('prometheus', b.database, rowsOf(b.tables));
       ingestBytesTotal.inc({ protocol: 'prometheus' }, bodySize(req));
       return reply.code(204).send();
     } catch (err) {
