@@ -358,6 +358,18 @@ test('cross-option checks: TLS files, user provider, time zone, mode, export met
     problems({ component: 'frontend', env: { TSDB_FRONTEND__EXPORT_METRICS__REMOTE_WRITE__URL: 'ftp://x' } })[0]!,
     /^export_metrics\.remote_write\.url: invalid URL "ftp:\/\/x"/,
   );
+  assert.deepEqual(problems({ component: 'standalone', env: { TSDB_STANDALONE__EXPORT_METRICS__ENABLE: 'true', TSDB_STANDALONE__EXPORT_METRICS__SELF_IMPORT__DB: '' } }), [
+    'export_metrics.self_import.db: must name a database when export_metrics.enable is true (from environment variable TSDB_STANDALONE__EXPORT_METRICS__SELF_IMPORT__DB)',
+  ]);
+});
+
+test('export_metrics: header names and values an HTTP request cannot carry are refused at start, values never shown', (t) => {
+  const file = tempFile(t, 'em.toml', '[export_metrics]\nenable = true\n[export_metrics.remote_write]\nurl = "http://127.0.0.1:9/w"\nheaders = { "bad name" = "x", Authorization = "Basic s3cr3t\\nInjected: 1" }\n');
+  const issues = problems({ component: 'metasrv', configFile: file });
+  assert.equal(issues.length, 2, issues.join('\n'));
+  assert.match(issues[0]!, /^export_metrics\.remote_write\.headers: invalid HTTP header name "bad name"/);
+  assert.match(issues[1]!, /^export_metrics\.remote_write\.headers: the value of header Authorization has characters an HTTP header cannot carry/);
+  assert.ok(!issues.join('\n').includes('s3cr3t'));
 });
 
 test('sanitize fixes what GreptimeDB fixes, with a warning', () => {

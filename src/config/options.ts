@@ -332,12 +332,12 @@ const loggingUnderDataHome = logging({
 function exportMetricsFields() {
   return {
     enable: boolean({ doc: 'Export the server\'s own metrics.', default: false }),
-    write_interval: duration({ doc: 'Interval between exports.', default: 30_000 }),
+    write_interval: duration({ doc: 'Interval between exports (the first comes one interval after start; a remote write may take 4/5 of it, at most 30s).', default: 30_000 }),
   };
 }
 
 const remoteWrite = section('Export to a Prometheus remote-write receiver.', {
-  url: string({ doc: 'URL of the receiver, e.g. `http://127.0.0.1:4000/v1/prometheus/write?db=metrics`.', default: '' }),
+  url: string({ doc: 'URL of the receiver, e.g. `http://127.0.0.1:4000/v1/prometheus/write?db=metrics` (Prometheus remote write 1.0, snappy protobuf); every series carries `job="tsdb-<component>"` and `instance="<http address>"`.', default: '' }),
   headers: stringMap({ doc: 'HTTP headers sent with each export, e.g. `{ Authorization = "Basic …" }`.', default: {}, mask: (h) => Object.fromEntries(Object.keys(h).map((k) => [k, MASK])) }),
 });
 
@@ -345,7 +345,7 @@ const remoteWrite = section('Export to a Prometheus remote-write receiver.', {
 const exportMetricsFull = section('Export of the server\'s own metrics.', {
   ...exportMetricsFields(),
   self_import: section('Export into a database of this server (frontend and standalone only).', {
-    db: string({ doc: 'Database receiving the metrics.', default: 'information_schema' }),
+    db: string({ doc: 'Database receiving the metrics; it must exist. `information_schema` (the default) is read-only, so it means the database `tsdb_metrics`, created at start if missing.', default: 'information_schema' }),
   }),
   remote_write: remoteWrite,
 });
