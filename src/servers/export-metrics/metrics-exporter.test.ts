@@ -13,7 +13,7 @@ import { Counter, Gauge, Histogram, Registry, Summary } from 'prom-client';
 import { decodeRemoteWrite } from '../prometheus/remote-write.js';
 import type { ReadSeries } from '../prometheus/remote-read.js';
 import { gatherSeries } from './gather-series.js';
-import { MetricsExporter, type MetricsSink, redactUrl, RemoteWriteSink, remoteWriteTimeout } from './metrics-exporter.js';
+import { encodeWriteRequestSliced, MetricsExporter, type MetricsSink, redactUrl, RemoteWriteSink, remoteWriteTimeout } from './metrics-exporter.js';
 
 interface LogLine {
   level: number;
@@ -75,6 +75,19 @@ test("a metric's own job or instance label wins over the identity; empty label v
   g.set({ job: 'mine', empty: '' }, 1);
   const [one] = await gatherSeries(reg, { job: 'tsdb-frontend', instance: 'h:2' }, 1);
   assert.deepEqual(labelsOf(one!), { __name__: 'y', instance: 'h:2', job: 'mine' });
+});
+
+test('encoded a slice at a time, a large gathering is still one WriteRequest with every series', async () => {
+  const series: ReadSeries[] = Array.from({ length: 1000 }, (_, i) => ({
+    labels: [{ name: '__name__', value: `m${i % 7}` }, { name: 'i', value: String(i) }],
+    samples: [{ value: i, timestampMs: 1_700_000_000_000 + i }],
+  }));
+  const { groups, samples } = decodeRemoteWrite(await encodeWriteRequestSliced(series));
+  assert.equal(samples, 1000);
+  assert.deepEqual(groups.map((g) => [g.table.name, g.table.rowCount]).sort(), Array.from({ length: 7 }, (_, m) => [`m${m}`, m < 1000 % 7 ? 143 : 142]).sort());
+  const m3 = groups.find((g) => g.table.name === 'm3')!.table;
+  const values = m3.columns.find((c) => c.name === 'tsdb_value')!.vector as { data: Float64Array };
+  assert.deepEqual([...values.data].slice(0, 3), [3, 10, 17]);
 });
 
 /** A receiver that records requests; `answer` decides the response (default 204). */

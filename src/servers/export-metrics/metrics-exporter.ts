@@ -19,7 +19,9 @@ import { buildInfo } from '../../common/build-info.js';
 import { DEFAULT_USER } from '../../frontend/auth/user-provider.js';
 import type { IngestHandler, SqlHandler } from '../handlers.js';
 import type { ReadSeries } from '../prometheus/remote-read.js';
-import { decodeRemoteWrite, encodeWriteRequest } from '../prometheus/remote-write.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { decodeRemoteWrite, encodeWriteRequestMessage } from '../prometheus/remote-write.js';
+import { snappyCompress } from '../prometheus/snappy-block.js';
 import { ingestRemoteWrite } from '../prometheus/remote-write-ingest.js';
 import { gatherSeries } from './gather-series.js';
 
@@ -39,6 +41,19 @@ export interface ExportMetricsConfig {
  */
 export const SELF_IMPORT_DATABASE = 'tsdb_metrics';
 const READ_ONLY_DEFAULT = 'information_schema';
+
+/** Series per slice of the encoding: thousands of series take tens of ms, so the event loop gets a turn between slices. */
+const ENCODE_SLICE = 256;
+
+/** The snappy-compressed WriteRequest of `series`, encoded a slice at a time. */
+export async function encodeWriteRequestSliced(series: readonly ReadSeries[]): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < series.length; i += ENCODE_SLICE) {
+    if (i > 0) await nextTurn();
+    parts.push(encodeWriteRequestMessage(series.slice(i, i + ENCODE_SLICE)));
+  }
+  return snappyCompress(Buffer.concat(parts));
+}
 
 /** Where gathered series go. */
 export interface MetricsSink {
@@ -92,7 +107,7 @@ export class RemoteWriteSink implements MetricsSink {
   private readonly secrets: string[];
 
   async write(series: readonly ReadSeries[], signal: AbortSignal): Promise<void> {
-    const body = encodeWriteRequest(series);
+    const body = await encodeWriteRequestSliced(series);
     let res: Response;
     try {
       res = await fetch(this.url, { method: 'POST', headers: this.headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) });
@@ -129,7 +144,7 @@ export class SelfImportSink implements MetricsSink {
 
   async write(series: readonly ReadSeries[]): Promise<void> {
     // Encoded and decoded like a request, so that the tables are exactly those remote write makes.
-    const { groups } = decodeRemoteWrite(encodeWriteRequest(series));
+    const { groups } = decodeRemoteWrite(await encodeWriteRequestSliced(series));
     await ingestRemoteWrite(this.ingest, groups, { database: this.database, user: DEFAULT_USER, withMetricEngine: this.withMetricEngine });
   }
 }

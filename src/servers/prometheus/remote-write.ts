@@ -70,11 +70,19 @@ export function decodeRemoteWrite(body: Uint8Array, maxRawBytes = Infinity): { g
  * them sorted by name). For tests, benchmarks and clients; timestamps must be integers.
  */
 export function encodeWriteRequest(series: ReadonlyArray<ReadSeries>): Buffer {
+  return snappyCompress(encodeWriteRequestMessage(series));
+}
+
+/**
+ * The WriteRequest of `series`, not compressed. Messages of a few series each, concatenated, are
+ * the one WriteRequest of all of them (a repeated field's entries may come in any number of parts).
+ */
+export function encodeWriteRequestMessage(series: ReadonlyArray<ReadSeries>): Uint8Array {
   const timeseries: PbTimeSeries[] = series.map((s) => ({
     labels: s.labels.map((l) => ({ name: l.name, value: l.value })),
     samples: s.samples.map((p) => ({ value: p.value, timestamp: checkTimestamp(p.timestampMs) })),
   }));
-  return snappyCompress(WriteRequestType.encode({ timeseries }).finish());
+  return WriteRequestType.encode({ timeseries }).finish();
 }
 
 /** A timestamp for an int64 field: an integer of milliseconds within ±2^53. */
