@@ -5,14 +5,17 @@
  * arrives is queried back from the receiver (`process_resident_memory_bytes` with tsdb's `job` and
  * `instance` labels). Also: a refused credential is logged without the secret; a receiver that
  * never answers does not slow tsdb's queries or its shutdown; `self_import` writes into tsdb itself,
- * read back with SQL and PromQL; a missing self_import database stops the start with a clear error.
+ * read back with SQL and PromQL; a missing self_import database stops the start with a clear error;
+ * in a cluster the frontend self-imports and a datanode remote-writes to it.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TestCluster } from '../support/cluster.js';
 import { getText, requireBinary, serveHttp, startListeningPeer, startPrometheus, tsdbSql, waitFor } from '../support/peers.js';
 import { tempDir, tempFile } from '../support/temp.js';
 import { runTsdb, startTsdb, type Started } from '../support/tsdb-process.js';
@@ -268,4 +271,31 @@ test('self_import into a named database that exists', async (t) => {
     const body = (await res.json()) as PromApiAnswer;
     return body.data?.result?.length === 1 ? true : undefined;
   }, { timeoutMs: ARRIVAL_TIMEOUT_MS, intervalMs: 500, describe: () => problems(tsdb) });
+});
+
+test('a cluster: the frontend self-imports, a datanode remote-writes to the frontend, both read back with SQL', async (t) => {
+  let frontendUrl = '';
+  const datanodeConfig = (home: string) => {
+    const file = join(home, 'export.toml');
+    writeFileSync(file, exportConfig(`[export_metrics.remote_write]\nurl = "${frontendUrl}/v1/prometheus/write?db=tsdb_metrics"\n`));
+    return file;
+  };
+  const feFile = tempFile(t, 'fe.toml', exportConfig(''));
+  const cluster = new TestCluster(t, { datanodeArgs: (id, home) => (id === 2 ? ['-c', datanodeConfig(home)] : []), frontendArgs: ['-c', feFile] });
+  await cluster.startMetasrv();
+  await cluster.startDatanode(1);
+  const fe = await cluster.startFrontend();
+  frontendUrl = fe.baseUrl;
+  await fe.proc.waitForLog((l) => /created database tsdb_metrics/.test(l.msg));
+  const dn = await cluster.startDatanode(2);
+  const describe = () => `${problems(fe)}\n${problems(dn)}`;
+  const jobs = await waitFor('the frontend\'s and the datanode\'s metrics in tsdb_metrics', async () => {
+    const { status, body } = await cluster.sql('SELECT job, count(*) FROM process_resident_memory_bytes GROUP BY job ORDER BY job', 0, 'tsdb_metrics');
+    if (status !== 200) return undefined;
+    const rows = body.output[0]?.records?.rows ?? [];
+    return rows.length === 2 ? rows : undefined;
+  }, { timeoutMs: ARRIVAL_TIMEOUT_MS, intervalMs: 500, describe });
+  assert.deepEqual(jobs.map((r) => r[0]), ['tsdb-datanode', 'tsdb-frontend']);
+  const { body } = await cluster.sql(`SELECT DISTINCT instance FROM process_resident_memory_bytes WHERE job = 'tsdb-datanode'`, 0, 'tsdb_metrics');
+  assert.deepEqual(body.output[0]?.records?.rows, [[dn.http]]);
 });
