@@ -205,8 +205,12 @@ test('a receiver that never answers does not slow queries, and tsdb still stops 
   const p50 = latencies[Math.floor(latencies.length / 2)]!;
   const max = latencies[latencies.length - 1]!;
   assert.ok(latencies.length >= 20, `${latencies.length} queries in 4 s`);
-  // No query waits for an export (a query waiting on one would take up to 800 ms).
-  assert.ok(max < 500, `slowest query ${max.toFixed(1)} ms (median ${p50.toFixed(1)} ms) while the receiver hangs`);
+  // No query waits for an export: one that did would take up to 800 ms, and with an export hanging
+  // 800 ms of every second most queries would. A loaded machine may slow a few, not most.
+  const slow = latencies.filter((ms) => ms > 400).length;
+  const summary = `median ${p50.toFixed(1)} ms, slowest ${max.toFixed(1)} ms, ${slow} of ${latencies.length} over 400 ms while the receiver hangs`;
+  assert.ok(p50 < 200, summary);
+  assert.ok(slow <= latencies.length / 10, summary);
   const stopping = Date.now();
   const exit = await tsdb.proc.stop('SIGTERM');
   assert.equal(exit.code, 0, problems(tsdb));
@@ -218,11 +222,13 @@ interface PromApiAnswer {
   readonly data: { readonly resultType: string; readonly result: VectorSample[] };
 }
 
-test('self_import (default database): the metrics go into tsdb_metrics, read back with SQL and PromQL', async (t) => {
-  const tsdb = await startStandalone(t, exportConfig(''));
+test('self_import (default database): the metrics go into tsdb_metrics, read back with SQL and PromQL (authentication on)', async (t) => {
+  const file = tempFile(t, 'tsdb.toml', exportConfig(''));
+  const tsdb = await startTsdb(t, ['standalone', 'start', '-c', file, '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t, 'tsdb-export-'), '--user-provider', 'static_user_provider:cmd:admin=s3cret']);
   await tsdb.proc.waitForLog((l) => /created database tsdb_metrics/.test(l.msg));
+  const auth = { authorization: `Basic ${Buffer.from('admin:s3cret').toString('base64')}` };
   const sql = async (statement: string) => {
-    const res = await fetch(`${tsdb.baseUrl}/v1/sql?db=tsdb_metrics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ sql: statement }).toString() });
+    const res = await fetch(`${tsdb.baseUrl}/v1/sql?db=tsdb_metrics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth }, body: new URLSearchParams({ sql: statement }).toString() });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${statement}: ${res.status} ${text}`);
     return (JSON.parse(text) as { output: Array<{ records: { rows: unknown[][] } }> }).output[0]!.records.rows;
@@ -231,6 +237,8 @@ test('self_import (default database): the metrics go into tsdb_metrics, read bac
     const r = await sql(`SELECT job, instance, tsdb_value, tsdb_timestamp FROM process_resident_memory_bytes ORDER BY tsdb_timestamp`);
     return r.length >= 2 ? r : undefined;
   }, { timeoutMs: ARRIVAL_TIMEOUT_MS, intervalMs: 500, describe: () => problems(tsdb) });
+  const anonymous = await fetch(`${tsdb.baseUrl}/v1/sql?db=tsdb_metrics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'sql=SELECT+1' });
+  assert.equal(anonymous.status, 401, 'authentication is on; the export writes in process, as the server');
   assert.equal(rows[0]![0], 'tsdb-standalone');
   assert.equal(rows[0]![1], tsdb.http);
   assert.ok(Number(rows[0]![2]) > 10 * 1024 * 1024);
@@ -239,13 +247,13 @@ test('self_import (default database): the metrics go into tsdb_metrics, read bac
   const tables = await sql(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'tsdb_metrics' AND table_name IN ('process_resident_memory_bytes', 'tsdb_physical_table') ORDER BY table_name`);
   assert.deepEqual(tables, [['process_resident_memory_bytes'], ['tsdb_physical_table']]);
 
-  const res = await fetch(`${tsdb.baseUrl}/v1/prometheus/api/v1/query?${new URLSearchParams({ db: 'tsdb_metrics', query: 'process_resident_memory_bytes{job="tsdb-standalone"}' })}`);
+  const res = await fetch(`${tsdb.baseUrl}/v1/prometheus/api/v1/query?${new URLSearchParams({ db: 'tsdb_metrics', query: 'process_resident_memory_bytes{job="tsdb-standalone"}' })}`, { headers: auth });
   const body = (await res.json()) as PromApiAnswer;
   assert.equal(res.status, 200, JSON.stringify(body));
   assert.equal(body.data.result.length, 1);
   assert.equal(body.data.result[0]!.metric['instance'], tsdb.http);
   assert.ok(Number(body.data.result[0]!.value[1]) > 10 * 1024 * 1024);
-  const rate = await fetch(`${tsdb.baseUrl}/v1/prometheus/api/v1/query?${new URLSearchParams({ db: 'tsdb_metrics', query: 'sum(rate(process_cpu_seconds_total[1m])) >= 0' })}`);
+  const rate = await fetch(`${tsdb.baseUrl}/v1/prometheus/api/v1/query?${new URLSearchParams({ db: 'tsdb_metrics', query: 'sum(rate(process_cpu_seconds_total[1m])) >= 0' })}`, { headers: auth });
   const rateBody = (await rate.json()) as PromApiAnswer;
   assert.equal(rateBody.data.result.length, 1, JSON.stringify(rateBody));
   assert.equal(tsdb.proc.lines.filter((l) => /export_metrics: exporting to .* failed/.test(l.msg)).length, 0, problems(tsdb));
