@@ -6,6 +6,7 @@ import { buildInfo } from '../common/build-info.js';
 import { createLogger, type Logger, type LoggerHandle } from '../common/logging.js';
 import { formatAddress } from '../common/net/address.js';
 import { formatDuration, type Millis } from '../common/time/duration.js';
+import { startTracing, type TracingHandle } from '../common/tracing/tracing-setup.js';
 import type { Component } from '../components/component.js';
 import { createDatanode } from '../components/datanode.js';
 import { createFrontend } from '../components/frontend.js';
@@ -105,7 +106,17 @@ export async function startComponent(req: StartRequest, writeErr: (text: string)
     `tsdb ${name} ${b.version} starting`,
   );
   for (const w of loaded.warnings) log.warn(w);
-  if (logging.enable_otlp_tracing) log.warn('logging.enable_otlp_tracing is set, but this build does not export traces yet');
+  let tracing: TracingHandle | undefined;
+  if (logging.enable_otlp_tracing) {
+    try {
+      const nodeId = (loaded.config as { node_id?: number }).node_id;
+      tracing = startTracing({ endpoint: logging.otlp_endpoint, ratio: logging.tracing_sample_ratio.default_ratio, serviceName: name, ...(nodeId !== undefined && { instanceId: String(nodeId) }), logger: log });
+    } catch (err) {
+      writeErr(`tsdb ${name}: ${(err as Error).message}\n`);
+      await handle.close();
+      return EXIT_USAGE;
+    }
+  }
 
   const fatal = (err: unknown): void => {
     log.fatal({ err }, `fatal error: ${(err as Error)?.message ?? String(err)}`);
@@ -124,6 +135,7 @@ export async function startComponent(req: StartRequest, writeErr: (text: string)
     log.error({ err }, `tsdb ${name} failed to start: ${message}`);
     writeErr(`tsdb ${name}: ${message}\n`);
     await component.stop().catch((e: unknown) => log.error({ err: e }, 'error while cleaning up'));
+    await tracing?.shutdown();
     await handle.close();
     return EXIT_FAILURE;
   }
@@ -154,9 +166,11 @@ export async function startComponent(req: StartRequest, writeErr: (text: string)
     await component.stop();
   } catch (err) {
     log.error({ err }, `error while stopping: ${(err as Error).message}`);
+    await tracing?.shutdown();
     await handle.close();
     return EXIT_FAILURE;
   }
+  await tracing?.shutdown();
   log.info(`tsdb ${name} stopped`);
   await handle.close();
   return EXIT_OK;

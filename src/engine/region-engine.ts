@@ -15,6 +15,7 @@ import { OP_DELETE, type WriteBatch } from '../types/write-batch.js';
 import { BackgroundJobs } from './background-jobs.js';
 import { sandboxDuckDb } from '../common/duckdb-sandbox.js';
 import { WriteBufferManager } from './flush/write-buffer-manager.js';
+import { compactionJob, flushJob } from './engine-spans.js';
 import type { FileMeta } from './sst/file-meta.js';
 import { DEFAULT_MEMTABLE_OPTIONS, type MemtableOptions } from './memtable/memtable.js';
 import type { RegionScan } from './read/region-scan.js';
@@ -270,7 +271,7 @@ export class RegionEngine {
     const region = this.region(id);
     flushRequestsTotal.inc({ reason });
     const started = process.hrtime.bigint();
-    return this.jobs.run(() => withStorageErrors(() => region.flush(this.connect)), `flush ${id}`).then((files) => {
+    return this.jobs.run(flushJob(id, () => withStorageErrors(() => region.flush(this.connect))), `flush ${id}`).then((files) => {
       flushElapsed.observe({ type: 'total' }, secondsSince(started));
       flushFilesTotal.inc(files.length);
       flushBytesTotal.inc(files.reduce((n, f) => n + f.file_size + (f.index_file_size ?? 0), 0));
@@ -290,7 +291,7 @@ export class RegionEngine {
   compactRegion(id: RegionId): Promise<{ removed: number; added: number }> {
     const region = this.region(id);
     compactionRequestsTotal.inc();
-    return this.jobs.run(async () => {
+    return this.jobs.run(compactionJob(id, () => region.files(), async () => {
       const started = process.hrtime.bigint();
       const before = new Set(region.files().map((f) => f.file_id));
       try {
@@ -305,7 +306,7 @@ export class RegionEngine {
         compactionFailureTotal.inc();
         throw err;
       }
-    }, `compact ${id}`);
+    }), `compact ${id}`);
   }
 
   /**

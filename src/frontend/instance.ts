@@ -26,6 +26,8 @@ import { duckdbError, isQueryMemoryExhausted } from '../query/duckdb-error.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, TqlCteQuery, ValueExpr } from '../sql/ast.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
+import { withSpan, withSpanSync } from '../common/tracing/tracing.js';
+import { ingestSpanAttributes, sqlSpanAttributes, statementSpanAttributes, tracedOutput, tracedParse } from './statement-spans.js';
 import { KeyedMutex } from '../common/sync/keyed-mutex.js';
 import { checkPermission, type AccessKind } from './auth/permission.js';
 import { Ingester, schemaLockKey } from './ingest.js';
@@ -143,7 +145,7 @@ export class FrontendInstance {
    */
   async ingest(tables: readonly IngestTable[], session: Session, opts?: IngestOptions): Promise<number> {
     checkPermission(session.user, 'write');
-    return this.ingester.ingest(session.database, tables, opts);
+    return withSpan('ingest', ingestSpanAttributes(tables, session), () => this.ingester.ingest(session.database, tables, opts));
   }
 
   /**
@@ -200,19 +202,24 @@ export class FrontendInstance {
    * (`statement-control.ts`).
    */
   async executeSql(sql: string, session: Session, control?: StatementControl): Promise<Output[]> {
+    return withSpan('sql', sqlSpanAttributes(session), () => this.runSql(sql, session, control));
+  }
+
+  private async runSql(sql: string, session: Session, control?: StatementControl): Promise<Output[]> {
     // Listed (and killable) from the start: parsing a very large statement takes time too.
     const running = startStatements(this.processes, session, sql, control);
     session.signal = running.signal;
     try {
       running.check();
-      const { statements, lists } = parseFoldedSql(sql);
+      const { statements, lists } = withSpanSync('sql.parse', undefined, (span) => tracedParse(span, parseFoldedSql(sql)));
       const outputs: Output[] = [];
       const recorder = control?.internal === true ? undefined : this.slowQueries;
       for (const stmt of statements) {
         running.check();
+        const traced = () => withSpan('sql.execute', statementSpanAttributes(stmt, session), (span) => tracedOutput(span, this.execute(stmt, session, lists)));
         const began = performance.now();
         try {
-          outputs.push(session.internal === true ? await this.execute(stmt, session, lists) : await timedStatement(stmt, session.database, () => this.execute(stmt, session, lists)));
+          outputs.push(session.internal === true ? await traced() : await timedStatement(stmt, session.database, traced));
         } finally {
           // Failed statements too (a timeout is the slowest of all); only a slow one costs more than this check.
           const ms = performance.now() - began;

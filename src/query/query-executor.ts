@@ -11,6 +11,7 @@
  * drop) and is bound twice (at creation and in the query), which for Parquet files means reading
  * their footers twice; per query that was ~1.5–3 ms of a small query's ~10.
  */
+import { startPhase, type PhaseSpan } from '../common/tracing/tracing.js';
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
@@ -343,6 +344,19 @@ async function regionSplit(conn: DuckDBConnection, tree: unknown, template: stri
 
 /** Runs one query in `conn`; returns its rows. */
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
+  // From the text to the SQL that reads the regions (parsed by DuckDB, rewritten, tables resolved).
+  const plan = startPhase('sql.plan');
+  try {
+    return await planAndRun(conn, text, ctx, plan, explain);
+  } catch (err) {
+    plan.end(err);
+    throw err;
+  } finally {
+    plan.end();
+  }
+}
+
+async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContext, plan: PhaseSpan, explain?: 'explain' | 'analyze'): Promise<Output> {
   const nowMs = Date.now();
   const plain = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
   const sql = ctx.wrap?.(plain) ?? plain;
@@ -461,6 +475,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
     const deserialized = spliced !== undefined ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
     const template = foldedLists === undefined ? (spliced ?? deserialized) : await foldedLists.restore(spliced ?? deserialized);
     aborted();
+    plan.end();
     // A query reading one table alone (once, or several times: a self-join) may run whole where its
     // rows are (`TableSource.pushdown`): then only the answer is read here. EXPLAIN shows the plan of
     // the query here, as it reads its tables.

@@ -17,6 +17,7 @@ import type { Logger } from '../../common/logging.js';
 import { formatAddress, parseAddress, type Address } from '../../common/net/address.js';
 import { listenError, type Server } from '../server.js';
 import { grpcMetricsInterceptor } from './grpc-metrics.js';
+import { tracedImplementation } from './grpc-tracing.js';
 
 export const DEFAULT_MAX_MESSAGE_SIZE = 512 * 1024 * 1024;
 
@@ -49,7 +50,7 @@ export class GrpcServer implements Server {
    */
   addService(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation, packageDefinition?: protoLoader.PackageDefinition): void {
     if (this.server !== undefined) throw new Error('gRPC services must be added before the server starts');
-    this.services.push({ definition, implementation });
+    this.services.push({ definition, implementation: tracedImplementation(definition, implementation) });
     if (packageDefinition !== undefined && !this.packages.includes(packageDefinition)) this.packages.push(packageDefinition);
   }
 

@@ -31,6 +31,7 @@ import { IpcMessageDecoder } from './arrow-ipc.js';
 import { FLIGHT_SERVICE_NAME, flightPackageDefinition, type FlightDataMessage } from './flight-service.js';
 import { DEFAULT_MAX_MESSAGE_SIZE } from './grpc-server.js';
 import { errorOfTrailers } from './grpc-error.js';
+import { tracedMetadata } from './grpc-tracing.js';
 import {
   countOf,
   encodeRegionQuery,
@@ -120,7 +121,7 @@ export class RemoteRegionServer implements RegionServer {
     const m = this.handleMethod;
     return new Promise((resolve, reject) => {
       try {
-        this.client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(), { deadline: Date.now() + this.timeoutMs }, (err, response) => {
+        this.client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, tracedMetadata(new grpc.Metadata()), { deadline: Date.now() + this.timeoutMs }, (err, response) => {
           if (err !== null && err !== undefined) reject(regionCallError(err, this.addr, what));
           else if (response === undefined) reject(new TsdbError(StatusCode.Internal, `${what} on region server ${this.addr} answered nothing`));
           else resolve(response);
@@ -183,7 +184,7 @@ export class RemoteRegionServer implements RegionServer {
     const ticket = encodeRegionQuery(id, query);
     let call: grpc.ClientReadableStream<FlightDataMessage>;
     try {
-      call = this.client.makeServerStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, { ticket: Buffer.from(ticket) }, new grpc.Metadata(), {});
+      call = this.client.makeServerStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, { ticket: Buffer.from(ticket) }, tracedMetadata(new grpc.Metadata()), {});
     } catch (err) {
       throw regionCallError(err, this.addr, what);
     }

@@ -23,6 +23,7 @@ import { setDecompressedLimit } from './write-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { adminRoutes } from './admin-routes.js';
 import { installRequestDeadline } from './request-deadline.js';
+import { installHttpTracing } from './http-tracing.js';
 import { statusRoutes } from './status-routes.js';
 import { dashboardRoutes } from './dashboard-routes.js';
 import { metricsRoutes } from './metrics-routes.js';
@@ -167,6 +168,7 @@ export class HttpServer implements Server {
       req.startedAt = process.hrtime.bigint();
       done();
     });
+    installHttpTracing(this.app);
     // During a shutdown a client must not reuse its connection: it is closed after the response.
     this.app.addHook('onSend', (_req, reply, payload, done) => {
       if (this.stopping) reply.header('connection', 'close');
