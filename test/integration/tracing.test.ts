@@ -17,7 +17,7 @@ import { cpuRows, greptimeGrpc, type GrpcResult } from '../support/greptime-grpc
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { sqlRows } from '../support/sql-rows.js';
 import { tempDir } from '../support/temp.js';
-import { startTsdb } from '../support/tsdb-process.js';
+import { runTsdb, startTsdb } from '../support/tsdb-process.js';
 
 function tracingEnv(prefix: string, endpoint: string, ratio = 1): NodeJS.ProcessEnv {
   return {
@@ -27,9 +27,8 @@ function tracingEnv(prefix: string, endpoint: string, ratio = 1): NodeJS.Process
   };
 }
 
-async function startTraced(t: TestContext, endpoint: string, ratio = 1) {
-  const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env: tracingEnv('TSDB_STANDALONE', endpoint, ratio) });
-  return s;
+async function startTraced(t: TestContext, endpoint: string, ratio = 1, args: string[] = []) {
+  return startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t), ...args], { env: tracingEnv('TSDB_STANDALONE', endpoint, ratio) });
 }
 
 async function receiver(t: TestContext): Promise<OtlpReceiver> {
@@ -186,10 +185,12 @@ test('ratio 0 exports no span; a sampled caller\'s traceparent is still followed
 });
 
 /** 50 queries one after the other; returns how long they took (ms). */
-async function queryLoop(baseUrl: string, n = 50): Promise<number> {
+const AUTH = { authorization: `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}` };
+
+async function queryLoop(baseUrl: string, n = 50, headers: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < n; i++) {
-    const r = await sql(baseUrl, `SELECT ${i} AS i`);
+    const r = await sql(baseUrl, `SELECT ${i} AS i`, headers);
     assert.equal(r.status, 200, r.body.error);
   }
   return performance.now() - started;
@@ -211,13 +212,14 @@ test('a collector that is down or never answers does not slow queries; its failu
   const silentAddr = `127.0.0.1:${(silent.address() as { port: number }).port}`;
 
   for (const [what, endpoint] of [['down', `http://${downAddr}`], ['silent', silentAddr]] as const) {
-    const { baseUrl, proc } = await startTraced(t, endpoint);
-    await queryLoop(baseUrl, 5);
-    const ms = await queryLoop(baseUrl);
+    const { baseUrl, proc } = await startTraced(t, endpoint, 1, ['--user-provider', 'static_user_provider:cmd:alice=s3cret-pw']);
+    await queryLoop(baseUrl, 5, AUTH);
+    const ms = await queryLoop(baseUrl, 50, AUTH);
     assert.ok(ms < 10_000, `50 queries with the collector ${what} took ${Math.round(ms)} ms`);
     // Several export intervals pass: at most one failure is logged.
     await sleep(what === 'silent' ? 7000 : 3000);
-    assert.equal((await sql(baseUrl, 'SELECT 1')).status, 200);
+    assert.equal((await sql(baseUrl, 'SELECT 1', AUTH)).status, 200);
+    assert.ok(proc.lines.every((l) => !JSON.stringify(l).includes('s3cret-pw')), 'no log line holds the password');
     const failures = proc.lines.filter((l) => /OTLP trace export failed/.test(l.msg));
     assert.ok(failures.length <= 1, `export failures logged ${failures.length} times`);
     if (what === 'down') assert.equal(failures.length, 1, 'the failure is logged once');
@@ -249,4 +251,10 @@ test('in a cluster, one trace spans the frontend and the datanode (traceparent i
   assert.ok(parent !== undefined, 'the datanode span\'s parent is a frontend span of the same trace');
   assert.equal(parent.resource['service.name'], 'frontend');
   assert.equal(parent.name, 'sql.execute');
+});
+
+test('an otlp_endpoint that is not host:port or http://host:port refuses to start', async (t) => {
+  const r = await runTsdb(['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env: tracingEnv('TSDB_STANDALONE', 'https://collector.example:4317') });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /logging\.otlp_endpoint must be host:port or http:\/\/host:port/);
 });
