@@ -25,7 +25,7 @@ import { greptimePackageDefinition, greptimeServiceDefinition } from '../servers
 import { MysqlServer } from '../servers/mysql/mysql-server.js';
 import { PostgresServer } from '../servers/postgres/postgres-server.js';
 import type { Server } from '../servers/server.js';
-import { registerDefaultMetrics } from '../common/metrics/default-metrics.js';
+import { startProcessMetrics } from '../common/metrics/registry.js';
 import { startMetricsExport, type ExportMetricsConfig, type MetricsExporter } from '../servers/export-metrics/metrics-exporter.js';
 
 export interface Component {
@@ -194,7 +194,8 @@ export class ServingComponent implements Component {
   }
 
   async start(): Promise<void> {
-    registerDefaultMetrics();
+    // Process and Node metrics for /metrics and [export_metrics] (once per process).
+    startProcessMetrics();
     const { home, dirs = [] } = this.opts;
     if (home !== undefined) {
       ensureWritableDir(home.dir, home.option);

@@ -16,8 +16,9 @@ let processMetrics = false;
  * Adds prom-client's process and Node runtime metrics (`process_cpu_seconds_total`,
  * `process_resident_memory_bytes`, `process_start_time_seconds`, `nodejs_heap_size_used_bytes`,
  * `nodejs_eventloop_lag_seconds`, …) without a prefix: dashboards built for any Prometheus target
- * query `process_*` by those names. Once per process; called by the servers that render
- * `/metrics`, so that unit tests importing instrumented code do not start the GC observer.
+ * query `process_*` by those names. Once per process; called when a component starts and by the
+ * servers that render `/metrics` (not at import, so that unit tests importing instrumented code do
+ * not start the GC observer).
  */
 export function startProcessMetrics(): void {
   if (processMetrics) return;
