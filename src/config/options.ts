@@ -28,7 +28,7 @@ import {
   type Infer,
   type ResolveContext,
 } from './schema.js';
-import { MASK, maskUserProvider } from './secrets.js';
+import { MASK, maskUrlPassword, maskUserProvider } from './secrets.js';
 
 const SECRET = (): string => MASK;
 
@@ -337,7 +337,7 @@ function exportMetricsFields() {
 }
 
 const remoteWrite = section('Export to a Prometheus remote-write receiver.', {
-  url: string({ doc: 'URL of the receiver, e.g. `http://127.0.0.1:4000/v1/prometheus/write?db=metrics` (Prometheus remote write 1.0, snappy protobuf); every series carries `job="tsdb-<component>"` and `instance="<http address>"`.', default: '' }),
+  url: string({ doc: 'URL of the receiver, e.g. `http://127.0.0.1:4000/v1/prometheus/write?db=metrics` (Prometheus remote write 1.0, snappy protobuf); every series carries `job="tsdb-<component>"` and `instance="<http address>"`.', default: '', mask: maskUrlPassword }),
   headers: stringMap({ doc: 'HTTP headers sent with each export, e.g. `{ Authorization = "Basic …" }`.', default: {}, mask: (h) => Object.fromEntries(Object.keys(h).map((k) => [k, MASK])) }),
 });
 

@@ -37,15 +37,17 @@ test('secrets are masked in the rendered configuration', () => {
     TSDB_DATANODE__STORAGE__PROVIDERS__0__BUCKET: 'b',
     TSDB_DATANODE__STORAGE__PROVIDERS__0__SECRET_ACCESS_KEY: 's3-secret',
     TSDB_DATANODE__EXPORT_METRICS__REMOTE_WRITE__HEADERS__AUTHORIZATION: 'Basic header-secret',
+    TSDB_DATANODE__EXPORT_METRICS__REMOTE_WRITE__URL: 'http://metrics:url-secret@127.0.0.1:9090/api/v1/write',
   };
   const text = renderConfig(SCHEMAS.datanode, loadConfig({ component: 'datanode', env, system: SYSTEM }).config);
-  for (const secret of ['account-key-secret', 'sas-token-secret', 's3-secret', 'header-secret']) {
+  for (const secret of ['account-key-secret', 'sas-token-secret', 's3-secret', 'header-secret', 'url-secret']) {
     assert.ok(!text.includes(secret), `${secret} is shown`);
   }
   assert.match(text, /account_key = "\*\*\*\*\*\*"/);
   assert.match(text, /sas_token = "\*\*\*\*\*\*"/);
   assert.match(text, /secret_access_key = "\*\*\*\*\*\*"/);
   assert.match(text, /authorization = "\*\*\*\*\*\*"/);
+  assert.match(text, /url = "http:\/\/metrics:\*\*\*\*\*\*@127\.0\.0\.1:9090\/api\/v1\/write"/);
 
   const fe = loadConfig({
     component: 'frontend',
