@@ -66,7 +66,7 @@ export function registerEngineMetrics(p: EngineParts): () => void {
   const offEngine = registerEngineSource({ snapshot: () => engineSnapshot(p) });
   const offSeries = registerSeriesSource({
     *regionSeries() {
-      for (const [id, r] of p.regions) yield [id, r.activeSeries()] as const;
+      for (const [id, r] of p.regions) yield [id, r.activeSeries(), r.activeSeriesByTable()] as const;
     },
   });
   return () => {

@@ -57,10 +57,11 @@ test('/metrics: counters move by exactly the work done; the text parses', async 
   assert.equal(res.status, 204, await res.text());
   res = await fetch(`${base}/v1/influxdb/write?db=public`, { method: 'POST', body: 'not line protocol' });
   assert.equal(res.status, 400);
-  // Prometheus remote write: 7 samples of 2 series.
+  // Prometheus remote write: 8 samples of 3 series of 2 metrics (logical tables of one physical table).
   const rw = encodeWriteRequest([
     { labels: [{ name: '__name__', value: 'rw_metric' }, { name: 'job', value: 'a' }], samples: [1, 2, 3, 4].map((i) => ({ timestampMs: i * 1000, value: i })) },
     { labels: [{ name: '__name__', value: 'rw_metric' }, { name: 'job', value: 'b' }], samples: [1, 2, 3].map((i) => ({ timestampMs: i * 1000, value: i })) },
+    { labels: [{ name: '__name__', value: 'rw_other' }, { name: 'job', value: 'a' }], samples: [{ timestampMs: 1000, value: 1 }] },
   ]);
   res = await fetch(`${base}/v1/prometheus/write?db=public`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' }, body: rw });
   assert.equal(res.status, 204, await res.text());
@@ -100,12 +101,12 @@ test('/metrics: counters move by exactly the work done; the text parses', async 
   assert.equal(d('tsdb_servers_ingest_rows_total', { protocol: 'influxdb' }), 25);
   assert.equal(d('tsdb_servers_ingest_bytes_total', { protocol: 'influxdb' }), Buffer.byteLength(lines) + 'not line protocol'.length);
   assert.equal(d('tsdb_servers_ingest_rejected_requests_total', { protocol: 'influxdb' }), 1);
-  assert.equal(d('tsdb_servers_ingest_rows_total', { protocol: 'prometheus' }), 7);
+  assert.equal(d('tsdb_servers_ingest_rows_total', { protocol: 'prometheus' }), 8);
   assert.equal(d('tsdb_servers_ingest_bytes_total', { protocol: 'prometheus' }), rw.length);
   assert.equal(d('tsdb_servers_ingest_rows_total', { protocol: 'grpc' }), 3);
   assert.equal(d('tsdb_servers_ingest_rows_total', { protocol: 'sql' }), 4);
-  assert.equal(d('tsdb_table_operator_ingest_rows', { db: 'public' }), 25 + 7 + 3 + 4);
-  assert.equal(d('tsdb_mito_write_rows_total', { type: 'put' }), 25 + 7 + 3 + 4);
+  assert.equal(d('tsdb_table_operator_ingest_rows', { db: 'public' }), 25 + 8 + 3 + 4);
+  assert.equal(d('tsdb_mito_write_rows_total', { type: 'put' }), 25 + 8 + 3 + 4);
   // Every write was synced (wal.sync_write) and its bytes counted.
   assert.ok(d('tsdb_mito_wal_fsync_elapsed_count') >= 1);
   assert.ok(d('tsdb_mito_wal_write_bytes_total') > 0);
@@ -126,15 +127,18 @@ test('/metrics: counters move by exactly the work done; the text parses', async 
   assert.equal(d('tsdb_servers_grpc_requests_elapsed_count', { path: '/greptime.v1.GreptimeDatabase/Handle', code: '0' }), 1);
   // lp_cpu, the metric engine's physical table, grpc_cpu, sql_t: one region each.
   assert.equal(s1.value('tsdb_mito_region_count'), 4);
-  assert.equal(s1.value('tsdb_mito_memtable_rows'), 25 + 7 + 3 + 4);
+  assert.equal(s1.value('tsdb_mito_memtable_rows'), 25 + 8 + 3 + 4);
   assert.ok(s1.value('tsdb_mito_write_buffer_bytes') > 0);
   // Cardinality: series per table, named by the catalog.
   assert.equal(s1.value('tsdb_table_series', { db: 'public', table: 'lp_cpu', table_id: s1.find('tsdb_table_series', { table: 'lp_cpu' })[0]!.labels['table_id']! }), 5);
   assert.equal(s1.sum('tsdb_table_series', { table: 'sql_t' }), 3);
   assert.equal(s1.sum('tsdb_table_series', { table: 'grpc_cpu' }), 3);
-  assert.equal(s1.sum('tsdb_table_series', { table: 'tsdb_physical_table' }), 2);
-  assert.equal(s1.value('tsdb_series'), 5 + 3 + 3 + 2);
-  assert.equal(s1.value('tsdb_tables_with_series'), 4);
+  // The metric engine's series count per metric (logical table), not as one physical table.
+  assert.equal(s1.value('tsdb_table_series', { db: 'public', table: 'rw_metric', table_id: s1.find('tsdb_table_series', { table: 'rw_metric' })[0]!.labels['table_id']! }), 2);
+  assert.equal(s1.sum('tsdb_table_series', { table: 'rw_other' }), 1);
+  assert.equal(s1.find('tsdb_table_series', { table: 'tsdb_physical_table' }).length, 0);
+  assert.equal(s1.value('tsdb_series'), 5 + 3 + 3 + 2 + 1);
+  assert.equal(s1.value('tsdb_tables_with_series'), 5);
 
   // Flushes and a compaction: lp_cpu flushed twice with overlapping rows, which the compaction
   // after the second flush merges into one file.
@@ -160,7 +164,7 @@ test('/metrics: counters move by exactly the work done; the text parses', async 
   assert.ok(d43('tsdb_mito_compaction_output_bytes_total') > 0);
   assert.equal(s4.value('tsdb_mito_sst_files'), 1);
   assert.equal(s4.value('tsdb_mito_sst_bytes'), d43('tsdb_mito_compaction_output_bytes_total'));
-  assert.equal(s4.value('tsdb_mito_memtable_rows'), 7 + 3 + 4);
+  assert.equal(s4.value('tsdb_mito_memtable_rows'), 8 + 3 + 4);
   // Active series after a flush are those of the memtable flushed last (the working set): the
   // second flush held 2 series.
   assert.equal(s4.sum('tsdb_table_series', { table: 'lp_cpu' }), 2);

@@ -26,6 +26,23 @@ test('series are summed over the regions of each table; the largest tables first
   assert.deepEqual(summarizeSeries([[region(7, 0), 3]], 0).top, []);
 });
 
+test("a metric engine's physical region counts as its logical tables, not as one table", () => {
+  const s = summarizeSeries([
+    [region(1024, 0), 10],
+    // A physical table (2000) of two regions holding logical tables 2001..2003.
+    [region(2000, 0), 9, new Map([[2001, 4], [2002, 5]])],
+    [region(2000, 1), 6, new Map([[2001, 2], [2003, 4]])],
+  ], 10);
+  assert.deepEqual(s.top, [
+    { tableId: 1024, series: 10 },
+    { tableId: 2001, series: 6 },
+    { tableId: 2002, series: 5 },
+    { tableId: 2003, series: 4 },
+  ]);
+  assert.equal(s.total, 10 + 6 + 5 + 4);
+  assert.equal(s.tables, 4);
+});
+
 test('tsdb_table_series: the top tables with their names, the total and the table count', async () => {
   const off = registerSeriesSource({ regionSeries: () => [[region(2000, 0), 4], [region(2000, 1), 2], [region(2001, 0), 9]] });
   const asked: number[][] = [];

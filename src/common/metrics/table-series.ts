@@ -19,9 +19,12 @@ import { metricsRegistry } from './registry.js';
 /** The tables `tsdb_table_series` reports: those with the most series. */
 export const TOP_TABLES = 100;
 
+/** A region's active series, with their split by logical table id for a metric engine's physical region. */
+export type RegionSeries = readonly [regionId: bigint, series: number, byTable?: ReadonlyMap<number, number>];
+
 /** Regions of this process and their active series. */
 export interface SeriesSource {
-  regionSeries(): Iterable<readonly [regionId: bigint, series: number]>;
+  regionSeries(): Iterable<RegionSeries>;
 }
 
 export interface TableName {
@@ -64,18 +67,26 @@ export interface SeriesSummary {
 }
 
 /**
- * Sums region series by table (a region id's upper 32 bits are its table id) and keeps the `n`
- * largest: one pass over the regions, then a sort of the tables (a few thousand at most per
- * process, well under a millisecond).
+ * Sums region series by table (a region id's upper 32 bits are its table id; a physical region's
+ * split gives its logical tables' ids) and keeps the `n` largest: one pass over the regions, then a
+ * sort of the tables (a few thousand at most per process, well under a millisecond).
  */
-export function summarizeSeries(regions: Iterable<readonly [bigint, number]>, n: number = TOP_TABLES): SeriesSummary {
+export function summarizeSeries(regions: Iterable<RegionSeries>, n: number = TOP_TABLES): SeriesSummary {
   const byTable = new Map<number, number>();
   let total = 0;
-  for (const [regionId, series] of regions) {
+  for (const [regionId, series, split] of regions) {
     if (series <= 0) continue;
+    if (split !== undefined && split.size > 0) {
+      for (const [tableId, s] of split) {
+        if (s <= 0) continue;
+        byTable.set(tableId, (byTable.get(tableId) ?? 0) + s);
+        total += s;
+      }
+      continue;
+    }
+    total += series;
     const tableId = Number(regionId >> 32n);
     byTable.set(tableId, (byTable.get(tableId) ?? 0) + series);
-    total += series;
   }
   const all: TableSeries[] = [];
   for (const [tableId, series] of byTable) all.push({ tableId, series });
@@ -83,7 +94,7 @@ export function summarizeSeries(regions: Iterable<readonly [bigint, number]>, n:
   return { top: all.slice(0, Math.max(0, n)), total, tables: all.length };
 }
 
-function* allRegions(): Iterable<readonly [bigint, number]> {
+function* allRegions(): Iterable<RegionSeries> {
   for (const s of sources) yield* s.regionSeries();
 }
 

@@ -1,16 +1,27 @@
 /**
  * What both memtable kinds keep alike: the frozen flag, row and series counts, time and sequence
  * bounds, and the statistics made of them.
+ *
+ * A metric engine's physical region holds the series of many logical tables, told apart by its
+ * `__table_id` tag (frontend/metric-engine.ts): its new series are also counted per `__table_id`, so
+ * that `/metrics` reports cardinality per logical table (common/metrics/table-series.ts).
  */
 import type { WriteBatch } from '../../types/write-batch.js';
 import type { ColumnMetadata, RegionMetadata } from '../../types/region-metadata.js';
 import type { Memtable, MemtableStats, ReadMode, SeriesRun } from './memtable.js';
 import { timeBounds, wordsOf } from './series-key.js';
 
+/** The metric engine's logical-table tag (frontend/metric-engine.ts TABLE_ID_COLUMN; the engine does not import the frontend). */
+const TABLE_ID_COLUMN = '__table_id';
+
 export abstract class MemtableBase implements Memtable {
   abstract readonly metadata: RegionMetadata;
   abstract readonly fields: readonly ColumnMetadata[];
   protected seriesCount = 0;
+  /** Series per logical table of a metric engine's physical region (undefined: not one, or not known yet). */
+  private byTable: Map<number, number> | undefined;
+  /** The column id of `__table_id`, -1 when the region has none; undefined until the first new series. */
+  private tableIdColumn: number | undefined;
   private frozen = false;
   private rows = 0;
   private minTs: bigint | undefined;
@@ -29,6 +40,26 @@ export abstract class MemtableBase implements Memtable {
     const v = batch.columns.get(timeIndex.column_id);
     if (v === undefined || v.type !== 'int64') throw new TypeError(`the batch has no int64 time index column ${timeIndex.name}`);
     return v.data;
+  }
+
+  /** Counts a new series, first written at `row` of `batch`. */
+  protected noteSeries(batch: WriteBatch, row: number): void {
+    this.seriesCount++;
+    if (this.tableIdColumn === undefined) {
+      const c = this.metadata.columns.find((m) => m.name === TABLE_ID_COLUMN && m.semantic_type === 'tag');
+      this.tableIdColumn = c === undefined ? -1 : c.column_id;
+    }
+    if (this.tableIdColumn < 0) return;
+    const v = batch.columns.get(this.tableIdColumn);
+    if (v === undefined || v.type === 'string' || v.type === 'binary') return;
+    const id = Number(v.data[row]);
+    const map = (this.byTable ??= new Map());
+    map.set(id, (map.get(id) ?? 0) + 1);
+  }
+
+  /** Series per `__table_id` of a metric engine's physical region; undefined for any other region. */
+  seriesByTable(): ReadonlyMap<number, number> | undefined {
+    return this.byTable;
   }
 
   /** Counts `n` written rows with times `ts` and sequences from `firstSequence`. */

@@ -157,6 +157,50 @@ function actual(mt: Memtable, mode: ReadMode): ModelRow[] {
   return out;
 }
 
+/** A metric engine physical region: `__table_id` and `__tsid` lead the key. */
+const PHYSICAL: RegionMetadata = {
+  region_id: '4398046511105',
+  schema_version: 0,
+  columns: [
+    { column_id: 0, name: '__table_id', type: 'UInt32', semantic_type: 'tag', nullable: false },
+    { column_id: 1, name: '__tsid', type: 'UInt64', semantic_type: 'tag', nullable: false },
+    { column_id: 2, name: 'ts', type: 'TimestampMillisecond', semantic_type: 'timestamp', nullable: false },
+    { column_id: 3, name: 'v', type: 'Float64', semantic_type: 'field', nullable: true },
+    { column_id: 4, name: 'host', type: 'String', semantic_type: 'tag', nullable: true },
+  ],
+  primary_key: [0, 1, 4],
+  time_index: 2,
+  options: { append_mode: false, merge_mode: 'last_row' },
+};
+
+function physicalBatch(rows: ReadonlyArray<readonly [tableId: number, tsid: bigint, ts: number]>): WriteBatch {
+  return {
+    op: OP_PUT,
+    rowCount: rows.length,
+    columns: new Map<number, Vector>([
+      [0, { type: 'float64', data: Float64Array.from(rows, (r) => r[0]) }],
+      [1, { type: 'uint64', data: BigUint64Array.from(rows, (r) => r[1]) }],
+      [2, { type: 'int64', data: BigInt64Array.from(rows, (r) => BigInt(r[2])) }],
+      [3, { type: 'float64', data: Float64Array.from(rows, () => 1) }],
+      [4, { type: 'string', data: rows.map((r) => `h${r[1]}`) }],
+    ]),
+  };
+}
+
+for (const [kind, opts] of KINDS) {
+  test(`${kind}: a physical region counts its series per logical table (__table_id); other regions do not`, () => {
+    const mt = createMemtable(PHYSICAL, opts);
+    mt.write(physicalBatch([[1024, 1n, 1], [1024, 1n, 2], [1024, 2n, 1], [1025, 3n, 1], [1026, 4n, 1]]), 1);
+    // Series seen again, in another batch, are not counted twice; new ones are.
+    mt.write(physicalBatch([[1026, 4n, 2], [1024, 2n, 3], [1025, 5n, 1], [1025, 6n, 1]]), 6);
+    assert.deepEqual([...mt.seriesByTable()!].sort((a, b) => a[0] - b[0]), [[1024, 2], [1025, 3], [1026, 1]]);
+    assert.equal(mt.stats().series, 6);
+    const plain = createMemtable(METADATA, opts);
+    plain.write(hostBatch(3, 2), 1);
+    assert.equal(plain.seriesByTable(), undefined);
+  });
+}
+
 for (const [kind, opts] of KINDS) {
 for (const seed of [1, 2, 3, 42, 1234]) {
   test(`${kind}: random puts and deletes read out like the model in every mode (seed ${seed})`, () => {

@@ -47,6 +47,8 @@ export interface Memtable {
   readonly isFrozen: boolean;
   isEmpty(): boolean;
   stats(): MemtableStats;
+  /** Series per `__table_id` when the region is a metric engine's physical region, else undefined. */
+  seriesByTable(): ReadonlyMap<number, number> | undefined;
   /**
    * The rows, one run per series in primary-key order, sorted by time (newest sequence first among
    * equal times). `append` keeps every row; `last_row` keeps the newest row of each time (a delete

@@ -255,7 +255,7 @@ export class PartitionTreeMemtable extends MemtableBase {
       }
       if (present[id] === 0) {
         present[id] = 1;
-        this.seriesCount++;
+        this.noteSeries(batch, row);
       }
       if (id < first || id >= first + perShard) oneShard = false;
     }

@@ -133,7 +133,7 @@ export class TimeSeriesMemtable extends MemtableBase {
       if ((row > 0 && id === ids[row - 1]) || this.series[id] !== undefined) continue;
       const s = (this.series[id] = this.newSeries(this.index.keys[id]!));
       this.added.push(s);
-      this.seriesCount++;
+      this.noteSeries(batch, row);
       this.approxBytes += SERIES_OVERHEAD;
     }
     const isDelete = batch.op === OP_DELETE;

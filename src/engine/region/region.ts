@@ -109,6 +109,7 @@ export class Region {
   lastFlushMs = Date.now();
   /** Series of the memtable flushed last (0 before any flush since the region opened). */
   private flushedSeries = 0;
+  private flushedByTable: ReadonlyMap<number, number> | undefined;
   /** Scans using each SST file: a removed file is deleted only once none does. */
   private readonly fileRefs = new Map<string, number>();
 
@@ -345,6 +346,8 @@ export class Region {
       await this.manifest.update([truncateAction(truncated)]);
       for (const mt of this.immutables.splice(0)) this.ctx.vectorCache.forget(mt);
       this.mutable = createMemtable(this.metadata, this.ctx.memtable);
+      this.flushedSeries = 0;
+      this.flushedByTable = undefined;
       this.ctx.writeBuffer.remove(this.id);
       this.ctx.wal.markFlushed(this.id, truncated);
     }));
@@ -454,6 +457,7 @@ export class Region {
     ]);
     this.immutables.shift();
     this.flushedSeries = stats.series;
+    this.flushedByTable = mt.seriesByTable();
     this.ctx.vectorCache.forget(mt);
     this.ctx.writeBuffer.release(this.id, stats.bytes);
     this.ctx.wal.markFlushed(this.id, flushed);
@@ -745,6 +749,21 @@ export class Region {
     let n = this.flushedSeries;
     for (const m of this.memtables()) n = Math.max(n, m.stats().series);
     return n;
+  }
+
+  /**
+   * A metric engine's physical region: its active series per logical table (`__table_id`), each the
+   * most any of its memtables counts or the memtable it flushed last counted; undefined for any
+   * other region.
+   */
+  activeSeriesByTable(): ReadonlyMap<number, number> | undefined {
+    let out: Map<number, number> | undefined;
+    for (const counts of [this.flushedByTable, ...this.memtables().map((m) => m.seriesByTable())]) {
+      if (counts === undefined) continue;
+      out ??= new Map();
+      for (const [id, n] of counts) if (n > (out.get(id) ?? 0)) out.set(id, n);
+    }
+    return out;
   }
 
   /** Rows held in memtables, for tests and statistics. */
