@@ -54,9 +54,13 @@ test('cluster /metrics: metasrv heartbeats and regions per datanode, datanode he
   assert.equal(meta1.value('tsdb_mito_region_count'), 0);
 
   // The datanodes: their regions, leased, with the rows' series; heartbeats sent and counted.
-  const dn1 = await until('the datanodes to hold 3 leased regions', async () => {
+  // Waited for together (a loaded machine delays heartbeats and the metasrv's answers naming the table).
+  const dn1 = await until('the datanodes to hold 3 leased regions, name table p and send heartbeats', async () => {
     const s = await Promise.all(dn.map((d) => scrape(d.baseUrl)));
-    return s.reduce((n, x) => n + x.value('tsdb_datanode_leased_regions'), 0) === 3 ? s : undefined;
+    const leased = s.reduce((n, x) => n + x.value('tsdb_datanode_leased_regions'), 0) === 3;
+    const named = s.reduce((n, x) => n + x.sum('tsdb_table_series', { db: 'public', table: 'p' }), 0) === 5;
+    const beats = s.every((x, i) => x.value('tsdb_datanode_heartbeat_send_total', { result: 'success' }) > dn0[i]!.value('tsdb_datanode_heartbeat_send_total', { result: 'success' }));
+    return leased && named && beats ? s : undefined;
   });
   assert.equal(dn1.reduce((n, x) => n + x.value('tsdb_mito_region_count'), 0), 3);
   assert.equal(dn1.reduce((n, x) => n + x.value('tsdb_mito_write_rows_total', { type: 'put' }) - (dn0[dn1.indexOf(x)]!.value('tsdb_mito_write_rows_total', { type: 'put' })), 0), 5);

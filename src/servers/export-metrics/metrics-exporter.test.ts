@@ -194,9 +194,12 @@ test('one export at a time: ticks during a slow export are skipped; stop does no
   const { logger, lines } = capture();
   const exporter = new MetricsExporter({ intervalMs: 100, sink, identity: {}, logger, registry: registryWithOne() });
   exporter.start();
-  await sleep(450);
+  // Ticks every 100 ms while the first export takes 2 s: at least two are skipped before it ends
+  // (waited for, not slept for: a loaded machine delays timers).
+  const t0 = Date.now();
+  while (exporter.counts.skipped < 2 && Date.now() - t0 < 1_800) await sleep(20);
   assert.equal(sink.writes.length, 1);
-  assert.ok(exporter.counts.skipped >= 2);
+  assert.ok(exporter.counts.skipped >= 2, `${exporter.counts.skipped} ticks skipped`);
   assert.ok(lines.some((l) => /still running/.test(l.msg)));
   const stopping = Date.now();
   await exporter.stop(200);
