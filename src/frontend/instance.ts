@@ -246,7 +246,7 @@ export class FrontendInstance {
       case 'query':
         // Only a statement's own rows may come as Arrow: the queries of INSERT … SELECT, DELETE and
         // SHOW are read as rows by tsdb itself.
-        return this.query(stmt.sql, session, { lists, arrow: session.arrow === true });
+        return this.query(stmt.sql, session, { lists, arrow: session.arrow === true, names: true });
       case 'explain':
         if (stmt.tql !== undefined) return this.tqlQuery(stmt.tql, session, stmt.analyze ? 'analyze' : 'explain');
         return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain', lists });
@@ -490,6 +490,8 @@ export class FrontendInstance {
       readonly relations?: ReadonlyMap<string, string>;
       /** Checks the parsed query's shape; throws to refuse it. */
       readonly check?: (tree: unknown) => void;
+      /** The statement's own result: columns named as GreptimeDB names them (`QueryContext.names`). */
+      readonly names?: boolean;
     } = {},
   ): Promise<Output> {
     const { explain, rows, wrap, lists, relations } = opts;
@@ -540,6 +542,7 @@ export class FrontendInstance {
       limits: this.budget.limits,
       ...(signal !== undefined && { signal }),
       ...(opts.arrow === true && { arrow: true }),
+      ...(opts.names === true && { names: true }),
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const named = catalog === '' ? relations?.get(name) : undefined;
@@ -670,7 +673,7 @@ export class FrontendInstance {
         at = cte.end;
       }
       sql += q.sql.slice(at);
-      return await this.query(sql, session, { relations, ...(explain !== undefined ? { explain } : { arrow: session.arrow === true }) });
+      return await this.query(sql, session, { relations, names: true, ...(explain !== undefined ? { explain } : { arrow: session.arrow === true }) });
     } finally {
       for (const p of published) p.dispose();
     }

@@ -25,7 +25,7 @@ import { readArrowResult } from './arrow-output.js';
 import { bridgeQueryText } from '../sql/query-text.js';
 import { unfoldLiteralLists, type LiteralList } from '../sql/literal-lists.js';
 import { FoldedLists } from './folded-lists.js';
-import { nameSelectItems } from './column-names.js';
+import { resultNames, widenIntegerLiterals, type ResultNames } from './column-names.js';
 import { rewriteDistinctOn } from './distinct-on.js';
 import { rewriteFirstLastValue } from './first-last-value.js';
 import { readsLastRows } from './last-row-read.js';
@@ -188,6 +188,8 @@ export interface QueryContext {
   readonly signal?: AbortSignal;
   /** Rows as Arrow record batches (`Output.arrow`) when every result column has an Arrow type here. */
   readonly arrow?: boolean;
+  /** The result is a statement's own (a client reads it): its columns are named as GreptimeDB names them (`column-names.ts`). */
+  readonly names?: boolean;
 }
 
 /**
@@ -397,7 +399,16 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       for (const [name, unit] of s.timestampColumns ?? []) timeColumns.set(name, unit);
       for (const name of s.columnNames ?? []) columnNames.add(name.toLowerCase());
     }
+    // Result names from the query as written, before the rewrites (`column-names.ts`).
+    let naming: ResultNames | undefined;
+    if (ctx.names === true) {
+      const columnsOf = new Map<object, readonly string[] | undefined>(refs.map((r, i) => [r, sources[i]!.columnNames]));
+      naming = resultNames(tree, { sql, columnsOf: (ref) => columnsOf.get(ref), ...(foldedLists !== undefined && { opaque: (n) => foldedLists.listOf(n) !== undefined }) });
+    }
     const items = snapshotSelectItems(tree);
+    // Items named here need not DuckDB's name of them.
+    const namedItems = new Set(items.filter((item) => naming?.named.has(item.list[item.index] as Node) === true));
+    const nameOutput = (out: Output): Output => naming?.output(out) ?? out;
     rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
     rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));
@@ -418,10 +429,9 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     }
     for (const item of items) {
       const now = item.list[item.index];
-      if (isNode(now) && now['alias'] === '' && stringifySqlJson(now) !== item.text) now['alias'] = await expressionName(conn, item.original);
+      if (isNode(now) && now['alias'] === '' && !namedItems.has(item) && stringifySqlJson(now) !== item.text) now['alias'] = await expressionName(conn, item.original);
     }
-    // One table: unaliased functions of its columns are named as GreptimeDB names them.
-    if (refs.length === 1) nameSelectItems(tree, refs[0]!.alias !== '' ? refs[0]!.alias : refs[0]!.table_name);
+    if (naming !== undefined) widenIntegerLiterals(tree, naming.named);
     const uses = new Map<string, number>();
     for (const s of sources) uses.set(s.key, (uses.get(s.key) ?? 0) + 1);
     // Constant bounds on the time index of a table read once (`ts > now() - INTERVAL '1 hour'`), evaluated for its scan.
@@ -504,7 +514,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
         // The answer as it came, unless Arrow is asked for (whose types `readArrowResult` gives) or a
         // column is of a type only DuckDB reads as clients expect.
         const direct = answer.answer !== undefined && ctx.arrow !== true ? arrowRecords(answer.answer, ctx.limits) : undefined;
-        if (direct !== undefined) return records(direct.columns, direct.rows);
+        if (direct !== undefined) return nameOutput(records(direct.columns, direct.rows));
         rewritten = answer.sql;
       }
     }
@@ -526,12 +536,12 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     if (ctx.arrow === true) {
       const arrow = await readArrowResult(conn, rewritten, ctx.limits, ctx.signal);
       aborted();
-      if (arrow !== undefined) return { kind: 'records', columns: arrow.columns, rows: [], arrow: { schema: arrow.schema, batches: arrow.batches } };
+      if (arrow !== undefined) return nameOutput({ kind: 'records', columns: arrow.columns, rows: [], arrow: { schema: arrow.schema, batches: arrow.batches } });
     }
     const { columns, rows } = await readRecords(conn, rewritten, ctx.limits, ctx.signal);
     // An interrupted read can end early without an error: its rows are not the answer.
     aborted();
-    return records(columns, rows);
+    return nameOutput(records(columns, rows));
   } catch (err) {
     // A read cut short by the statement's cancellation fails as the cancellation says.
     aborted();

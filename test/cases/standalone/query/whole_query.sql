@@ -11,6 +11,9 @@ SELECT host, CAST(sum(v) AS DECIMAL(12, 3)) AS d, sum(CAST(v AS DECIMAL(10, 2)))
 
 SELECT v, v, host FROM wq WHERE v IS NOT NULL ORDER BY v DESC LIMIT 3;
 
+-- A column and an alias of one name are two names to DataFusion (the alias has no table): allowed.
+SELECT v, v AS v, host FROM wq WHERE v IS NOT NULL ORDER BY v DESC LIMIT 3;
+
 SELECT host, list(v ORDER BY ts) AS vs FROM wq GROUP BY host ORDER BY host;
 
 SELECT host, max(ts) - min(ts) AS span FROM wq GROUP BY host ORDER BY host;
