@@ -86,6 +86,38 @@ test('expressions: operators without parentheses, casts by what they cast, funct
   ]);
 });
 
+test("GreptimeDB's type aliases and timestamp types are arrow_casts by the type written; typed literals show their text", async () => {
+  assert.deepEqual(await names("SELECT a::Int8, a::bool, CAST(a AS DATETIME), ts::TIMESTAMP_US, TRY_CAST(concat(s, ')') AS Float32), a::BOOLEAN, TIMESTAMP '2020-01-01', '3 hours'::INTERVAL, INTERVAL '3 hours' FROM t"), [
+    'arrow_cast(t.a,Utf8("Int64"))',
+    'arrow_cast(t.a,Utf8("Boolean"))',
+    'arrow_cast(t.a,Utf8("Timestamp(µs)"))',
+    'arrow_cast(t.ts,Utf8("Timestamp(µs)"))',
+    'arrow_cast(concat(t.s,Utf8(")")),Utf8("Float32"))',
+    't.a',
+    'Utf8("2020-01-01")',
+    'Utf8("3 hours")',
+    'IntervalMonthDayNano("IntervalMonthDayNano { months: 0, days: 0, nanoseconds: 10800000000000 }")',
+  ]);
+  assert.deepEqual(await names("SELECT INTERVAL '-2mon', INTERVAL '1y2w3d4h', INTERVAL '1h30m', INTERVAL '1.5 year'"), [
+    'IntervalMonthDayNano("IntervalMonthDayNano { months: -2, days: 0, nanoseconds: 0 }")',
+    'IntervalMonthDayNano("IntervalMonthDayNano { months: 12, days: 17, nanoseconds: 14400000000000 }")',
+    'IntervalMonthDayNano("IntervalMonthDayNano { months: 0, days: 0, nanoseconds: 5400000000000 }")',
+    'IntervalMonthDayNano("IntervalMonthDayNano { months: 18, days: 0, nanoseconds: 0 }")',
+  ]);
+});
+
+test('what DuckDB parses into other shapes is named as written: IF, EXTRACT, ~, [ ], UNNEST, unquoted capitals', async () => {
+  assert.deepEqual(await names("SELECT IF(true, 'y', 'n'), IF(a > 1, 1, 2), EXTRACT(MICROSECONDS FROM ts), s ~ 'x', unnest([1, 2]) FROM t"), [
+    'if(Boolean(true),Utf8("y"),Utf8("n"))',
+    'if(t.a > Int64(1),Int64(1),Int64(2))',
+    'date_part(Utf8("MICROSECONDS"),t.ts)',
+    't.s ~ Utf8("x")',
+    'UNNEST(make_array(Int64(1),Int64(2)))',
+  ]);
+  assert.deepEqual(await names('SELECT sum(B), COL1, "Mixed" + 1 FROM Other'), ['sum(other.b)', 'col1', 'other.Mixed + Int64(1)']);
+  assert.deepEqual(await names('SELECT SUM(region_rows) FROM INFORMATION_SCHEMA.REGION_STATISTICS'), ['sum(information_schema.region_statistics.region_rows)']);
+});
+
 test('predicates, CASE, IN lists, BETWEEN, LIKE', async () => {
   assert.deepEqual(await names("SELECT a IS NULL, a IS NOT NULL, a = 1, a <> 1, v != 1, a >= 1 AND a < 3 OR s LIKE 'x%', s NOT ILIKE 'y', a IS DISTINCT FROM 2 FROM t"), [
     't.a IS NULL',
@@ -162,13 +194,13 @@ test('two items of one name are refused as DataFusion refuses them; a column and
   assert.deepEqual(await names('SELECT a, a AS a, x.a FROM t, t AS x'), ['a', 'c1', 'a']);
 });
 
-test('integer literals of constant items become BIGINT; items reading columns are left alone', async () => {
+test('integer literals of constant items (aliased or not) become BIGINT; items reading columns are left alone', async () => {
   const sql = 'SELECT 1, 2147483647 + 1, -5 % 3, a + 1, abs(1), 1 AS one FROM t';
   const tree = await parse(sql);
   const naming = resultNames(tree, { sql, columnsOf: (ref) => TABLES[String(ref['table_name'])] })!;
   widenIntegerLiterals(tree, naming.named);
   const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string;
-  assert.equal(text, 'SELECT CAST(1 AS BIGINT), (CAST(2147483647 AS BIGINT) + CAST(1 AS BIGINT)), (CAST(-5 AS BIGINT) % CAST(3 AS BIGINT)), (a + 1), abs(1), 1 AS one FROM t');
+  assert.equal(text, 'SELECT CAST(1 AS BIGINT), (CAST(2147483647 AS BIGINT) + CAST(1 AS BIGINT)), (CAST(-5 AS BIGINT) % CAST(3 AS BIGINT)), (a + 1), abs(1), CAST(1 AS BIGINT) AS one FROM t');
 });
 
 test('floats are written as Rust writes them: shortest digits, no exponent', () => {

@@ -112,7 +112,8 @@ function renameOutput(out: Output, rename: (columns: readonly OutputColumn[]) =>
  * INTEGER): each integer constant of an item made of integer constants alone (`1`, `-1`,
  * `2147483647 + 1`, `7 % 3`) becomes a BIGINT cast of itself, so that its type, and its arithmetic's
  * overflow, are Int64's. Items that read columns are left as they are (DuckDB would refuse some
- * BIGINT operands, `DATE + BIGINT`). Only items in `named` (their names do not come from DuckDB).
+ * BIGINT operands, `DATE + BIGINT`). Only items in `named` (their names do not come from DuckDB)
+ * and aliased ones.
  */
 export function widenIntegerLiterals(tree: unknown, named: ReadonlySet<Node>): void {
   const statements = (tree as Node)['statements'];
@@ -122,7 +123,8 @@ export function widenIntegerLiterals(tree: unknown, named: ReadonlySet<Node>): v
   if (!isNode(node) || node['type'] !== 'SELECT_NODE' || !Array.isArray(node['select_list'])) return;
   const list = node['select_list'];
   list.forEach((item, i) => {
-    if (!isNode(item) || !named.has(item) || !integerConstantsOnly(item)) return;
+    const aliased = isNode(item) && typeof item['alias'] === 'string' && item['alias'] !== '';
+    if (!isNode(item) || (!named.has(item) && !aliased) || !integerConstantsOnly(item)) return;
     list[i] = widened(item);
   });
 }
@@ -248,16 +250,79 @@ const FUNCTION_NAMES: Readonly<Record<string, string>> = {
   substring: 'substr',
   position: 'strpos',
   count_star: 'count',
+  list_value: 'make_array',
+  unnest: 'UNNEST',
 };
 
-/** DuckDB's timestamp types as the unit GreptimeDB's `arrow_cast` of a cast to them names. */
-const TIMESTAMP_UNITS: Readonly<Record<string, string>> = {
-  TIMESTAMP: 'ms',
-  TIMESTAMP_S: 's',
-  TIMESTAMP_MS: 'ms',
-  TIMESTAMP_NS: 'ns',
-  'TIMESTAMP WITH TIME ZONE': 'ms',
+/** GreptimeDB's type aliases (`type_alias.rs`) as the Arrow type its `arrow_cast` of them names. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  INT2: 'Int16',
+  INT16: 'Int16',
+  INT4: 'Int32',
+  INT32: 'Int32',
+  INT8: 'Int64',
+  INT64: 'Int64',
+  UINT8: 'UInt8',
+  UINT16: 'UInt16',
+  UINT32: 'UInt32',
+  UINT64: 'UInt64',
+  FLOAT4: 'Float32',
+  FLOAT32: 'Float32',
+  FLOAT8: 'Float64',
+  FLOAT64: 'Float64',
+  BOOL: 'Boolean',
+  TINYTEXT: 'Utf8',
+  MEDIUMTEXT: 'Utf8',
+  LONGTEXT: 'Utf8',
+  DATETIME: 'Timestamp(µs)',
+  TIMESTAMP_S: 'Timestamp(s)',
+  TIMESTAMP_SEC: 'Timestamp(s)',
+  TIMESTAMPSECOND: 'Timestamp(s)',
+  TIMESTAMP_MS: 'Timestamp(ms)',
+  TIMESTAMPMILLISECOND: 'Timestamp(ms)',
+  TIMESTAMP_US: 'Timestamp(µs)',
+  TIMESTAMPMICROSECOND: 'Timestamp(µs)',
+  TIMESTAMP_NS: 'Timestamp(ns)',
+  TIMESTAMPNANOSECOND: 'Timestamp(ns)',
 };
+
+const TIMESTAMP_PRECISIONS: Readonly<Record<string, string>> = { '0': 's', '3': 'ms', '6': 'µs', '9': 'ns' };
+
+/**
+ * The Arrow type GreptimeDB's `arrow_cast` names for the cast written at the start of `text`
+ * (`::type` or `CAST(… AS type)`), or undefined for a cast it plans as a cast.
+ */
+function arrowCastTarget(text: string): string | undefined {
+  let rest: string | undefined;
+  if (text.startsWith('::')) rest = text.slice(2);
+  else {
+    const open = /^(try_)?cast\s*\(/i.exec(text);
+    if (open === null) return undefined;
+    // The AS at the call's own depth, past the cast expression's strings and parentheses.
+    let depth = 0;
+    for (let i = open[0].length; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === "'" || c === '"') {
+        const end = text.indexOf(c, i + 1);
+        if (end < 0) return undefined;
+        i = end;
+      } else if (c === '(') depth++;
+      else if (c === ')') depth--;
+      else if (depth === 0 && /\sAS\s/iy.test(text.slice(i - 1, i + 3)) && /\s/.test(text[i - 1]!)) {
+        rest = text.slice(i + 2);
+        break;
+      }
+    }
+  }
+  const m = rest === undefined ? null : /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*\(\s*(\d+)\s*\))?/.exec(rest);
+  if (m === null) return undefined;
+  const name = m[1]!.toUpperCase();
+  if (name === 'TIMESTAMP' || name === 'TIMESTAMPTZ') {
+    const unit = m[2] === undefined ? 'ms' : TIMESTAMP_PRECISIONS[m[2]];
+    return unit === undefined ? undefined : `Timestamp(${unit})`;
+  }
+  return m[2] === undefined ? TYPE_ALIASES[name] : undefined;
+}
 
 /** DuckDB's interval constructors (`INTERVAL 2 DAY`) and what one of their unit is. */
 const INTERVAL_FUNCTIONS: Readonly<Record<string, { months?: number; days?: number; nanos?: bigint }>> = {
@@ -306,7 +371,7 @@ class Namer {
       const column = core['class'] === 'COLUMN_REF';
       let field: Field | undefined;
       if (typeof alias === 'string' && alias !== '') field = { name: alias, qualifier: undefined };
-      else if (column) field = this.resolve(core['column_names'] as string[], inner);
+      else if (column) field = this.resolve(core, inner);
       else if (display !== undefined) field = { name: display, qualifier: undefined };
       // The result column's name: an alias's is DuckDB's too; a plain column's, its own.
       const name = field === undefined || (typeof alias === 'string' && alias !== '') ? undefined : column ? field.name : display;
@@ -360,7 +425,8 @@ class Namer {
         return [];
       case 'BASE_TABLE': {
         const table = String(from['table_name']);
-        const written = [from['catalog_name'], from['schema_name'], table].filter((p): p is string => typeof p === 'string' && p !== '').join('.');
+        let written = [from['catalog_name'], from['schema_name'], table].filter((p): p is string => typeof p === 'string' && p !== '').join('.');
+        if (alias === undefined && this.unquoted(from)) written = written.toLowerCase();
         const qualifier = alias ?? written;
         const cte = from['schema_name'] === '' && from['catalog_name'] === '' ? scope.ctes.get(table.toLowerCase()) : undefined;
         if (cte !== undefined || (from['schema_name'] === '' && scope.ctes.has(table.toLowerCase()))) {
@@ -398,7 +464,9 @@ class Namer {
   }
 
   /** The field a column reference names, as DataFusion qualifies it; undefined when unsure. */
-  private resolve(names: readonly string[], scope: Scope): Field | undefined {
+  private resolve(ref: Node, scope: Scope): Field | undefined {
+    // As written, in lower case where unquoted (DataFusion's reading of identifiers).
+    const names = (ref['column_names'] as string[]).map(this.unquoted(ref) ? (x: string) => x.toLowerCase() : (x: string) => x);
     if (names.length === 1) {
       const name = names[0]!.toLowerCase();
       for (let s: Scope | undefined = scope; s !== undefined; s = s.outer) {
@@ -438,7 +506,7 @@ class Namer {
         return this.constant(n);
       case 'COLUMN_REF': {
         if (this.ctx.opaque?.(n) === true) return undefined;
-        const f = this.resolve(n['column_names'] as string[], scope);
+        const f = this.resolve(n, scope);
         return f === undefined ? undefined : qualified(f);
       }
       case 'CAST':
@@ -511,19 +579,20 @@ class Namer {
   private cast(n: Node, scope: Scope): string | undefined {
     const to = isNode(n['cast_type']) ? String(n['cast_type']['id']) : '';
     const child = n['child'];
+    const at = n['query_location'];
+    const located = typeof at === 'number' && at > 0;
+    const constant = isNode(child) && child['class'] === 'CONSTANT' ? (child['value'] as Node) : undefined;
+    const text = constant !== undefined && (constant['type'] as Node)['id'] === 'VARCHAR' ? constant['value'] : undefined;
     // DuckDB parses `true` and `false` as a cast of 't' and 'f' that no text is at.
-    if (to === 'BOOLEAN' && n['query_location'] === 0 && isNode(child) && child['class'] === 'CONSTANT') {
-      const value = child['value'] as Node;
-      if ((value['type'] as Node)['id'] === 'VARCHAR' && (value['value'] === 't' || value['value'] === 'f')) return `Boolean(${value['value'] === 't'})`;
-    }
-    if (to === 'INTERVAL' && isNode(child) && child['class'] === 'CONSTANT') {
-      const value = child['value'] as Node;
-      if ((value['type'] as Node)['id'] === 'VARCHAR' && typeof value['value'] === 'string') return intervalName(value['value']);
-    }
+    if (to === 'BOOLEAN' && !located && (text === 't' || text === 'f')) return `Boolean(${text === 't'})`;
+    // `INTERVAL '1 hour'` is a cast where its string is (`'1 hour'::INTERVAL` is at its `::`, a cast).
+    if (to === 'INTERVAL' && typeof text === 'string' && located && at === (child as Node)['query_location']) return intervalName(text);
     const inner = this.display(child, scope);
     if (inner === undefined) return undefined;
-    const unit = TIMESTAMP_UNITS[to];
-    return unit !== undefined ? `arrow_cast(${inner},Utf8("Timestamp(${unit})"))` : inner;
+    // GreptimeDB plans a cast to a timestamp type or to one of its type aliases (`Int8`, `bool`,
+    // `TIMESTAMP_SEC` …) as `arrow_cast`, by the type as written; other casts show what they cast.
+    const target = located ? arrowCastTarget(this.textFrom(at, 200)) : undefined;
+    return target !== undefined ? `arrow_cast(${inner},Utf8("${target}"))` : inner;
   }
 
   private binary(left: Json | undefined, op: string, right: Json | undefined, scope: Scope): string | undefined {
@@ -584,6 +653,11 @@ class Namer {
   private caseExpr(n: Node, scope: Scope): string | undefined {
     const checks = n['case_checks'];
     if (!Array.isArray(checks) || checks.length === 0) return undefined;
+    // MySQL's IF(c, a, b) arrives as a CASE where `IF(` is written: DataFusion's `if` function.
+    if (checks.length === 1 && isNode(checks[0]) && this.writtenIf(n)) {
+      const args = this.list([checks[0]['when_expr'] as Json, checks[0]['then_expr'] as Json, n['else_expr'] as Json], scope, ',');
+      return args === undefined ? undefined : `if(${args})`;
+    }
     // `CASE x WHEN v …` arrives as `x = v` checks that no text is at, all of one `x`.
     const whens = checks.map((c) => (isNode(c) ? c['when_expr'] : undefined));
     const operandForm = whens.every((w) => isNode(w) && w['class'] === 'COMPARISON' && w['type'] === 'COMPARE_EQUAL' && w['query_location'] === 0);
@@ -626,6 +700,8 @@ class Namer {
       return children.length === 2 && op !== undefined ? this.binary(children[0], op, children[1], scope) : undefined;
     }
     if (n['export_state'] === true) return undefined;
+    // `a ~ b` arrives as DuckDB's function of it.
+    if (name === 'regexp_full_match' && children.length === 2 && this.isWritten(n, '~')) return this.binary(children[0], '~', children[1], scope);
     const interval = INTERVAL_FUNCTIONS[name];
     if (interval !== undefined && children.length === 1) return intervalOf(children[0], interval);
     let args: string | undefined;
@@ -633,7 +709,8 @@ class Namer {
     else if (name === 'date_part' && children.length === 2 && this.isKeyword(children[0])) {
       // EXTRACT(year FROM x): DataFusion's date_part with the unit in capitals.
       const rest = this.display(children[1], scope);
-      args = rest === undefined ? undefined : `Utf8("${String(((children[0] as Node)['value'] as Node)['value']).toUpperCase()}"),${rest}`;
+      const unit = /^[A-Za-z_]+/.exec(this.textFrom((children[0] as Node)['query_location'] as number, 40))?.[0];
+      args = rest === undefined || unit === undefined ? undefined : `Utf8("${unit.toUpperCase()}"),${rest}`;
     } else args = this.list(children, scope, ',');
     if (args === undefined) return undefined;
     let out = `${FUNCTION_NAMES[name] ?? name}(${n['distinct'] === true ? 'DISTINCT ' : ''}${args})`;
@@ -726,6 +803,47 @@ class Namer {
     return m?.[1]?.toLowerCase();
   }
 
+  /** Whether the CASE `n` was written `IF(`: the text before its first located part opens it. */
+  private writtenIf(n: Node): boolean {
+    let first = Infinity;
+    const walk = (x: Json): void => {
+      if (Array.isArray(x)) x.forEach(walk);
+      else if (isNode(x)) {
+        const at = x['query_location'];
+        if (typeof at === 'number' && at > 0 && at < first) first = at;
+        for (const v of Object.values(x)) if (typeof v === 'object' && v !== null) walk(v);
+      }
+    };
+    walk(n['case_checks'] as Json);
+    walk(n['else_expr'] as Json);
+    return first !== Infinity && /\bif\s*\([^()']*$/i.test(this.textBefore(first).slice(-100));
+  }
+
+  /** Whether `written` (lower case, spaces ignored) is the text at `n`'s offset. */
+  private isWritten(n: Node, written: string): boolean {
+    const at = n['query_location'];
+    return typeof at === 'number' && at > 0 && this.textFrom(at, written.length + 8).replace(/\s+/g, '').toLowerCase().startsWith(written);
+  }
+
+  /** Up to `length` characters of the query text from byte `offset`. */
+  private textFrom(offset: number, length: number): string {
+    const sql = this.ctx.sql;
+    if (/^[\x00-\x7f]*$/.test(sql)) return sql.slice(offset, offset + length);
+    this.bytes ??= Buffer.from(sql);
+    return this.bytes.subarray(offset, offset + length * 4).toString('utf8').slice(0, length);
+  }
+
+  /**
+   * Whether the reference at `n` was written unquoted (DataFusion then reads its names in lower
+   * case): no `"` in the dotted name at its offset. Unknown (no offset): as written.
+   */
+  private unquoted(n: Node): boolean {
+    const at = n['query_location'];
+    if (typeof at !== 'number' || at <= 0) return false;
+    const written = /^[A-Za-z0-9_$."]+/.exec(this.textFrom(at, 300))?.[0] ?? '"';
+    return !written.includes('"');
+  }
+
   private byteAt(offset: number): number | undefined {
     const sql = this.ctx.sql;
     if (/^[\x00-\x7f]*$/.test(sql)) return sql.charCodeAt(offset);
@@ -791,25 +909,26 @@ function monthDayNano(months: number, days: number, nanos: bigint): string {
   return `IntervalMonthDayNano("IntervalMonthDayNano { months: ${months}, days: ${days}, nanoseconds: ${nanos} }")`;
 }
 
-/** `INTERVAL '1 hour 30 minutes'` as DataFusion names it; undefined for a text this does not read. */
+/** `INTERVAL '1 hour 30 minutes'` (or `'1h30m'`, `'-2mon'`) as DataFusion names it; undefined for a text this does not read. */
 function intervalName(text: string): string | undefined {
-  const parts = text.trim().toLowerCase().split(/\s+/);
-  if (parts.length === 0 || parts.length % 2 !== 0) return undefined;
+  const parts = /^\s*(?:-?\d+(?:\.\d+)?\s*[a-z]+\s*)+$/i.test(text) ? text.matchAll(/(-?\d+(?:\.\d+)?)\s*([a-z]+)/gi) : undefined;
+  if (parts === undefined) return undefined;
   let months = 0;
   let days = 0;
   let nanos = 0n;
-  for (let i = 0; i < parts.length; i += 2) {
-    const amount = parts[i]!;
-    if (!/^-?\d+(\.\d+)?$/.test(amount)) return undefined;
-    const unit = INTERVAL_UNITS.find(([re]) => re.test(parts[i + 1]!))?.[1];
+  for (const [, amount, word] of parts) {
+    const unit = INTERVAL_UNITS.find(([re]) => re.test(word!.toLowerCase()))?.[1];
     if (unit === undefined) return undefined;
-    const whole = /^-?\d+$/.test(amount);
+    const n = Number(amount);
     if (unit.months !== undefined || unit.days !== undefined) {
-      if (!whole) return undefined;
-      months += (unit.months ?? 0) * Number(amount);
-      days += (unit.days ?? 0) * Number(amount);
-    } else if (whole) nanos += BigInt(amount) * BigInt(unit.nanos!);
-    else nanos += BigInt(Math.round(Number(amount) * unit.nanos!));
+      // A fraction of a month or day DataFusion spreads over smaller units: not named here.
+      const m = n * (unit.months ?? 0);
+      const d = n * (unit.days ?? 0);
+      if (!Number.isInteger(m) || !Number.isInteger(d)) return undefined;
+      months += m;
+      days += d;
+    } else if (/^-?\d+$/.test(amount!)) nanos += BigInt(amount!) * BigInt(unit.nanos!);
+    else nanos += BigInt(Math.round(n * unit.nanos!));
   }
   return monthDayNano(months, days, nanos);
 }

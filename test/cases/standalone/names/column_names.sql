@@ -24,6 +24,11 @@ SELECT upper(s), length(s), concat(s, 'y'), s || 'z', round(v, 1) FROM t ORDER B
 -- A cast shows what it casts.
 SELECT CAST(a AS DOUBLE), v::STRING, CAST(a AS BIGINT) + 1 FROM t ORDER BY ts;
 
+-- A cast to a timestamp type or to one of GreptimeDB's type aliases is named as the arrow_cast GreptimeDB plans.
+SELECT a::Int8, a::bool, ts::TIMESTAMP_MS FROM t ORDER BY ts;
+
+SELECT ts + INTERVAL '1 hour', IF(a > 1, 'big', 'small') FROM t ORDER BY ts;
+
 SELECT a IS NULL, s IS NOT NULL, a BETWEEN 1 AND 2, a NOT BETWEEN 1 AND 2 FROM t ORDER BY ts;
 
 SELECT a IN (1, 3), host NOT IN ('h1') FROM t ORDER BY ts;
