@@ -188,7 +188,7 @@ test('onTableError: a table that cannot be written fails alone; out-of-range tim
   const n = await fe.ingest([table('a', float('v', [1]), millis([1n])), table('typed', tag('host', ['h']), float('v', [1]), millis([1n])), table('b', float('v', [2, 3]), millis([1n, 2n]))], newSession(), { onTableError });
   assert.equal(n, 3);
   assert.deepEqual(failures, [[1, 'Invalid request to table tsdb.public.typed, reason: column v expect type Int64, given: Float64']]);
-  assert.deepEqual(await rows(fe, 'SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b), (SELECT count(*) FROM typed)'), [[1, 2, 0]]);
+  assert.deepEqual(await rows(fe, 'SELECT (SELECT count(*) FROM a) AS a, (SELECT count(*) FROM b) AS b, (SELECT count(*) FROM typed) AS typed'), [[1, 2, 0]]);
   failures.length = 0;
   await refused(
     fe.ingest([table('c', float('v', [1]), millis([1n])), table('typed', tag('host', ['h']), float('v', [1]), millis([9999999999999n]))], newSession(), { onTableError }),

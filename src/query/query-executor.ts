@@ -387,7 +387,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
   const names = new Map<string, string>(foldedLists?.shortNames());
   try {
     ctx.check?.(tree);
-    await ctx.dialect?.rewrite(tree, sql, (expr) => parseExpression(conn, expr));
+    const dialectRewrote = (await ctx.dialect?.rewrite(tree, sql, (expr) => parseExpression(conn, expr))) === true;
     aborted();
     checkSandbox(tree);
     const refs = tableRefs(tree);
@@ -401,7 +401,9 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     }
     // Result names from the query as written, before the rewrites (`column-names.ts`).
     let naming: ResultNames | undefined;
-    if (ctx.names === true) {
+    // Not a query the dialect rewrote (a PostgreSQL client's catalog query: `NULL, NULL` it made of
+    // catalog functions would be two items of one name).
+    if (ctx.names === true && !dialectRewrote) {
       const columnsOf = new Map<object, readonly string[] | undefined>(refs.map((r, i) => [r, sources[i]!.columnNames]));
       naming = resultNames(tree, { sql, columnsOf: (ref) => columnsOf.get(ref), ...(foldedLists !== undefined && { opaque: (n) => foldedLists.listOf(n) !== undefined }) });
     }
