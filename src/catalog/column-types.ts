@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { ColumnType } from '../types/region-metadata.js';
+import { decimalOf, decimalType, type BaseColumnType, type ColumnType } from '../types/region-metadata.js';
 import type { SqlType } from '../sql/ast.js';
 
 const SIMPLE: Record<string, ColumnType> = {
@@ -65,9 +65,37 @@ function unsupported(t: SqlType): TsdbError {
   return new TsdbError(StatusCode.Unsupported, `Unsupported SQL data type: ${shown}`);
 }
 
-/** The stored type of a SQL type; Unsupported for a type tsdb cannot store yet. */
-export function columnTypeOf(t: SqlType): ColumnType {
+/** DECIMAL's default precision and scale (GreptimeDB's `decimal128_default_datatype`). */
+const DECIMAL_DEFAULT = { precision: 38, scale: 10 } as const;
+
+/** DECIMAL, DECIMAL(p) = (p, 0), DECIMAL(p, s): precision 1–38, scale 0–p. */
+function decimalColumnType(t: SqlType): ColumnType {
+  if (t.args.length > 2) throw unsupported(t);
+  const precision = t.args[0] ?? DECIMAL_DEFAULT.precision;
+  const scale = t.args.length === 0 ? DECIMAL_DEFAULT.scale : (t.args[1] ?? 0);
+  if (!Number.isInteger(precision) || precision < 1 || precision > 38) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid DECIMAL precision ${precision}: it must be between 1 and 38`);
+  }
+  if (!Number.isInteger(scale) || scale < 0 || scale > precision) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid DECIMAL scale ${scale}: it must be between 0 and the precision ${precision}`);
+  }
+  return decimalType(precision, scale);
+}
+
+/**
+ * The stored type of a SQL type; Unsupported for a type tsdb cannot store. `column` names the column
+ * being defined (CREATE TABLE, ADD COLUMN) for GreptimeDB's refusal of INTERVAL columns.
+ */
+export function columnTypeOf(t: SqlType, column?: string): ColumnType {
   const name = t.name.toUpperCase();
+  if (name === 'DECIMAL') return decimalColumnType(t);
+  if (name === 'INTERVAL' && column !== undefined) {
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column name \`${column}\` is interval type, which is not supported`);
+  }
+  // GreptimeDB's SQL has no TIME column type: its parser's type, printed as Rust debug output.
+  if (name === 'TIME' && t.args.length <= 1 && !t.unsigned) {
+    throw new TsdbError(StatusCode.InvalidSyntax, `SQL data type not supported yet: Time(${t.args.length === 0 ? 'None' : `Some(${t.args[0]})`}, None)`);
+  }
   if (name === 'TIMESTAMP') {
     if (t.args.length === 0) return 'TimestampMillisecond';
     const p = PRECISION[t.args[0]!];
@@ -84,8 +112,8 @@ export function columnTypeOf(t: SqlType): ColumnType {
   return u;
 }
 
-/** How SHOW CREATE TABLE writes a type. */
-export const SHOW_TYPES: Record<ColumnType, string> = {
+/** How SHOW CREATE TABLE writes a type (`showTypeOf` for all types). */
+export const SHOW_TYPES: Record<BaseColumnType, string> = {
   Boolean: 'BOOLEAN',
   Int8: 'TINYINT',
   Int16: 'SMALLINT',
@@ -105,3 +133,9 @@ export const SHOW_TYPES: Record<ColumnType, string> = {
   TimestampMicrosecond: 'TIMESTAMP(6)',
   TimestampNanosecond: 'TIMESTAMP(9)',
 };
+
+/** How SHOW CREATE TABLE writes a type: DECIMAL as GreptimeDB's SQL printer does, `DECIMAL(10,2)`. */
+export function showTypeOf(t: ColumnType): string {
+  const d = decimalOf(t);
+  return d === undefined ? SHOW_TYPES[t as BaseColumnType] : `DECIMAL(${d.precision},${d.scale})`;
+}

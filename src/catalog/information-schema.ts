@@ -7,10 +7,10 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { formatDuration } from '../common/time/duration.js';
 import { buildInfo } from '../common/build-info.js';
-import type { ColumnType } from '../types/region-metadata.js';
+import { decimalOf, type ColumnType } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
 import type { Cell, OutputColumn } from '../query/output.js';
-import { SHOW_TYPES } from './column-types.js';
+import { showTypeOf } from './column-types.js';
 import { partitionRuleOf } from './partition-rule.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, LOGICAL_TABLE_OPTION, ownsNoRegions, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 import type { RegionRoute } from './table-route.js';
@@ -180,7 +180,7 @@ function defaultText(c: ColumnSchema): string | null {
 
 /** The MySQL-style type name (`timestamp(3)`, `int unsigned`, `string`). */
 export function sqlTypeName(t: ColumnType): string {
-  return SHOW_TYPES[t].toLowerCase();
+  return showTypeOf(t).toLowerCase();
 }
 
 const NUMERIC_PRECISION: Partial<Record<ColumnType, number>> = {
@@ -344,7 +344,8 @@ async function columnsRows(source: InformationSchemaSource): Promise<Cell[][]> {
       const catalog = t.kind === 'user' ? t.info.catalog : DEFAULT_CATALOG;
       columnViews(t).forEach((c, i) => {
         const isString = c.type === 'String';
-        const precision = NUMERIC_PRECISION[c.type];
+        const decimal = decimalOf(c.type);
+        const precision = decimal?.precision ?? NUMERIC_PRECISION[c.type];
         const sqlType = sqlTypeName(c.type);
         rows.push([
           catalog,
@@ -355,7 +356,7 @@ async function columnsRows(source: InformationSchemaSource): Promise<Cell[][]> {
           isString ? MAX_STRING_LENGTH : null,
           isString ? MAX_STRING_LENGTH : null,
           precision ?? null,
-          precision === undefined || c.type === 'Float32' || c.type === 'Float64' ? null : 0,
+          precision === undefined || c.type === 'Float32' || c.type === 'Float64' ? null : (decimal?.scale ?? 0),
           DATETIME_PRECISION[c.type] ?? null,
           isString ? UTF8 : null,
           isString ? UTF8_BIN : null,

@@ -18,7 +18,7 @@
  */
 import type { Cell, OutputColumn } from '../query/output.js';
 import { informationSchemaTableDefs, type InformationSchemaSource } from './information-schema.js';
-import type { ColumnType } from '../types/region-metadata.js';
+import { decimalOf, type ColumnType } from '../types/region-metadata.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 
 export const PG_CATALOG = 'pg_catalog';
@@ -172,6 +172,11 @@ export function pgColumnType(t: ColumnType): { oid: number; typmod: number } {
       return { oid: 1114, typmod: 6 };
     case 'TimestampNanosecond':
       return { oid: 1114, typmod: 9 };
+    default: {
+      // DECIMAL: numeric, typmod ((precision << 16) | scale) + 4 as PostgreSQL encodes it.
+      const d = decimalOf(t)!;
+      return { oid: 1700, typmod: ((d.precision << 16) | d.scale) + 4 };
+    }
   }
 }
 

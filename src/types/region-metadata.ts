@@ -24,7 +24,39 @@ export const COLUMN_TYPES = [
   'TimestampMicrosecond',
   'TimestampNanosecond',
 ] as const;
-export type ColumnType = (typeof COLUMN_TYPES)[number];
+/** The column types that take no parameters. */
+export type BaseColumnType = (typeof COLUMN_TYPES)[number];
+/**
+ * A DECIMAL column: precision 1–38, scale 0–precision, spelled as clients see it (`Decimal(10, 2)`),
+ * so that catalogs and manifests written before DECIMAL existed read unchanged.
+ */
+export type DecimalType = `Decimal(${number}, ${number})`;
+export type ColumnType = BaseColumnType | DecimalType;
+
+const BASE_TYPES = new Set<string>(COLUMN_TYPES);
+const DECIMAL = /^Decimal\((\d{1,2}), (\d{1,2})\)$/;
+
+/** The precision and scale of a DECIMAL column type; undefined for other types. */
+export function decimalOf(type: ColumnType): { readonly precision: number; readonly scale: number } | undefined {
+  if (type.charCodeAt(0) !== 68 /* D */ || type === 'Date') return undefined;
+  const m = DECIMAL.exec(type);
+  return m === null ? undefined : { precision: Number(m[1]), scale: Number(m[2]) };
+}
+
+/** The DECIMAL column type of a precision and scale (checked by the caller: 1 ≤ p ≤ 38, 0 ≤ s ≤ p). */
+export function decimalType(precision: number, scale: number): DecimalType {
+  return `Decimal(${precision}, ${scale})`;
+}
+
+/** Whether a string (from JSON: a manifest, a catalog entry, a region request) names a column type. */
+export function isColumnType(s: string): s is ColumnType {
+  if (BASE_TYPES.has(s)) return true;
+  const m = DECIMAL.exec(s);
+  if (m === null) return false;
+  const p = Number(m[1]);
+  const sc = Number(m[2]);
+  return p >= 1 && p <= 38 && sc <= p && String(p) === m[1] && String(sc) === m[2];
+}
 
 export const TIMESTAMP_TYPES = ['TimestampSecond', 'TimestampMillisecond', 'TimestampMicrosecond', 'TimestampNanosecond'] as const;
 export type TimestampType = (typeof TIMESTAMP_TYPES)[number];

@@ -1,8 +1,8 @@
 /** How column types are spelled in the SQL that tsdb runs in DuckDB. */
-import type { ColumnType } from './region-metadata.js';
+import { decimalOf, type BaseColumnType, type ColumnType } from './region-metadata.js';
 
-/** DuckDB's SQL spelling of each column type (casts, DDL of temporary tables). */
-export const SQL_TYPES: Record<ColumnType, string> = {
+/** DuckDB's SQL spelling of each column type without parameters (casts, DDL of temporary tables). */
+export const SQL_TYPES: Record<BaseColumnType, string> = {
   Boolean: 'BOOLEAN',
   Int8: 'TINYINT',
   Int16: 'SMALLINT',
@@ -22,3 +22,9 @@ export const SQL_TYPES: Record<ColumnType, string> = {
   TimestampMicrosecond: 'TIMESTAMP',
   TimestampNanosecond: 'TIMESTAMP_NS',
 };
+
+/** DuckDB's SQL spelling of a column type (`DECIMAL(p, s)` keeps its precision and scale). */
+export function sqlTypeOf(type: ColumnType): string {
+  const d = decimalOf(type);
+  return d === undefined ? SQL_TYPES[type as BaseColumnType] : `DECIMAL(${d.precision}, ${d.scale})`;
+}

@@ -2,7 +2,7 @@
  * A batch of rows for one region, by column (column id → vector): what a put or a delete carries
  * from the frontend through the WAL into the memtable.
  */
-import type { ColumnType } from './region-metadata.js';
+import { decimalOf, type ColumnType } from './region-metadata.js';
 import { stringVectorLength } from './string-dictionary.js';
 
 export const OP_DELETE = 0;
@@ -48,7 +48,8 @@ export function vectorTypeOf(type: ColumnType): VectorType {
     case 'Binary':
       return 'binary';
     default:
-      return 'float64';
+      // DECIMAL: canonical text (`types/decimal.ts`).
+      return decimalOf(type) === undefined ? 'float64' : 'string';
   }
 }
 

@@ -102,6 +102,8 @@ function arrowType(type: ColumnType): DataType {
       return new TimestampMicrosecond();
     case 'TimestampNanosecond':
       return new TimestampNanosecond();
+    default:
+      throw new Error(`the fake region server does not serve ${type} columns`);
   }
 }
 

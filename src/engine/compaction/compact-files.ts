@@ -11,7 +11,7 @@ import type { RegionMetadata, TimestampType } from '../../types/region-metadata.
 import { widenRange } from '../../types/time-unit.js';
 import type { FileMeta } from '../sst/file-meta.js';
 import { METADATA_KEY, OP_TYPE_COLUMN, physicalName, ROW_GROUP_ROWS, SEQUENCE_COLUMN, sstColumns } from '../sst/sst-format.js';
-import { SQL_TYPES } from '../../types/sql-types.js';
+import { sqlTypeOf } from '../../types/sql-types.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 
 export interface CompactInput {
@@ -50,7 +50,7 @@ export async function compactFiles(conn: DuckDBConnection, req: CompactRequest):
       // Every column in its current type (fields may have changed type since a file was written).
       const cols = md.columns.map((c) => {
         const name = quoteIdent(physicalName(c.column_id));
-        return have.has(c.column_id) ? `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${name}` : `${defaultLiteral(c)} AS ${name}`;
+        return have.has(c.column_id) ? `${c.semantic_type === 'field' ? 'TRY_CAST' : 'CAST'}(${name} AS ${sqlTypeOf(c.type)}) AS ${name}` : `${defaultLiteral(c)} AS ${name}`;
       });
       return `SELECT ${cols.join(', ')}, ${SEQUENCE_COLUMN}, ${OP_TYPE_COLUMN} FROM read_parquet(${quoteLiteral(input.path)})${ttl}`;
     })

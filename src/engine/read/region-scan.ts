@@ -41,13 +41,13 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/memtable.js';
-import type { ColumnMetadata, RegionMetadata, TimestampType } from '../../types/region-metadata.js';
+import { decimalOf, type ColumnMetadata, type RegionMetadata, type TimestampType } from '../../types/region-metadata.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-scan-function.js';
 import type { FileLastRows } from './last-row-cache.js';
 import type { KeyCondition, KeyFilterValue } from '../../types/scan-request.js';
 import type { IndexTerm, InvertedIndex } from '../sst/inverted-index.js';
 import { OP_TYPE_COLUMN, physicalName, SEQUENCE_COLUMN } from '../sst/sst-format.js';
-import { SQL_TYPES } from '../../types/sql-types.js';
+import { sqlTypeOf } from '../../types/sql-types.js';
 import { OP_DELETE } from '../../types/write-batch.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 
@@ -112,7 +112,7 @@ export function timeLiteral(value: bigint, unit: TimestampType): string {
 }
 
 export function defaultLiteral(c: ColumnMetadata): string {
-  const type = SQL_TYPES[c.type];
+  const type = sqlTypeOf(c.type);
   const v = c.default;
   if (v === undefined || v === null) return `CAST(NULL AS ${type})`;
   if (c.type.startsWith('Timestamp') && typeof v === 'number') return timeLiteral(BigInt(v), c.type as TimestampType);
@@ -413,7 +413,7 @@ export class RegionScan {
   }
 
   private emptyRelation(): string {
-    const cols = this.snapshot.metadata.columns.map((c) => `CAST(NULL AS ${SQL_TYPES[c.type]}) AS ${quoteIdent(physicalName(c.column_id))}`);
+    const cols = this.snapshot.metadata.columns.map((c) => `CAST(NULL AS ${sqlTypeOf(c.type)}) AS ${quoteIdent(physicalName(c.column_id))}`);
     return `SELECT ${cols.join(', ')}, CAST(NULL AS UBIGINT) AS ${SEQUENCE_COLUMN}, CAST(NULL AS UTINYINT) AS ${OP_TYPE_COLUMN} WHERE false`;
   }
 
@@ -433,9 +433,12 @@ export class RegionScan {
       const as = alone ? quoteIdent(c.name) : name;
       if (!s.columnIds.has(c.column_id)) return `${defaultLiteral(c)} AS ${as}`;
       // Fields are cast to the column's current type: older files and memtables keep the type a
-      // column had before ALTER … MODIFY COLUMN (a cast to the same type costs nothing).
-      if (c.semantic_type === 'field') return `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${as}`;
-      if (s.fromFile && (c.type === 'TimestampSecond' || c.type === 'TimestampMillisecond')) return `CAST(${name} AS ${SQL_TYPES[c.type]}) AS ${as}`;
+      // column had before ALTER … MODIFY COLUMN (a cast to the same type costs nothing); a value
+      // that does not convert reads as NULL, as in GreptimeDB.
+      if (c.semantic_type === 'field') return `TRY_CAST(${name} AS ${sqlTypeOf(c.type)}) AS ${as}`;
+      if (s.fromFile && (c.type === 'TimestampSecond' || c.type === 'TimestampMillisecond')) return `CAST(${name} AS ${sqlTypeOf(c.type)}) AS ${as}`;
+      // A DECIMAL tag is text in memtable scans (`sst/sst-format.ts` chunkTypeOf).
+      if (!s.fromFile && decimalOf(c.type) !== undefined) return `CAST(${name} AS ${sqlTypeOf(c.type)}) AS ${as}`;
       return alone ? `${name} AS ${as}` : name;
     };
     const cols = md.columns.map(col);

@@ -11,7 +11,7 @@ import duckdb from '@duckdb/node-bindings';
 import { DuckDBDataChunk } from '@duckdb/node-api';
 import type { Vector } from '../../types/write-batch.js';
 import type { SeriesRun } from '../memtable/memtable.js';
-import type { ColumnType, RegionMetadata } from '../../types/region-metadata.js';
+import { decimalOf, type ColumnType, type RegionMetadata } from '../../types/region-metadata.js';
 import { sstColumns, type SstColumn } from './sst-format.js';
 
 export const CHUNK_ROWS = duckdb.vector_size();
@@ -25,7 +25,13 @@ export interface Piece {
 
 type Physical = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
 
+/** Whether a column type fills its chunk vectors with strings (DECIMAL: canonical text, `chunkTypeOf`). */
+function isText(type: ColumnType | undefined): boolean {
+  return type === 'String' || type === 'Binary' || (type !== undefined && decimalOf(type) !== undefined);
+}
+
 function scratchFor(type: ColumnType): Physical {
+  if (isText(type)) return new Uint8Array(0);
   switch (type) {
     case 'Boolean':
     case 'UInt8':
@@ -121,9 +127,9 @@ export class ChunkFiller {
         hasNull = true;
         this.validity[row >>> 5]! &= ~(1 << (row & 31));
       };
-      if (type === 'String' && source.kind === 'tag') {
+      if (type !== 'Binary' && isText(type) && source.kind === 'tag') {
         this.fillTagStrings(vector, source.index, pieces, rows, setNull);
-      } else if (type === 'String' || type === 'Binary') {
+      } else if (isText(type)) {
         let at = 0;
         for (const p of pieces) {
           if (source.kind === 'tag') {

@@ -24,8 +24,8 @@ import {
   VARCHAR,
   type DuckDBType,
 } from '@duckdb/node-api';
-import type { ColumnMetadata, ColumnType, RegionMetadata } from '../../types/region-metadata.js';
-import { SQL_TYPES } from '../../types/sql-types.js';
+import { decimalOf, type BaseColumnType, type ColumnMetadata, type ColumnType, type RegionMetadata } from '../../types/region-metadata.js';
+import { sqlTypeOf } from '../../types/sql-types.js';
 
 export const SEQUENCE_COLUMN = '__sequence';
 export const OP_TYPE_COLUMN = '__op_type';
@@ -46,7 +46,7 @@ export function physicalName(columnId: number): string {
   return `c${columnId}`;
 }
 
-export const DUCKDB_TYPES: Record<ColumnType, DuckDBType> = {
+export const DUCKDB_TYPES: Record<BaseColumnType, DuckDBType> = {
   Boolean: BOOLEAN,
   Int8: TINYINT,
   Int16: SMALLINT,
@@ -67,9 +67,19 @@ export const DUCKDB_TYPES: Record<ColumnType, DuckDBType> = {
   TimestampNanosecond: TIMESTAMP_NS,
 };
 
+/**
+ * The DuckDB type of a column in the chunks the memtable scan fills: its SST type, except DECIMAL,
+ * which the memtable holds as canonical text (a string vector: WAL, region requests and memtables
+ * carry it as they carry strings) and which the scan's SQL casts to the column's type.
+ */
+export function chunkTypeOf(type: ColumnType): DuckDBType {
+  return decimalOf(type) === undefined ? DUCKDB_TYPES[type as BaseColumnType] : VARCHAR;
+}
+
 export interface SstColumn {
   readonly name: string;
   readonly sqlType: string;
+  /** The type of the column in memtable scan chunks (`chunkTypeOf`). */
   readonly duckdbType: DuckDBType;
   /** The region column, or undefined for `__sequence` / `__op_type`. */
   readonly column?: ColumnMetadata;
@@ -84,7 +94,7 @@ export function sstColumns(metadata: RegionMetadata): SstColumn[] {
     byId.get(metadata.time_index)!,
   ];
   return [
-    ...ordered.map((c) => ({ name: physicalName(c.column_id), sqlType: SQL_TYPES[c.type], duckdbType: DUCKDB_TYPES[c.type], column: c })),
+    ...ordered.map((c) => ({ name: physicalName(c.column_id), sqlType: sqlTypeOf(c.type), duckdbType: chunkTypeOf(c.type), column: c })),
     { name: SEQUENCE_COLUMN, sqlType: 'UBIGINT', duckdbType: UBIGINT },
     { name: OP_TYPE_COLUMN, sqlType: 'UTINYINT', duckdbType: UTINYINT },
   ];

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SeriesRun } from '../memtable/memtable.js';
-import type { RegionMetadata } from '../../types/region-metadata.js';
+import { decimalOf, type RegionMetadata } from '../../types/region-metadata.js';
 import { widenRange } from '../../types/time-unit.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns } from '../read/memtable-scan-function.js';
 import { ChunkFiller } from './chunk-filler.js';
@@ -63,7 +63,10 @@ export async function writeSst(conn: DuckDBConnection, req: SstWriteRequest): Pr
   if (loaded.rows === 0) return undefined;
   const handle = publishRuns(req.metadata, req.fields, runs);
   try {
-    const columns = new ChunkFiller(req.metadata, req.fields).columns.map((c) => quoteIdent(c.name)).join(', ');
+    // DECIMAL columns come out of the memtable scan as text (`chunkTypeOf`) and go into the file as DECIMAL.
+    const columns = new ChunkFiller(req.metadata, req.fields).columns
+      .map((c) => (c.column !== undefined && decimalOf(c.column.type) !== undefined ? `CAST(${quoteIdent(c.name)} AS ${c.sqlType}) AS ${quoteIdent(c.name)}` : quoteIdent(c.name)))
+      .join(', ');
     const kv = `{${quoteLiteral(METADATA_KEY)}: ${quoteLiteral(JSON.stringify(req.metadata))}}`;
     await conn.run(
       `COPY (SELECT ${columns} FROM ${MEMTABLE_SCAN_FUNCTION}(${quoteLiteral(handle.id)})) TO ${quoteLiteral(req.path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, KV_METADATA ${kv})`,

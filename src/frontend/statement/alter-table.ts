@@ -5,6 +5,7 @@
  */
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { columnTypeOf } from '../../catalog/column-types.js';
+import { canModifyColumnType } from '../../catalog/column-conversion.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import type { TableDdl } from '../../catalog/table-ddl.js';
@@ -32,7 +33,7 @@ function defaultOf(column: string, type: ColumnType, v: ValueExpr, zone: string)
 
 function newColumn(def: ColumnDef, id: number, table: TableInfo, zone: string): ColumnSchema {
   if (def.timeIndex) throw new TsdbError(StatusCode.InvalidArguments, `Cannot add the time index column ${def.name}: a table has one time index`);
-  const type = columnTypeOf(def.type);
+  const type = columnTypeOf(def.type, def.name);
   const dflt = def.default === undefined ? undefined : defaultOf(def.name, type, def.default, zone);
   const nullable = def.nullable !== false;
   if (!nullable && dflt === undefined) {
@@ -48,25 +49,6 @@ function newColumn(def: ColumnDef, id: number, table: TableInfo, zone: string): 
     ...(def.comment !== undefined && { comment: def.comment }),
     ...(def.indexes.some((x) => x.kind === 'inverted') && { inverted_index: true }),
   };
-}
-
-/** Types a column can change to without losing values that exist (widening, or to a string). */
-const WIDER: Partial<Record<ColumnType, readonly ColumnType[]>> = {
-  Int8: ['Int16', 'Int32', 'Int64', 'Float32', 'Float64'],
-  Int16: ['Int32', 'Int64', 'Float32', 'Float64'],
-  Int32: ['Int64', 'Float64'],
-  Int64: ['Float64'],
-  UInt8: ['UInt16', 'UInt32', 'UInt64', 'Int16', 'Int32', 'Int64', 'Float32', 'Float64'],
-  UInt16: ['UInt32', 'UInt64', 'Int32', 'Int64', 'Float32', 'Float64'],
-  UInt32: ['UInt64', 'Int64', 'Float64'],
-  UInt64: ['Float64'],
-  Float32: ['Float64'],
-  Boolean: ['Int8', 'Int16', 'Int32', 'Int64', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Float32', 'Float64'],
-};
-
-function canConvert(from: ColumnType, to: ColumnType): boolean {
-  if (to === 'String') return from !== 'Binary';
-  return WIDER[from]?.includes(to) ?? false;
 }
 
 /** Refuses a key that is not a table option. */
@@ -173,17 +155,16 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
     case 'modify_column_type': {
       const c = find(action.name);
       if (c === undefined) throw notFound(action.name, table);
-      const to = columnTypeOf(action.type);
-      if (c.semantic_type !== 'field') {
-        throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to change the type of ${c.semantic_type === 'tag' ? 'tag' : 'time index'} column ${c.name} of table ${table.name}`);
-      }
+      const to = columnTypeOf(action.type, c.name);
+      const refuse = (why: string) => new TsdbError(StatusCode.InvalidArguments, `Invalid alter table(${table.name}) request: ${why}`);
+      if (c.semantic_type === 'tag') throw refuse(`Not allowed to change primary key index column '${c.name}'`);
+      if (c.semantic_type === 'timestamp') throw refuse(`Not allowed to change timestamp index column '${c.name}' datatype`);
       // The rule's literals are values of the column's type (`catalog/partition-rule.ts`).
       if (to !== c.data_type && table.partition?.columns.includes(c.name) === true) {
         throw new TsdbError(StatusCode.InvalidArguments, `Not allowed to change the type of partition column ${c.name} of table ${table.name}`);
       }
-      if (to !== c.data_type && !canConvert(c.data_type, to)) {
-        throw new TsdbError(StatusCode.InvalidArguments, `Cannot change the type of column ${c.name} from ${c.data_type} to ${to}`);
-      }
+      if (!canModifyColumnType(c.data_type, to)) throw refuse(`column '${c.name}' cannot be cast automatically to type '${to}'`);
+      if (!c.nullable) throw refuse(`column '${c.name}' must be nullable to ensure safe conversion.`);
       // Rows already written keep their type in their files; reads cast them to the new one.
       const updated: ColumnSchema = { ...c, data_type: to };
       delete (updated as { default?: ColumnDefault }).default;

@@ -62,7 +62,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
   if (new Set(primaryKey).size !== primaryKey.length) throw new TsdbError(StatusCode.InvalidArguments, 'Illegal primary keys definition: a column appears twice');
 
   const columns: ColumnSchema[] = stmt.columns.map((c, i) => {
-    const type = columnTypeOf(c.type);
+    const type = columnTypeOf(c.type, c.name);
     const isTime = c.name === timeIndex;
     if (isTime && !isTimestamp(type)) throw invalidColumn(c.name, 'time index column data type should be timestamp');
     if (isTime && c.nullable === true) throw invalidColumn(c.name, "time index column can't be null");

@@ -4,7 +4,7 @@
  * evaluated by DuckDB over the rows shown.
  */
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
-import { SHOW_TYPES } from '../../catalog/column-types.js';
+import { showTypeOf } from '../../catalog/column-types.js';
 import { INFORMATION_SCHEMA_TABLES, sqlTypeName } from '../../catalog/information-schema.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -119,7 +119,7 @@ export function createTableSql(info: TableInfo, storage: TableInfo = info): stri
     const nullText = c.nullable ? 'NULL' : 'NOT NULL';
     const comment = c.comment !== undefined ? ` COMMENT ${quoteLiteral(c.comment)}` : '';
     const inverted = c.inverted_index === true ? ' INVERTED INDEX' : '';
-    return `  ${quoteIdent(c.name)} ${SHOW_TYPES[c.data_type]} ${nullText}${sqlDefault(c)}${comment}${inverted},`;
+    return `  ${quoteIdent(c.name)} ${showTypeOf(c.data_type)} ${nullText}${sqlDefault(c)}${comment}${inverted},`;
   });
   lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${primaryKey.length > 0 ? ',' : ''}`);
   if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);

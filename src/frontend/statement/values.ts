@@ -4,7 +4,8 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import type { ColumnType, DefaultValue } from '../../types/region-metadata.js';
+import { decimalOf, type ColumnType, type DefaultValue } from '../../types/region-metadata.js';
+import { decimalText } from '../../types/decimal.js';
 import type { ValueExpr } from '../../sql/ast.js';
 import type { ColumnDefault } from '../../catalog/table-info.js';
 import { checkTimestampRange, inTimestampRange, parseTimestamp } from '../../common/time/timestamp.js';
@@ -62,6 +63,14 @@ function numberFor(text: string, type: ColumnType): number | string {
  * timestamps as epochs in the column unit — strings are the caller's to parse as times).
  */
 export function constantOf(v: ValueExpr, type: ColumnType): DefaultValue {
+  const decimal = decimalOf(type);
+  if (decimal !== undefined && (v.kind === 'number' || v.kind === 'string')) {
+    const text = v.kind === 'number' ? v.text : v.value;
+    const d = decimalText(text, decimal.precision, decimal.scale);
+    if (d === undefined) throw cannotParse(`${v.kind} ${text}`, type);
+    if (d === 'overflow') throw new TsdbError(StatusCode.InvalidArguments, `Value ${text} is out of range for column type ${type}`);
+    return d;
+  }
   switch (v.kind) {
     case 'null':
       return null;

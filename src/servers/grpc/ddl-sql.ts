@@ -12,12 +12,12 @@
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
-import type { ColumnType } from '../../types/region-metadata.js';
+import type { BaseColumnType } from '../../types/region-metadata.js';
 import { COLUMN_DATA_TYPES, COLUMN_DATA_TYPE_NAMES } from './row-decoder.js';
 import { isCatalog } from './request-context.js';
 
 /** SQL spelling of each stored type (reference api.md §4.3). */
-const SQL_TYPE: Record<ColumnType, string> = {
+const SQL_TYPE: Record<BaseColumnType, string> = {
   Boolean: 'BOOLEAN',
   Int8: 'TINYINT',
   Int16: 'SMALLINT',
@@ -122,7 +122,7 @@ function defaultSql(column: string, bytes: Uint8Array | undefined): string | und
 function sqlTypeOf(def: ColumnDef): string {
   const spec = COLUMN_DATA_TYPES[def.data_type];
   if (spec === undefined) throw new TsdbError(StatusCode.Unsupported, `Unsupported data type ${COLUMN_DATA_TYPE_NAMES[def.data_type] ?? def.data_type} of column ${def.name}`);
-  return SQL_TYPE[spec.type];
+  return SQL_TYPE[spec.type as BaseColumnType];
 }
 
 function columnSql(def: ColumnDef, opts: { timeIndex: boolean; tag?: boolean }): string {

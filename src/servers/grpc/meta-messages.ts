@@ -17,7 +17,7 @@ import type { TableInfo } from '../../catalog/table-info.js';
 import type { Peer } from '../../catalog/table-route.js';
 import type { KvEntry } from '../../meta/kv/kv-backend.js';
 import type { DdlResult, DdlTask, HeartbeatRequest, HeartbeatResponse, MetaEvent, NodeInfo, NodeRole, RegionStat, RegionToOpen } from '../../meta/meta-service.js';
-import { COLUMN_TYPES } from '../../types/region-metadata.js';
+import { isColumnType } from '../../types/region-metadata.js';
 import { withLenientDecoding } from './lenient-decoding.js';
 import { PROTO_LOADER_OPTIONS } from './protos.js';
 import { regionIdOf } from './region-messages.js';
@@ -301,7 +301,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isStringRecord = (v: unknown): boolean => isObject(v) && Object.values(v).every((x) => typeof x === 'string');
 const isStringArray = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const COLUMN_TYPE_SET = new Set<string>(COLUMN_TYPES);
 const SEMANTIC_TYPES = new Set(['tag', 'field', 'timestamp']);
 
 /** What keeps `value` from being a TableInfo (its shape; the metasrv checks its consistency). */
@@ -314,7 +313,7 @@ function tableInfoProblem(value: unknown): string | undefined {
     if (!isObject(c)) return `column ${i} is not an object`;
     if (!isCount(c.column_id) || (c.column_id as number) > 0xffff_ffff) return `column ${i}: column_id is not a u32`;
     if (typeof c.name !== 'string') return `column ${i}: name is not a string`;
-    if (typeof c.data_type !== 'string' || !COLUMN_TYPE_SET.has(c.data_type)) return `column ${i}: unknown data_type ${JSON.stringify(c.data_type)}`;
+    if (typeof c.data_type !== 'string' || !isColumnType(c.data_type)) return `column ${i}: unknown data_type ${JSON.stringify(c.data_type)}`;
     if (typeof c.semantic_type !== 'string' || !SEMANTIC_TYPES.has(c.semantic_type)) return `column ${i}: unknown semantic_type ${JSON.stringify(c.semantic_type)}`;
     if (typeof c.nullable !== 'boolean') return `column ${i}: nullable is not a boolean`;
     const d = c.default;

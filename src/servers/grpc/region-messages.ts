@@ -14,7 +14,7 @@ import protobuf from 'protobufjs';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { RegionId } from '../../types/region-id.js';
-import { COLUMN_TYPES, type RegionMetadata } from '../../types/region-metadata.js';
+import { isColumnType, type RegionMetadata } from '../../types/region-metadata.js';
 import type { RegionQuery, RegionStatistics } from '../../types/region-server.js';
 import type { KeyCondition, KeyFilterValue, ScanRequest } from '../../types/scan-request.js';
 import { OP_DELETE, OP_PUT, type WriteBatch } from '../../types/write-batch.js';
@@ -112,7 +112,6 @@ export function metadataJson(metadata: RegionMetadata): string {
 
 const SEMANTIC_TYPES = new Set(['tag', 'field', 'timestamp']);
 const MERGE_MODES = new Set(['last_row', 'last_non_null']);
-const COLUMN_TYPE_SET = new Set<string>(COLUMN_TYPES);
 
 /** RegionMetadata from JSON text; text that is not JSON or not of its shape is InvalidArguments. */
 export function parseRegionMetadata(text: string, what = 'region metadata'): RegionMetadata {
@@ -146,7 +145,7 @@ function metadataProblem(value: unknown): string | undefined {
     if (!isObject(c)) return `column ${i} is not an object`;
     if (!isCount(c.column_id) || (c.column_id as number) > 0xffff_ffff) return `column ${i}: column_id is not a u32`;
     if (typeof c.name !== 'string') return `column ${i}: name is not a string`;
-    if (typeof c.type !== 'string' || !COLUMN_TYPE_SET.has(c.type)) return `column ${i}: unknown type ${JSON.stringify(c.type)}`;
+    if (typeof c.type !== 'string' || !isColumnType(c.type)) return `column ${i}: unknown type ${JSON.stringify(c.type)}`;
     if (typeof c.semantic_type !== 'string' || !SEMANTIC_TYPES.has(c.semantic_type)) return `column ${i}: unknown semantic_type ${JSON.stringify(c.semantic_type)}`;
     if (typeof c.nullable !== 'boolean') return `column ${i}: nullable is not a boolean`;
     if (!isOptional(c.default, (d) => d === null || ['string', 'number', 'boolean'].includes(typeof d))) return `column ${i}: default is not a scalar`;
