@@ -6,16 +6,16 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { limitErrorOf } from './resource-limits.js';
+import { conversionError } from './cast-errors.js';
 
 /**
  * Status codes of DuckDB's error kinds (the `<Kind> Error:` its messages start with) other than
- * parser, binder and catalog errors: a value that does not convert or is out of its type's range
- * (`'abc'::INT`, `300::TINYINT`) or a bad function input (`strptime('x', '%Y')`) is the query's
- * argument at fault (InvalidArguments: PostgreSQL 22023, MySQL 1210, HTTP 400); the rest fail
- * executing the query.
+ * parser, binder, catalog and conversion errors (a cast failing on a value, `'abc'::INT`: 3001 as
+ * GreptimeDB reports it, `cast-errors.ts`): a value out of its type's range or a bad function input
+ * (`strptime('x', '%Y')`) is the query's argument at fault (InvalidArguments: PostgreSQL 22023,
+ * MySQL 1210, HTTP 400); the rest fail executing the query.
  */
 const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
-  ['Conversion', StatusCode.InvalidArguments],
   ['Invalid Input', StatusCode.InvalidArguments],
   ['Out of Range', StatusCode.InvalidArguments],
   ['Not implemented', StatusCode.Unsupported],
@@ -54,6 +54,8 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   if (/^Parser Error: /.test(message)) return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`, { cause: err });
   if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
   const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
+  // A value a cast cannot convert: a failure executing the query (3001), as in GreptimeDB.
+  if (kind === 'Conversion') return conversionError(message.replace(/^Conversion Error: /, ''), err);
   if (kind === 'Out of Memory') {
     return new TsdbError(StatusCode.RuntimeResourcesExhausted, `${MEMORY_EXHAUSTED} ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
   }

@@ -10,6 +10,8 @@ import {
   DuckDBDecimalValue,
   DuckDBIntervalValue,
   DuckDBListValue,
+  DuckDBTimeNSValue,
+  DuckDBTimeValue,
   DuckDBStructValue,
   DuckDBTimestampMillisecondsValue,
   DuckDBTimestampNanosecondsValue,
@@ -27,6 +29,7 @@ import {
 } from '@duckdb/node-api';
 import duckdb from '@duckdb/node-bindings';
 import { StatusCode } from '../common/error/status-code.js';
+import { intervalText } from '../common/time/interval-text.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Cell, OutputColumn } from './output.js';
 import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
@@ -77,6 +80,8 @@ export function dataTypeName(t: DuckDBType): string {
       return 'TimestampNanosecond';
     case DuckDBTypeId.TIME:
       return 'TimeMicrosecond';
+    case DuckDBTypeId.TIME_NS:
+      return 'TimeNanosecond';
     case DuckDBTypeId.INTERVAL:
       return 'IntervalMonthDayNano';
     case DuckDBTypeId.DECIMAL: {
@@ -107,7 +112,10 @@ export function cellOf(v: DuckDBValue): Cell {
   if (v instanceof DuckDBDateValue) return v.days;
   if (v instanceof DuckDBDecimalValue) return v.toString();
   if (v instanceof DuckDBBlobValue) return Array.from(v.bytes);
-  if (v instanceof DuckDBIntervalValue) return v.toString();
+  // Intervals as Arrow displays them (what GreptimeDB's results show); times as integers of their unit.
+  if (v instanceof DuckDBIntervalValue) return intervalText({ months: v.months, days: v.days, nanos: v.micros * 1000n });
+  if (v instanceof DuckDBTimeValue) return safeInteger(v.micros);
+  if (v instanceof DuckDBTimeNSValue) return safeInteger(v.nanos);
   if (v instanceof DuckDBListValue || v instanceof DuckDBArrayValue) return v.items.map(cellOf);
   if (v instanceof DuckDBStructValue) return Object.fromEntries(Object.entries(v.entries).map(([k, x]) => [k, cellOf(x)]));
   return String(v);

@@ -10,6 +10,7 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { hexBytes, tokenize, type Token } from './lexer.js';
+import { castTypeEdits, mayNameCastType } from './cast-types.js';
 
 /** The bytes of a hex token's digits as a DuckDB BLOB literal (`'\x00\xFF'::BLOB`); InvalidSyntax for bad digits. */
 export function blobLiteral(digits: string): string {
@@ -26,7 +27,7 @@ function quoted(value: string): string {
 export function bridgeQueryText(sql: string): string {
   // Each rewrite needs one of these (a number beyond DOUBLE's range has 309 digits or a 3-digit
   // exponent): other text (most of it) is not tokenized.
-  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}/i.test(sql)) return sql;
+  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}/i.test(sql) && !mayNameCastType(sql)) return sql;
   let tokens: Token[];
   try {
     tokens = tokenize(sql);
@@ -57,6 +58,8 @@ export function bridgeQueryText(sql: string): string {
       }
     }
   }
+  edits.push(...castTypeEdits(tokens));
+  edits.sort((a, b) => a.start - b.start);
   let out = sql;
   for (const e of edits.reverse()) out = out.slice(0, e.start) + e.text + out.slice(e.end);
   return out;

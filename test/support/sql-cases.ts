@@ -50,8 +50,21 @@ function timestampText(value: number | string, type: string): string {
   return `${base}.${digits}`;
 }
 
+const TIME_NS_PER: Record<string, bigint> = {
+  TimeSecond: 1_000_000_000n,
+  TimeMillisecond: 1_000_000n,
+  TimeMicrosecond: 1_000n,
+  TimeNanosecond: 1n,
+};
+
+/** A time of day as sqlness prints it: `HH:MM:SS`, fraction in groups of 3 digits, none when zero. */
+function timeText(value: number | string, type: string): string {
+  return timestampText((BigInt(value) * TIME_NS_PER[type]!).toString(), 'TimestampNanosecond').slice(11);
+}
+
 function cellText(v: unknown, type: string): string {
   if (v === null || v === undefined) return '';
+  if (type in TIME_NS_PER && (typeof v === 'number' || typeof v === 'string')) return timeText(v, type);
   if (type in NS_PER && (typeof v === 'number' || typeof v === 'string')) return timestampText(v, type);
   if (type === 'Date' && typeof v === 'number') return new Date(v * 86_400_000).toISOString().slice(0, 10);
   if ((type === 'Float64' || type === 'Float32') && typeof v === 'number') return Number.isInteger(v) && !String(v).includes('e') ? `${v}.0` : String(v);

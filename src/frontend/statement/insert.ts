@@ -247,7 +247,7 @@ function cellValue(v: Cell, from: string, c: ColumnSchema, zone: string): Value 
 
 /**
  * Executes INSERT … SELECT: the query's columns go to the target columns by position, each cast to
- * its column's type by DuckDB (out of range, or not a value of it: a Conversion error, 1004) but for
+ * its column's type by DuckDB (out of range, or not a value of it: a failed cast, 3001) but for
  * timestamp columns, whose values `cellValue` converts (an epoch in the column's unit, a string in the
  * session's zone). `query` runs the SQL `wrap` makes of the query's plain SQL.
  */

@@ -15,6 +15,7 @@
  */
 import { parseTimestamp } from '../../common/time/timestamp.js';
 import type { TimeUnit } from '../../types/time-unit.js';
+import { intervalIso8601, parseIntervalText } from '../../common/time/interval-text.js';
 import type { Cell, Output, OutputColumn } from '../../query/output.js';
 import { CHARSET_BINARY, CHARSET_UTF8MB4_GENERAL_CI, CLIENT_DEPRECATE_EOF, SERVER_STATUS_AUTOCOMMIT } from './handshake.js';
 import { encodeEndOfRows, encodeEof, encodeOk, encodePrepareOk, MysqlType, writeBinaryDateTime, writeBinaryTime } from './messages.js';
@@ -236,6 +237,11 @@ export function textCell(cell: Cell, dataType: string, timeZone: string): Buffer
 }
 
 function textCellString(cell: Cell, dataType: string, timeZone: string): string {
+  if (dataType === 'IntervalMonthDayNano' && typeof cell === 'string') {
+    // GreptimeDB's MySQL rows show intervals in ISO 8601 (query results carry Arrow's display).
+    const iv = parseIntervalText(cell);
+    if (iv !== undefined) return intervalIso8601(iv);
+  }
   const unit = timeUnitOf(dataType);
   if (unit !== undefined && (typeof cell === 'number' || typeof cell === 'bigint')) {
     return dataType.startsWith('Timestamp') ? formatTimestamp(bigintOf(cell), unit, timeZone) : formatTime(bigintOf(cell), unit);

@@ -13,6 +13,7 @@ import type { Cell, Output } from '../../query/output.js';
 import { PgWireError, SQLSTATE } from './pg-error.js';
 import type { FormatCode } from './messages.js';
 import { civilFromDays } from '../../common/time/timestamp.js';
+import { parseIntervalText } from '../../common/time/interval-text.js';
 
 /** Type OIDs (PostgreSQL `pg_type.dat`). */
 export const PG_OID = {
@@ -178,7 +179,7 @@ function textEncoder(dataType: string, t: PgType, opts: EncodeOptions): (c: Cell
       return (c) => (typeof c === 'string' ? c : formatTime(toMicros(c)));
     }
     case PG_OID.INTERVAL:
-      return (c) => (typeof c === 'string' ? c : formatInterval(intervalOf(c)));
+      return (c) => (typeof c === 'string' ? formatInterval(parseInterval(c)) : formatInterval(intervalOf(c)));
     default:
       return (c) => (typeof c === 'string' ? c : stringify(c));
   }
@@ -481,8 +482,13 @@ const INTERVAL_UNITS: Record<string, [keyof PgInterval, number]> = {
   days: ['days', 1],
 };
 
-/** Reads the interval text tsdb produces (`1 year 2 months 3 days 04:05:06.5`, `mons` as well). */
+/**
+ * Reads the interval text of query results (Arrow's display, `14 mons 3 days 4 hours 6.000100000 secs`,
+ * `common/time/interval-text.ts`) or PostgreSQL's (`1 year 2 months 3 days 04:05:06.5`).
+ */
 function parseInterval(s: string): PgInterval {
+  const shown = parseIntervalText(s);
+  if (shown !== undefined) return { months: shown.months, days: shown.days, micros: floorDiv(shown.nanos, 1000n) };
   let months = 0;
   let days = 0;
   let micros = 0n;
