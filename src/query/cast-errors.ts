@@ -37,8 +37,9 @@ function arrowType(duckdb: string): string {
 
 /** A float as Rust's Display prints it (`100.0`, `1.5`, `NaN`, `inf`), from DuckDB's text of it. */
 function rustFloat(text: string): string {
+  if (/^[+-]?inf(inity)?$/i.test(text)) return text.startsWith('-') ? '-inf' : 'inf';
   const v = Number(text);
-  if (Number.isNaN(v) || /^[+-]?nan$/i.test(text)) return 'NaN';
+  if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
   return Number.isInteger(v) && Math.abs(v) < 1e16 ? `${v}.0` : String(v);
 }
@@ -57,8 +58,23 @@ function castError(text: string, cause: unknown): TsdbError {
 }
 
 /** GreptimeDB's error for a DuckDB `Conversion Error:` message (its text after the kind). */
-export function conversionError(message: string, cause: unknown): TsdbError {
-  let m = /^Could not convert string (['"])(.*)\1 to ([A-Z_0-9]+(?:\(\d+,\d+\))?)$/s.exec(message);
+export function conversionError(text: string, cause: unknown): TsdbError {
+  return knownConversionError(text, cause) ?? castError(text, cause);
+}
+
+/**
+ * GreptimeDB's error for a DuckDB conversion message of a known shape, else undefined (a failure
+ * read from a streamed result comes without its `Conversion Error:` kind).
+ */
+export function knownConversionError(text: string, cause: unknown): TsdbError | undefined {
+  // DuckDB names the column a value came from; GreptimeDB's text does not.
+  const message = text.replace(/ when casting from source column .*$/s, '');
+  let m = /^(?:date field value out of range|invalid date field format): "(.*?)"/s.exec(message);
+  if (m !== null) return castError(`Cast error: Cannot cast string '${m[1]}' to value of Date32 type`, cause);
+  // A SQL TIME is nanoseconds (`sql/cast-types.ts`).
+  m = /^time field value out of range: "(.*?)"/s.exec(message);
+  if (m !== null) return castError(`Cast error: Cannot cast string '${m[1]}' to value of Time64(ns) type`, cause);
+  m = /^Could not convert string (['"])(.*)\1 to ([A-Z_0-9]+(?:\(\d+,\d+\))?)$/s.exec(message);
   if (m !== null) return castError(`Cast error: Cannot cast string '${m[2]}' to value of ${arrowType(m[3]!)} type`, cause);
   m = /^Type ([A-Z_0-9]+) with value (\S+) can't be cast because the value is out of range for the destination type ([A-Z_0-9]+)$/.exec(message);
   if (m !== null) {
@@ -78,5 +94,5 @@ export function conversionError(message: string, cause: unknown): TsdbError {
     }
     return castError(`Cast error: Cannot cast to Decimal128(${p}, ${s}). Overflowing on ${rustFloat(value)}`, cause);
   }
-  return castError(message, cause);
+  return undefined;
 }

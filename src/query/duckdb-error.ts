@@ -6,7 +6,7 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { limitErrorOf } from './resource-limits.js';
-import { conversionError } from './cast-errors.js';
+import { conversionError, knownConversionError } from './cast-errors.js';
 
 /**
  * Status codes of DuckDB's error kinds (the `<Kind> Error:` its messages start with) other than
@@ -56,6 +56,8 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
   // A value a cast cannot convert: a failure executing the query (3001), as in GreptimeDB.
   if (kind === 'Conversion') return conversionError(message.replace(/^Conversion Error: /, ''), err);
+  const conversion = kind === undefined ? knownConversionError(message, err) : undefined;
+  if (conversion !== undefined) return conversion;
   if (kind === 'Out of Memory') {
     return new TsdbError(StatusCode.RuntimeResourcesExhausted, `${MEMORY_EXHAUSTED} ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
   }
