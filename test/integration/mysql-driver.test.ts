@@ -75,7 +75,7 @@ test('mysql2: text queries and prepared statements, errors, USE and changeUser, 
   await assert.rejects(conn.execute('SELECT * FROM nope WHERE x = ?', [1]), errorOf(1146, '42S02'));
   await assert.rejects(conn.query('SELEC 1'), errorOf(1235, '42000')); // Unsupported: `SQL statement is not supported, keyword: SELEC`
   await assert.rejects(conn.query('USE nope'), errorOf(1102, '42000'));
-  await assert.rejects(conn.query("SELECT CAST('abc' AS INT)"), errorOf(1210, 'HY000')); // InvalidArguments: a value that does not convert
+  await assert.rejects(conn.query("SELECT CAST('abc' AS INT)"), errorOf(1815, 'HY000')); // EngineExecuteQuery (3001): a failed cast, as GreptimeDB reports it
 
   // USE, then changeUser to another database and back.
   await conn.query('CREATE DATABASE other');

@@ -28,8 +28,8 @@ test('pg: simple and parameterized queries, errors with SQLSTATE, the session go
     assert.deepEqual((await client.query('SELECT count(*) AS c FROM m')).rows, [{ c: '3' }]);
     await assert.rejects(client.query('SELECT * FROM nope WHERE x = $1', [1]), (err: Error & { code?: string }) => err.code === '42P01');
     await assert.rejects(client.query('SELECT * FROM nope'), (err: Error & { code?: string }) => err.code === '42P01');
-    // Values that do not convert are the query's arguments at fault (InvalidArguments), not P0000.
-    await assert.rejects(client.query("SELECT 'abc'::INT"), (err: Error & { code?: string }) => err.code === '22023' && /Could not convert string 'abc' to INT32/.test(err.message));
+    // A value a cast cannot convert fails the query (3001, EngineExecuteQuery), as in GreptimeDB.
+    await assert.rejects(client.query("SELECT 'abc'::INT"), (err: Error & { code?: string }) => err.code === 'P0000' && /Cast error: Cannot cast string 'abc' to value of Int32 type/.test(err.message));
     // A parameter typed int4 from its cast is decoded by the wire layer, as PostgreSQL does: 22P02.
     await assert.rejects(client.query('SELECT $1::INT AS x', ['abc']), (err: Error & { code?: string }) => err.code === '22P02');
     await assert.rejects(client.query("SELECT X'0g'"), (err: Error & { code?: string }) => err.code === '42601');
