@@ -15,6 +15,7 @@ import type { ShowFilter, Statement } from '../../sql/ast.js';
 import type { Session } from '../session.js';
 import { isInternalColumn, isLogicalTable, LOGICAL_TABLE_OPTION } from '../metric-engine.js';
 import { resolveName } from './names.js';
+import { decimalOf } from '../../types/region-metadata.js';
 
 /** `LIKE` pattern matching (`%` any run, `_` one character; case-sensitive, as MySQL's binary collation). */
 export function likeMatches(pattern: string, text: string): boolean {
@@ -94,7 +95,8 @@ function sqlDefault(c: ColumnSchema): string {
   if (d === undefined) return '';
   if (d.kind === 'current_timestamp') return ' DEFAULT current_timestamp()';
   if (d.value === null) return ' DEFAULT NULL';
-  if (typeof d.value === 'string') return ` DEFAULT ${quoteLiteral(d.value)}`;
+  // A DECIMAL default is its number (kept as text only to stay exact).
+  if (typeof d.value === 'string' && decimalOf(c.data_type) === undefined) return ` DEFAULT ${quoteLiteral(d.value)}`;
   return ` DEFAULT ${String(d.value)}`;
 }
 
