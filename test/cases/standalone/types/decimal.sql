@@ -43,3 +43,27 @@ CREATE TABLE bad_scale (ts TIMESTAMP TIME INDEX, d DECIMAL(5, 6));
 SELECT 1.5::DECIMAL(10,2) AS a, '0.1'::DECIMAL AS b, 123::DECIMAL(5) AS c;
 
 DROP TABLE prices;
+
+CREATE TABLE with_default (ts TIMESTAMP TIME INDEX, a DECIMAL(6,2) DEFAULT 1.5);
+
+INSERT INTO with_default (ts) VALUES (1);
+
+ALTER TABLE with_default ADD COLUMN b DECIMAL(4,1) DEFAULT '2.25';
+
+INSERT INTO with_default (ts, a) VALUES (2, 3);
+
+SHOW CREATE TABLE with_default;
+
+ADMIN FLUSH_TABLE('with_default');
+
+INSERT INTO with_default VALUES (3, -0.5, 0.25);
+
+ADMIN FLUSH_TABLE('with_default');
+
+ADMIN COMPACT_TABLE('with_default');
+
+SELECT * FROM with_default ORDER BY ts;
+
+SELECT ts FROM with_default WHERE a < b ORDER BY ts;
+
+DROP TABLE with_default;
