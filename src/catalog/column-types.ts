@@ -54,6 +54,7 @@ const SIMPLE: Record<string, ColumnType> = {
   DATETIME: 'TimestampMicrosecond',
   TIMESTAMP_NS: 'TimestampNanosecond',
   TIMESTAMPNANOSECOND: 'TimestampNanosecond',
+  JSON: 'Json',
 };
 
 const UNSIGNED: Partial<Record<ColumnType, ColumnType>> = { Int8: 'UInt8', Int16: 'UInt16', Int32: 'UInt32', Int64: 'UInt64' };
@@ -132,6 +133,7 @@ export const SHOW_TYPES: Record<BaseColumnType, string> = {
   TimestampMillisecond: 'TIMESTAMP(3)',
   TimestampMicrosecond: 'TIMESTAMP(6)',
   TimestampNanosecond: 'TIMESTAMP(9)',
+  Json: 'JSON',
 };
 
 /** How SHOW CREATE TABLE writes a type: DECIMAL as GreptimeDB's SQL printer does, `DECIMAL(10,2)`. */

@@ -172,6 +172,8 @@ export function pgColumnType(t: ColumnType): { oid: number; typmod: number } {
       return { oid: 1114, typmod: 6 };
     case 'TimestampNanosecond':
       return { oid: 1114, typmod: 9 };
+    case 'Json':
+      return { oid: 114, typmod: -1 };
     default: {
       // DECIMAL: numeric, typmod ((precision << 16) | scale) + 4 as PostgreSQL encodes it.
       const d = decimalOf(t)!;

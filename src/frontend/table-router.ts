@@ -26,6 +26,7 @@ import type { KeyCondition, ScanRequest } from '../types/scan-request.js';
 import { publishArrow } from '../query/arrow-scan-function.js';
 import { quoteIdent } from '../common/sql-quote.js';
 import { formatSize } from '../common/size/size.js';
+import { canonicalJsonColumns, jsonTyped } from './json-columns.js';
 
 /** Primary key values by column id (those of `keys` naming primary key columns of `info`). */
 function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly KeyValue[]> | undefined {
@@ -103,7 +104,8 @@ export class TableRouter {
   }
 
   /** Writes a batch keyed by `info`'s column ids. */
-  async write(info: TableInfo, batch: WriteBatch): Promise<void> {
+  async write(info: TableInfo, written: WriteBatch): Promise<void> {
+    const batch = canonicalJsonColumns(info, written);
     if (!isLogicalTable(info)) return this.writeRegions(info, batch);
     const physical = await this.physicalOf(info);
     return this.writeRegions(physical, physicalBatch(info, physical, batch));
@@ -194,7 +196,7 @@ export class TableRouter {
     const projection = storage === info && columns !== undefined ? projectionOf(info, columns) : undefined;
     const ids = this.readRegions(storage, keys);
     const scan = await this.regionsRelation(storage, ids, { ...scanRequestOf(info, storage, range, keys, hints?.conditions), ...(hints?.lastRow === true && { lastRow: true }) }, projection, signal);
-    if (storage === info) return scan;
+    if (storage === info) return jsonTyped(info, scan, projection);
     return { sql: logicalRelation(info, scan.sql), release: () => scan.release?.() };
   }
 

@@ -132,5 +132,5 @@ export async function readArrowResult(
     // Given back once read, as readResult does: the answer is then the caller's to send.
     limits.memory?.give(taken);
   }
-  return { columns: schema.fields.map((f) => ({ name: f.name, data_type: dataTypeOf(f.type) })), schema, batches };
+  return { columns: schema.fields.map((f) => ({ name: f.name, data_type: f.metadata.get(DUCKDB_TYPE_KEY) === 'JSON' ? 'Json' : dataTypeOf(f.type) })), schema, batches };
 }

@@ -149,7 +149,8 @@ function planOf(field: Field): ColumnPlan | undefined {
     case Type.Float:
       return plain((t as { precision: number }).precision === 2 ? 'Float64' : 'Float32', numbers);
     case Type.Utf8:
-      return { dataType: 'String', fill: strings, text: true };
+      // DuckDB's JSON (`queryArrow` marks it): a JSON column's canonical text, shown as Json.
+      return { dataType: field.metadata.get(DUCKDB_TYPE_KEY) === 'JSON' ? 'Json' : 'String', fill: strings, text: true };
     case Type.Date:
       return (t as DateType).unit === DateUnit.DAY ? plain('Date', numbers) : undefined;
     case Type.Timestamp: {

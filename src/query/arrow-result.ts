@@ -438,7 +438,8 @@ function columnReader(name: string, type: DuckDBType): ColumnReader {
       return new DecimalReader(f, precision > 9 ? 8 : precision > 4 ? 4 : 2);
     }
     case DuckDBTypeId.VARCHAR:
-      return new StringReader(field(new Utf8()));
+      // DuckDB's JSON (a VARCHAR named so) stays JSON on the other side (`publishArrow`).
+      return new StringReader(field(new Utf8(), type.alias === 'JSON' ? new Map([[DUCKDB_TYPE_KEY, 'JSON']]) : undefined));
     case DuckDBTypeId.BLOB:
       return new StringReader(field(new Binary()));
     case DuckDBTypeId.SQLNULL:

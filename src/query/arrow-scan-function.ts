@@ -44,6 +44,7 @@ import {
   DECIMAL,
   DOUBLE,
   DuckDBTableFunction,
+  DuckDBVarCharType,
   FLOAT,
   HUGEINT,
   INTEGER,
@@ -69,6 +70,9 @@ import { DateUnit, Precision, TimeUnit, Type, type Data, type DataType, type Fie
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { copyBits } from './copy-bits.js';
+
+/** DuckDB's JSON type: a VARCHAR named JSON (a JSON column, marked so by `queryArrow`). */
+const JSON_TYPE = DuckDBVarCharType.create('JSON');
 
 export const ARROW_SCAN_FUNCTION = 'tsdb_arrow_scan';
 
@@ -134,7 +138,7 @@ function planOf(field: Field, t: DataType = field.type as DataType): ColumnPlan 
       return 'half-precision floats';
     }
     case Type.Utf8:
-      return plan(VARCHAR, 'string', STRING_T_BYTES);
+      return plan(field.metadata.get(DUCKDB_TYPE_KEY) === 'JSON' ? JSON_TYPE : VARCHAR, 'string', STRING_T_BYTES);
     case Type.LargeUtf8:
       return plan(VARCHAR, 'large-string', STRING_T_BYTES);
     case Type.Binary:

@@ -31,6 +31,9 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
   ['Permission', StatusCode.PermissionDenied],
 ]);
 
+/** How a tsdb function (`json-functions.ts`) starts the message of its failure: GreptimeDB's execution errors. */
+export const EXECUTION_ERROR = 'Execution error: ';
+
 /**
  * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors,
  * the others as `DUCKDB_ERROR_CODES` says.
@@ -54,6 +57,8 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   if (/^Parser Error: /.test(message)) return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`, { cause: err });
   if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
   const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
+  // A tsdb function's failure as GreptimeDB's (`json-functions.ts`): the query failed executing.
+  if (kind === 'Invalid Input' && message.startsWith(`Invalid Input Error: ${EXECUTION_ERROR}`)) return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^Invalid Input Error: /, ''), { cause: err });
   // A value a cast cannot convert: a failure executing the query (3001), as in GreptimeDB.
   if (kind === 'Conversion') return conversionError(message.replace(/^Conversion Error: /, ''), err);
   const conversion = kind === undefined ? knownConversionError(message, err) : undefined;

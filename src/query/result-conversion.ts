@@ -62,6 +62,8 @@ export function dataTypeName(t: DuckDBType): string {
     case DuckDBTypeId.DOUBLE:
       return 'Float64';
     case DuckDBTypeId.VARCHAR:
+      // DuckDB's JSON type is a VARCHAR named JSON: a JSON column's values and the json_* functions' documents.
+      return t.alias === 'JSON' ? 'Json' : 'String';
     case DuckDBTypeId.UUID:
     case DuckDBTypeId.ENUM:
       return 'String';

@@ -9,6 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { buildInfo } from '../common/build-info.js';
 import { quoteLiteral } from '../common/sql-quote.js';
+import { installJsonFunctions } from './json-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -31,6 +32,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
     `CREATE OR REPLACE MACRO build() AS ${quoteLiteral(`branch: ${b.branch}\ncommit: ${b.commit}\ncommit_short: ${b.commit.slice(0, 8)}\nversion: ${b.version}`)}`,
   ];
   for (const m of macros) await conn.run(m);
+  installJsonFunctions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -23,6 +23,8 @@ export const COLUMN_TYPES = [
   'TimestampMillisecond',
   'TimestampMicrosecond',
   'TimestampNanosecond',
+  // JSON documents, stored as their canonical text (src/common/json/jsonb-text.ts).
+  'Json',
 ] as const;
 /** The column types that take no parameters. */
 export type BaseColumnType = (typeof COLUMN_TYPES)[number];

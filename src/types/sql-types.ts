@@ -21,6 +21,8 @@ export const SQL_TYPES: Record<BaseColumnType, string> = {
   TimestampMillisecond: 'TIMESTAMP_MS',
   TimestampMicrosecond: 'TIMESTAMP',
   TimestampNanosecond: 'TIMESTAMP_NS',
+  // DuckDB's JSON type (VARCHAR named JSON): results keep the name, so that they show as Json.
+  Json: 'JSON',
 };
 
 /** DuckDB's SQL spelling of a column type (`DECIMAL(p, s)` keeps its precision and scale). */

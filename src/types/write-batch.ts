@@ -44,6 +44,7 @@ export function vectorTypeOf(type: ColumnType): VectorType {
     case 'Boolean':
       return 'bool';
     case 'String':
+    case 'Json':
       return 'string';
     case 'Binary':
       return 'binary';

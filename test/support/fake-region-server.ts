@@ -89,6 +89,7 @@ function arrowType(type: ColumnType): DataType {
     case 'Float64':
       return new Float64();
     case 'String':
+    case 'Json':
       return new Utf8();
     case 'Binary':
       return new Binary();

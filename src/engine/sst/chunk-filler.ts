@@ -27,7 +27,7 @@ type Physical = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array |
 
 /** Whether a column type fills its chunk vectors with strings (DECIMAL: canonical text, `chunkTypeOf`). */
 function isText(type: ColumnType | undefined): boolean {
-  return type === 'String' || type === 'Binary' || (type !== undefined && decimalOf(type) !== undefined);
+  return type === 'String' || type === 'Binary' || type === 'Json' || (type !== undefined && decimalOf(type) !== undefined);
 }
 
 function scratchFor(type: ColumnType): Physical {
@@ -54,6 +54,7 @@ function scratchFor(type: ColumnType): Physical {
     case 'UInt64':
       return new BigUint64Array(CHUNK_ROWS);
     case 'String':
+    case 'Json':
     case 'Binary':
       return new Uint8Array(0);
     default:

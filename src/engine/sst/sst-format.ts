@@ -65,6 +65,7 @@ export const DUCKDB_TYPES: Record<BaseColumnType, DuckDBType> = {
   TimestampMillisecond: TIMESTAMP_MS,
   TimestampMicrosecond: TIMESTAMP,
   TimestampNanosecond: TIMESTAMP_NS,
+  Json: VARCHAR,
 };
 
 /**

@@ -100,10 +100,15 @@ function defaultValue(c: ColumnSchema, table: TableInfo): Value {
  * column's unit, or a string read in the session's zone).
  */
 async function evaluate(exprs: ReadonlyArray<{ text: string; column: ColumnSchema }>, zone: string, query: (sql: string) => Promise<Output>): Promise<Value[]> {
-  const items = exprs.map((e, i) => `${timeUnitOf(e.column.data_type) !== undefined ? `(${e.text})` : `CAST((${e.text}) AS ${sqlTypeOf(e.column.data_type)})`} AS ${quoteIdent(`v${i}`)}`);
+  const items = exprs.map((e, i) => `${timeUnitOf(e.column.data_type) !== undefined ? `(${e.text})` : `CAST((${e.text}) AS ${castTypeOf(e.column.data_type)})`} AS ${quoteIdent(`v${i}`)}`);
   const out = await query(`SELECT ${items.join(', ')}`);
   if (out.kind !== 'records' || out.rows.length !== 1) throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: a VALUES expression must give one value');
   return exprs.map((e, i) => cellValue(out.rows[0]![i]!, out.columns[i]!.data_type, e.column, zone));
+}
+
+/** The type a value is cast to for a column: a JSON column's value as text, checked and made canonical where it is written (`json-columns.ts`). */
+function castTypeOf(type: ColumnType): string {
+  return type === 'Json' ? 'VARCHAR' : sqlTypeOf(type);
 }
 
 function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vector {
@@ -257,7 +262,7 @@ export async function insertSelect(stmt: Insert, session: Session, catalog: Cata
   const mismatch = (values: number) => new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${targets.length}, values: ${values}`);
   // The query's columns under names of ours (a query with more keeps its others, counted below).
   const names = targets.map((_, i) => quoteIdent(`${INSERT_SOURCE}_${i + 1}`));
-  const items = targets.map((c, i) => (timeUnitOf(c.data_type) !== undefined ? names[i]! : `CAST(${names[i]} AS ${sqlTypeOf(c.data_type)}) AS ${names[i]}`));
+  const items = targets.map((c, i) => (timeUnitOf(c.data_type) !== undefined ? names[i]! : `CAST(${names[i]} AS ${castTypeOf(c.data_type)}) AS ${names[i]}`));
   const wrap = (sql: string) => `WITH ${INSERT_SOURCE}(${names.join(', ')}) AS (${sql}) SELECT ${items.join(', ')}, * EXCLUDE (${names.join(', ')}) FROM ${INSERT_SOURCE}`;
   let out: Output;
   try {

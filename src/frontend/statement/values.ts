@@ -82,7 +82,7 @@ export function constantOf(v: ValueExpr, type: ColumnType): DefaultValue {
       return type === 'Boolean' ? n === 1 : n;
     }
     case 'string':
-      if (type === 'String') return v.value;
+      if (type === 'String' || type === 'Json') return v.value;
       if (type === 'Boolean') {
         const s = v.value.trim().toLowerCase();
         if (s === 'true' || s === 'false') return s === 'true';

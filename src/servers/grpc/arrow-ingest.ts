@@ -66,6 +66,9 @@ function readerFor(type: ColumnType, arrow: DataType): Reader | undefined {
     case 'String':
       if (DataType.isDictionary(arrow)) return DataType.isUtf8(arrow.dictionary) || DataType.isLargeUtf8(arrow.dictionary) ? readDictionaryString : undefined;
       return DataType.isUtf8(arrow) || DataType.isLargeUtf8(arrow) ? readString : undefined;
+    case 'Json':
+      // JSON text; each value is checked and made canonical where the rows are written.
+      return DataType.isUtf8(arrow) || DataType.isLargeUtf8(arrow) ? readString : undefined;
     case 'Binary':
       return DataType.isBinary(arrow) || DataType.isLargeBinary(arrow) ? readBinary : undefined;
     case 'Date':

@@ -36,6 +36,7 @@ const SQL_TYPE: Record<BaseColumnType, string> = {
   TimestampMillisecond: 'TIMESTAMP(3)',
   TimestampMicrosecond: 'TIMESTAMP(6)',
   TimestampNanosecond: 'TIMESTAMP(9)',
+  Json: 'JSON',
 };
 
 interface ColumnDef {

@@ -80,6 +80,7 @@ function plan(dataType: string): ColumnPlan {
     case 'Boolean':
       return { type: new Bool(), kind: 'bool' };
     case 'String':
+    case 'Json':
       return { type: new Utf8(), kind: 'utf8' };
     case 'Binary':
       return { type: new Binary(), kind: 'binary' };

@@ -54,6 +54,26 @@ function toJsonSlow(v: unknown): string {
   return JSON.stringify(String(v));
 }
 
+/**
+ * The rows of a result as JSON; the values of a JSON column (its canonical text, `common/jsonb.ts`)
+ * are written as the JSON they are, as GreptimeDB writes them (objects, arrays, numbers…).
+ */
+function rowsJson(o: Extract<Output, { kind: 'records' }>): string {
+  const json = o.columns.map((c) => c.data_type === 'Json');
+  if (!json.includes(true)) return toJson(o.rows);
+  const cell = (c: Cell, i: number) => (json[i] && typeof c === 'string' && isJsonText(c) ? c : toJson(c));
+  return `[${o.rows.map((r) => `[${r.map(cell).join(',')}]`).join(',')}]`;
+}
+
+function isJsonText(s: string): boolean {
+  try {
+    JSON.parse(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function limited(o: Output, limit: number | undefined): Output {
   if (o.kind !== 'records' || limit === undefined || o.rows.length <= limit) return o;
   return { ...o, rows: o.rows.slice(0, limit) };
@@ -100,7 +120,7 @@ export function render(format: SqlFormat, outputs: readonly Output[], executionT
           .map((o) =>
             o.kind === 'affected'
               ? `{"affectedrows":${o.rows}}`
-              : `{"records":{"schema":{"column_schemas":${toJson(o.columns.map((c) => ({ name: c.name, data_type: c.data_type })))}},"rows":${toJson(o.rows)},"total_rows":${o.rows.length}}}`,
+              : `{"records":{"schema":{"column_schemas":${toJson(o.columns.map((c) => ({ name: c.name, data_type: c.data_type })))}},"rows":${rowsJson(o)},"total_rows":${o.rows.length}}}`,
           )
           .join(',')}],"execution_time_ms":${executionTimeMs}}`,
       );
