@@ -121,8 +121,8 @@ function toStr(v: JsonValue | undefined): string | null {
 type Row = (args: ReadonlyArray<string | null>) => unknown;
 
 /**
- * A scalar function of VARCHAR arguments computed row by row by `row` (called with no NULL
- * argument: DuckDB gives NULL for those); an ExecutionError fails the query with its message.
+ * A scalar function of VARCHAR arguments computed row by row by `row`, NULL where an argument is
+ * NULL (`row` never sees one); an ExecutionError fails the query with its message.
  */
 function scalar(name: string, params: readonly DuckDBType[], returnType: DuckDBType, row: Row, convert: (v: unknown) => DuckDBValue = (v) => v as DuckDBValue): DuckDBScalarFunction {
   return DuckDBScalarFunction.create({
@@ -135,8 +135,15 @@ function scalar(name: string, params: readonly DuckDBType[], returnType: DuckDBT
       const args: Array<string | null> = new Array(params.length);
       const out = output as DuckDBVector<DuckDBValue>;
       try {
-        for (let r = 0; r < n; r++) {
-          for (let i = 0; i < columns.length; i++) args[i] = columns[i]!.getItem(r) as string | null;
+        rows: for (let r = 0; r < n; r++) {
+          for (let i = 0; i < columns.length; i++) {
+            const a = columns[i]!.getItem(r) as string | null;
+            if (a === null) {
+              out.setItem(r, null);
+              continue rows;
+            }
+            args[i] = a;
+          }
           const v = row(args);
           out.setItem(r, v === null || v === undefined ? null : convert(v));
         }

@@ -31,6 +31,7 @@ import { rewriteFirstLastValue } from './first-last-value.js';
 import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
+import { rewriteJsonGetCasts } from './json-get-casts.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
 import { constantSpans, type TextSpan } from './constant-splice.js';
 import { ParseCache } from './parse-cache.js';
@@ -424,6 +425,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       });
       rewriteFirstLastValue(tree, (table) => timeIndexes.get(table), await aggregatesOf(conn));
     }
+    if (/\bjson_get\b/i.test(sql)) rewriteJsonGetCasts(tree);
     // A select item holding a list whose elements change is named by DuckDB's text of the item as
     // written, which only DuckDB's parse of the whole list gives.
     if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {
