@@ -224,6 +224,7 @@ class Parser {
       const from = braced ? at + 1 : at;
       const text = String.fromCharCode(...raw.subarray(from, from + 4));
       if (!/^[0-9a-fA-F]{4}$/.test(text)) throw this.error(`invalid hex '${text}'`);
+      if (braced && raw[from + 4] !== 0x7d) throw this.error('unexpected end of hex escape');
       return [parseInt(text, 16), braced ? 6 : 4];
     };
     for (let i = 0; i < raw.length; ) {
