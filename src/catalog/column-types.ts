@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { decimalOf, decimalType, type BaseColumnType, type ColumnType } from '../types/region-metadata.js';
+import { decimalOf, decimalType, vectorDimOf, type BaseColumnType, type ColumnType } from '../types/region-metadata.js';
 import type { SqlType } from '../sql/ast.js';
 
 const SIMPLE: Record<string, ColumnType> = {
@@ -105,6 +105,11 @@ export function columnTypeOf(t: SqlType, column?: string): ColumnType {
     }
     return p;
   }
+  if (name === 'VECTOR') {
+    const dim = t.args[0];
+    if (t.args.length !== 1 || dim === undefined || !Number.isInteger(dim) || dim <= 0) throw unsupported(t);
+    return `Vector(${dim})`;
+  }
   const base = SIMPLE[name];
   if (base === undefined || (t.args.length > 0 && !['VARCHAR', 'CHAR', 'BINARY', 'VARBINARY'].includes(name))) throw unsupported(t);
   if (!t.unsigned) return base;
@@ -136,8 +141,10 @@ export const SHOW_TYPES: Record<BaseColumnType, string> = {
   Json: 'JSON',
 };
 
-/** How SHOW CREATE TABLE writes a type: DECIMAL as GreptimeDB's SQL printer does, `DECIMAL(10,2)`. */
+/** How SHOW CREATE TABLE writes a type: DECIMAL as GreptimeDB's SQL printer does, `DECIMAL(10,2)`; vectors `VECTOR(3)`. */
 export function showTypeOf(t: ColumnType): string {
   const d = decimalOf(t);
-  return d === undefined ? SHOW_TYPES[t as BaseColumnType] : `DECIMAL(${d.precision},${d.scale})`;
+  if (d !== undefined) return `DECIMAL(${d.precision},${d.scale})`;
+  const dim = vectorDimOf(t);
+  return dim === undefined ? SHOW_TYPES[t as BaseColumnType] : `VECTOR(${dim})`;
 }

@@ -176,7 +176,9 @@ export function pgColumnType(t: ColumnType): { oid: number; typmod: number } {
       return { oid: 114, typmod: -1 };
     default: {
       // DECIMAL: numeric, typmod ((precision << 16) | scale) + 4 as PostgreSQL encodes it.
-      const d = decimalOf(t)!;
+      const d = decimalOf(t);
+      // Vectors: their bytes.
+      if (d === undefined) return { oid: 17, typmod: -1 };
       return { oid: 1700, typmod: ((d.precision << 16) | d.scale) + 4 };
     }
   }

@@ -11,6 +11,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { canonicalJson, JsonSyntaxError } from '../common/jsonb.js';
 import type { Vector, WriteBatch } from '../types/write-batch.js';
+import { vectorDimOf } from '../types/region-metadata.js';
 
 /** The canonical text of one value written to a JSON column. */
 export function jsonColumnValue(text: string): string {
@@ -41,14 +42,26 @@ export function canonicalJsonColumns(info: TableInfo, batch: WriteBatch): WriteB
 }
 
 /**
- * A table's relation with its JSON columns typed DuckDB JSON, as queries see them: merged region
- * rows and rows that crossed from a datanode as Arrow come as plain text (`projection`: the columns
- * the relation has, all when undefined).
+ * A table's relation with its JSON columns typed DuckDB JSON and its VECTOR(n) columns as FLOAT[n],
+ * as queries see them: merged region rows and rows that crossed from a datanode as Arrow come as
+ * plain text and bytes (`projection`: the columns the relation has, all when undefined).
  */
 export function jsonTyped(info: TableInfo, relation: Relation, projection?: readonly string[]): Relation {
   const have = projection === undefined ? undefined : new Set(projection);
-  const json = info.columns.filter((c) => c.data_type === 'Json' && (have === undefined || have.has(c.name))).map((c) => quoteIdent(c.name));
-  if (json.length === 0) return relation;
-  const sql = `SELECT * REPLACE (${json.map((n) => `CAST(${n} AS JSON) AS ${n}`).join(', ')}) FROM (${relation.sql})`;
+  const typed = info.columns.flatMap((c) => {
+    if (have !== undefined && !have.has(c.name)) return [];
+    const n = quoteIdent(c.name);
+    if (c.data_type === 'Json') return [`CAST(${n} AS JSON) AS ${n}`];
+    // A vector's bytes as the FLOAT[n] the vector functions and results read (`query/vector-functions.ts`).
+    const dim = vectorDimOf(c.data_type);
+    return dim === undefined ? [] : [`CAST(__tsdb_vec_from_bytes(${n}) AS FLOAT[${dim}]) AS ${n}`];
+  });
+  if (typed.length === 0) return relation;
+  const sql = `SELECT * REPLACE (${typed.join(', ')}) FROM (${relation.sql})`;
   return { sql, release: () => relation.release?.() };
+}
+
+/** Whether a table has VECTOR columns (read as FLOAT[n] only where `jsonTyped` makes them so). */
+export function hasVectorColumns(info: TableInfo): boolean {
+  return info.columns.some((c) => vectorDimOf(c.data_type) !== undefined);
 }

@@ -26,7 +26,7 @@ import type { KeyCondition, ScanRequest } from '../types/scan-request.js';
 import { publishArrow } from '../query/arrow-scan-function.js';
 import { quoteIdent } from '../common/sql-quote.js';
 import { formatSize } from '../common/size/size.js';
-import { canonicalJsonColumns, jsonTyped } from './json-columns.js';
+import { canonicalJsonColumns, hasVectorColumns, jsonTyped } from './json-columns.js';
 
 /** Primary key values by column id (those of `keys` naming primary key columns of `info`). */
 function keyColumnIds(info: TableInfo, keys: KeyValues): Map<number, readonly KeyValue[]> | undefined {
@@ -213,6 +213,8 @@ export class TableRouter {
    */
   async pushdown(info: TableInfo, query: PushdownQuery): Promise<Relation | undefined> {
     if (this.regions.scanRelation !== undefined || query.names.has(REGION_RELATION.toLowerCase())) return undefined;
+    // A region holds a vector's bytes; the functions read FLOAT[n] (`jsonTyped`): such queries run here.
+    if (hasVectorColumns(info)) return undefined;
     const storage = await this.storageOf(info);
     // A logical metric table's rows are read from its physical table's regions as a whole.
     const ids = storage === info ? this.readRegions(storage, query.keys) : tableRegionIds(storage);

@@ -32,6 +32,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { intervalText } from '../common/time/interval-text.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { Cell, OutputColumn } from './output.js';
+import { vectorBytes } from '../common/vector-text.js';
 import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
 
 /** The tsdb type name of a DuckDB type. */
@@ -90,8 +91,11 @@ export function dataTypeName(t: DuckDBType): string {
       const d = t as unknown as { width: number; scale: number };
       return `Decimal(${d.width}, ${d.scale})`;
     }
-    case DuckDBTypeId.LIST:
     case DuckDBTypeId.ARRAY:
+      // FLOAT[n]: a VECTOR(n) column (`frontend/json-columns.ts`).
+      if (isVectorArray(t)) return `Vector(${(t as unknown as { length: number }).length})`;
+      return `List<${dataTypeName((t as unknown as { valueType: DuckDBType }).valueType)}>`;
+    case DuckDBTypeId.LIST:
       return `List<${dataTypeName((t as unknown as { valueType: DuckDBType }).valueType)}>`;
     case DuckDBTypeId.STRUCT:
       return 'Struct';
@@ -156,9 +160,17 @@ function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
       return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampSecondsValue).seconds));
     case DuckDBTypeId.TIMESTAMP_NS:
       return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampNanosecondsValue).nanos));
+    case DuckDBTypeId.ARRAY:
+      // A vector's cell is its stored bytes (float32, little-endian), as GreptimeDB shows them.
+      if (isVectorArray(t)) return (v) => (v === null ? null : Array.from(vectorBytes(Float32Array.from((v as DuckDBArrayValue).items as number[]))));
+      return cellOf;
     default:
       return cellOf;
   }
+}
+
+function isVectorArray(t: DuckDBType): boolean {
+  return t.typeId === DuckDBTypeId.ARRAY && (t as unknown as { valueType: DuckDBType }).valueType.typeId === DuckDBTypeId.FLOAT;
 }
 
 /**

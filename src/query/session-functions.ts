@@ -10,6 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { buildInfo } from '../common/build-info.js';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { installJsonFunctions } from './json-functions.js';
+import { installVectorFunctions } from './vector-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -33,6 +34,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   ];
   for (const m of macros) await conn.run(m);
   installJsonFunctions(conn);
+  await installVectorFunctions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

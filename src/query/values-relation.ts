@@ -2,7 +2,7 @@
  * Rows computed in JavaScript (information_schema, pg_catalog) as an SQL relation with typed columns, so that
  * queries join and filter them like any table.
  */
-import type { ColumnType } from '../types/region-metadata.js';
+import { isColumnType } from '../types/region-metadata.js';
 import { sqlTypeOf } from '../types/sql-types.js';
 import { quoteIdent, quoteLiteral } from '../common/sql-quote.js';
 import type { Cell, OutputColumn } from './output.js';
@@ -20,7 +20,7 @@ function jsonValue(v: Cell, list: boolean): unknown {
 function sqlType(dataType: string): string {
   const list = /^List<(.+)>$/.exec(dataType);
   if (list !== null) return `${sqlType(list[1]!)}[]`;
-  return sqlTypeOf(dataType as ColumnType) ?? 'VARCHAR';
+  return isColumnType(dataType) ? sqlTypeOf(dataType) : 'VARCHAR';
 }
 
 /** How a column travels in the JSON document, and how it is turned into its own type. */

@@ -26,14 +26,16 @@ export const COLUMN_TYPES = [
   // JSON documents, stored as their canonical text (src/common/json/jsonb-text.ts).
   'Json',
 ] as const;
-/** The column types that take no parameters. */
+/** The column types that take no parameters (every type but DECIMAL and VECTOR). */
 export type BaseColumnType = (typeof COLUMN_TYPES)[number];
 /**
  * A DECIMAL column: precision 1–38, scale 0–precision, spelled as clients see it (`Decimal(10, 2)`),
  * so that catalogs and manifests written before DECIMAL existed read unchanged.
  */
 export type DecimalType = `Decimal(${number}, ${number})`;
-export type ColumnType = BaseColumnType | DecimalType;
+/** VECTOR(n): n float32 values, stored as their little-endian bytes (as Binary is). */
+export type VectorColumnType = `Vector(${number})`;
+export type ColumnType = BaseColumnType | DecimalType | VectorColumnType;
 
 const BASE_TYPES = new Set<string>(COLUMN_TYPES);
 const DECIMAL = /^Decimal\((\d{1,2}), (\d{1,2})\)$/;
@@ -52,12 +54,24 @@ export function decimalType(precision: number, scale: number): DecimalType {
 
 /** Whether a string (from JSON: a manifest, a catalog entry, a region request) names a column type. */
 export function isColumnType(s: string): s is ColumnType {
-  if (BASE_TYPES.has(s)) return true;
+  if (BASE_TYPES.has(s) || vectorDimOf(s) !== undefined) return true;
   const m = DECIMAL.exec(s);
   if (m === null) return false;
   const p = Number(m[1]);
   const sc = Number(m[2]);
   return p >= 1 && p <= 38 && sc <= p && String(p) === m[1] && String(sc) === m[2];
+}
+
+/** The dimension of a vector type, or undefined for other types. */
+export function vectorDimOf(t: string): number | undefined {
+  if (t.charCodeAt(0) !== 86 /* V */) return undefined;
+  const m = /^Vector\((\d+)\)$/.exec(t);
+  return m === null ? undefined : Number(m[1]);
+}
+
+/** The type whose storage a column type has: a vector's is Binary's (its bytes); DECIMAL is its own (callers test it first). */
+export function storedTypeOf(t: ColumnType): BaseColumnType {
+  return vectorDimOf(t) === undefined ? (t as BaseColumnType) : 'Binary';
 }
 
 export const TIMESTAMP_TYPES = ['TimestampSecond', 'TimestampMillisecond', 'TimestampMicrosecond', 'TimestampNanosecond'] as const;

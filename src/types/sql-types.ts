@@ -1,5 +1,5 @@
 /** How column types are spelled in the SQL that tsdb runs in DuckDB. */
-import { decimalOf, type BaseColumnType, type ColumnType } from './region-metadata.js';
+import { decimalOf, storedTypeOf, type BaseColumnType, type ColumnType } from './region-metadata.js';
 
 /** DuckDB's SQL spelling of each column type without parameters (casts, DDL of temporary tables). */
 export const SQL_TYPES: Record<BaseColumnType, string> = {
@@ -25,8 +25,8 @@ export const SQL_TYPES: Record<BaseColumnType, string> = {
   Json: 'JSON',
 };
 
-/** DuckDB's SQL spelling of a column type (`DECIMAL(p, s)` keeps its precision and scale). */
+/** DuckDB's SQL spelling of a column type (`DECIMAL(p, s)` keeps its precision and scale; a vector is stored as its bytes, BLOB). */
 export function sqlTypeOf(type: ColumnType): string {
   const d = decimalOf(type);
-  return d === undefined ? SQL_TYPES[type as BaseColumnType] : `DECIMAL(${d.precision}, ${d.scale})`;
+  return d === undefined ? SQL_TYPES[storedTypeOf(type)] : `DECIMAL(${d.precision}, ${d.scale})`;
 }

@@ -2,7 +2,7 @@
  * A batch of rows for one region, by column (column id → vector): what a put or a delete carries
  * from the frontend through the WAL into the memtable.
  */
-import { decimalOf, type ColumnType } from './region-metadata.js';
+import { decimalOf, storedTypeOf, type ColumnType } from './region-metadata.js';
 import { stringVectorLength } from './string-dictionary.js';
 
 export const OP_DELETE = 0;
@@ -32,7 +32,7 @@ export interface WriteBatch {
 
 /** The vector kind that holds a column type. */
 export function vectorTypeOf(type: ColumnType): VectorType {
-  switch (type) {
+  switch (storedTypeOf(type)) {
     case 'Int64':
     case 'TimestampSecond':
     case 'TimestampMillisecond':

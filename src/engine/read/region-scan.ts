@@ -41,7 +41,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { SeriesRun } from '../memtable/memtable.js';
-import { decimalOf, type ColumnMetadata, type RegionMetadata, type TimestampType } from '../../types/region-metadata.js';
+import { decimalOf, vectorDimOf, type ColumnMetadata, type RegionMetadata, type TimestampType } from '../../types/region-metadata.js';
+import { parseVectorText, vectorBytes } from '../../common/vector-text.js';
 import { MEMTABLE_SCAN_FUNCTION, publishRuns, type RunFilter } from './memtable-scan-function.js';
 import type { FileLastRows } from './last-row-cache.js';
 import type { KeyCondition, KeyFilterValue } from '../../types/scan-request.js';
@@ -116,6 +117,9 @@ export function defaultLiteral(c: ColumnMetadata): string {
   const v = c.default;
   if (v === undefined || v === null) return `CAST(NULL AS ${type})`;
   if (c.type.startsWith('Timestamp') && typeof v === 'number') return timeLiteral(BigInt(v), c.type as TimestampType);
+  // A vector's DEFAULT is its text; rows hold its bytes.
+  const dim = vectorDimOf(c.type);
+  if (dim !== undefined && typeof v === 'string') return `from_hex('${Buffer.from(vectorBytes(parseVectorText(v, dim))).toString('hex')}')`;
   if (typeof v === 'string') return `CAST(${quoteLiteral(v)} AS ${type})`;
   return `CAST(${String(v)} AS ${type})`;
 }

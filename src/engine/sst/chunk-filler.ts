@@ -11,7 +11,7 @@ import duckdb from '@duckdb/node-bindings';
 import { DuckDBDataChunk } from '@duckdb/node-api';
 import type { Vector } from '../../types/write-batch.js';
 import type { SeriesRun } from '../memtable/memtable.js';
-import { decimalOf, type ColumnType, type RegionMetadata } from '../../types/region-metadata.js';
+import { decimalOf, storedTypeOf, type ColumnType, type RegionMetadata } from '../../types/region-metadata.js';
 import { sstColumns, type SstColumn } from './sst-format.js';
 
 export const CHUNK_ROWS = duckdb.vector_size();
@@ -25,14 +25,14 @@ export interface Piece {
 
 type Physical = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
 
-/** Whether a column type fills its chunk vectors with strings (DECIMAL: canonical text, `chunkTypeOf`). */
+/** Whether a column type fills its chunk vectors with strings or bytes (DECIMAL: canonical text, `chunkTypeOf`; a vector: its bytes). */
 function isText(type: ColumnType | undefined): boolean {
-  return type === 'String' || type === 'Binary' || type === 'Json' || (type !== undefined && decimalOf(type) !== undefined);
+  return type === 'String' || type === 'Json' || (type !== undefined && (storedTypeOf(type) === 'Binary' || decimalOf(type) !== undefined));
 }
 
 function scratchFor(type: ColumnType): Physical {
   if (isText(type)) return new Uint8Array(0);
-  switch (type) {
+  switch (storedTypeOf(type)) {
     case 'Boolean':
     case 'UInt8':
       return new Uint8Array(CHUNK_ROWS);

@@ -24,7 +24,7 @@ import {
   VARCHAR,
   type DuckDBType,
 } from '@duckdb/node-api';
-import { decimalOf, type BaseColumnType, type ColumnMetadata, type ColumnType, type RegionMetadata } from '../../types/region-metadata.js';
+import { decimalOf, storedTypeOf, type BaseColumnType, type ColumnMetadata, type ColumnType, type RegionMetadata } from '../../types/region-metadata.js';
 import { sqlTypeOf } from '../../types/sql-types.js';
 
 export const SEQUENCE_COLUMN = '__sequence';
@@ -74,7 +74,7 @@ export const DUCKDB_TYPES: Record<BaseColumnType, DuckDBType> = {
  * carry it as they carry strings) and which the scan's SQL casts to the column's type.
  */
 export function chunkTypeOf(type: ColumnType): DuckDBType {
-  return decimalOf(type) === undefined ? DUCKDB_TYPES[type as BaseColumnType] : VARCHAR;
+  return decimalOf(type) === undefined ? DUCKDB_TYPES[storedTypeOf(type)] : VARCHAR;
 }
 
 export interface SstColumn {

@@ -12,7 +12,7 @@ import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { TIMESTAMP_TYPES, type ColumnType, type TimestampType } from '../../types/region-metadata.js';
+import { storedTypeOf, TIMESTAMP_TYPES, type ColumnType, type TimestampType } from '../../types/region-metadata.js';
 import type { ColumnDef, Statement, ValueExpr } from '../../sql/ast.js';
 import type { Session } from '../session.js';
 import { resolveName } from './names.js';
@@ -66,7 +66,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
     const isTime = c.name === timeIndex;
     if (isTime && !isTimestamp(type)) throw invalidColumn(c.name, 'time index column data type should be timestamp');
     if (isTime && c.nullable === true) throw invalidColumn(c.name, "time index column can't be null");
-    if (primaryKey.includes(c.name) && type === 'Binary') throw invalidColumn(c.name, 'a binary column cannot be part of the primary key');
+    if (primaryKey.includes(c.name) && storedTypeOf(type) === 'Binary') throw invalidColumn(c.name, 'a binary column cannot be part of the primary key');
     return {
       column_id: i,
       name: c.name,

@@ -14,8 +14,9 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { checkTimestampRange, convertTime, parseTimestamp } from '../../common/time/timestamp.js';
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_DELETE, OP_PUT, vectorTypeOf, type Vector, type WriteBatch } from '../../types/write-batch.js';
-import type { ColumnType } from '../../types/region-metadata.js';
+import { vectorDimOf, type ColumnType } from '../../types/region-metadata.js';
 import { sqlTypeOf } from '../../types/sql-types.js';
+import { parseVectorText, vectorBytes, VectorTextError } from '../../common/vector-text.js';
 import { quoteIdent } from '../../common/sql-quote.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
 import type { TableRouter } from '../table-router.js';
@@ -64,6 +65,8 @@ function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
     if (t === undefined) throw parseFailure(v.value, 'Date');
     return Number(t / 86_400n);
   }
+  const dim = vectorDimOf(c.data_type);
+  if (dim !== undefined && v.kind === 'string') return vectorValue(v.value, dim);
   if (c.data_type === 'Binary' && v.kind === 'string') return Buffer.from(v.value, 'utf8');
   if (c.data_type === 'Binary' && v.kind === 'hex') return Buffer.from(v.digits, 'hex');
   const k = constantOf(v, c.data_type);
@@ -85,6 +88,8 @@ function defaultValue(c: ColumnSchema, table: TableInfo): Value {
       return t;
     }
     if (c.data_type === 'Int64' || c.data_type === 'UInt64') return BigInt(d.value as number | string);
+    const dim = vectorDimOf(c.data_type);
+    if (dim !== undefined) return vectorValue(String(d.value), dim);
     return d.value;
   }
   if (!c.nullable) {
@@ -108,7 +113,20 @@ async function evaluate(exprs: ReadonlyArray<{ text: string; column: ColumnSchem
 
 /** The type a value is cast to for a column: a JSON column's value as text, checked and made canonical where it is written (`json-columns.ts`). */
 function castTypeOf(type: ColumnType): string {
-  return type === 'Json' ? 'VARCHAR' : sqlTypeOf(type);
+  // A vector's value as its text (`[1.0, 2.0]`), read by `vectorValue`.
+  return type === 'Json' || vectorDimOf(type) !== undefined ? 'VARCHAR' : sqlTypeOf(type);
+}
+
+/** A value written to a VECTOR(n) column (its text, or its floats) as its stored bytes; GreptimeDB's errors. */
+function vectorValue(v: string | readonly Cell[], dim: number): Uint8Array {
+  try {
+    const floats = typeof v === 'string' ? parseVectorText(v, dim) : Float32Array.from(v as number[]);
+    if (floats.length !== dim) throw new VectorTextError(`Invalid Vector: Failed to parse ${JSON.stringify(v)} to Vector value: wrong dimension`);
+    return vectorBytes(floats);
+  } catch (e) {
+    if (e instanceof VectorTextError) throw new TsdbError(StatusCode.InvalidArguments, e.message);
+    throw e;
+  }
 }
 
 function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vector {
@@ -221,6 +239,8 @@ export async function insertValues(stmt: Insert, session: Session, catalog: Cata
  */
 function cellValue(v: Cell, from: string, c: ColumnSchema, zone: string): Value {
   if (v === null) return null;
+  const dim = vectorDimOf(c.data_type);
+  if (dim !== undefined && (typeof v === 'string' || Array.isArray(v))) return vectorValue(v as string | readonly Cell[], dim);
   const unit = timeUnitOf(c.data_type);
   if (unit !== undefined) {
     const fromUnit = timeUnitOf(from as ColumnType);

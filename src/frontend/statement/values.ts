@@ -4,8 +4,9 @@
  */
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
-import { decimalOf, type ColumnType, type DefaultValue } from '../../types/region-metadata.js';
+import { decimalOf, vectorDimOf, type ColumnType, type DefaultValue } from '../../types/region-metadata.js';
 import { decimalText } from '../../types/decimal.js';
+import { parseVectorText, VectorTextError } from '../../common/vector-text.js';
 import type { ValueExpr } from '../../sql/ast.js';
 import type { ColumnDefault } from '../../catalog/table-info.js';
 import { checkTimestampRange, inTimestampRange, parseTimestamp } from '../../common/time/timestamp.js';
@@ -83,6 +84,7 @@ export function constantOf(v: ValueExpr, type: ColumnType): DefaultValue {
     }
     case 'string':
       if (type === 'String' || type === 'Json') return v.value;
+      if (vectorDimOf(type) !== undefined) return vectorConstant(v.value, vectorDimOf(type)!);
       if (type === 'Boolean') {
         const s = v.value.trim().toLowerCase();
         if (s === 'true' || s === 'false') return s === 'true';
@@ -135,5 +137,16 @@ export function columnDefault(type: ColumnType, v: ValueExpr, zone = 'UTC'): Col
     return { kind: 'value', value: typeof value === 'number' && !Number.isFinite(value) ? String(value) : value };
   } catch (err) {
     return { reason: 'value', detail: (err as Error).message };
+  }
+}
+
+/** A VECTOR(n) constant (a DEFAULT) as its text, once it reads as n floats (GreptimeDB's errors). */
+function vectorConstant(text: string, dim: number): string {
+  try {
+    parseVectorText(text, dim);
+    return text;
+  } catch (e) {
+    if (e instanceof VectorTextError) throw new TsdbError(StatusCode.InvalidArguments, e.message);
+    throw e;
   }
 }

@@ -40,6 +40,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import type { Cell, OutputColumn } from '../../query/output.js';
+import { vectorDimOf } from '../../types/region-metadata.js';
 
 /** Rows per batch (DataFusion's and so GreptimeDB's batch size). */
 export const DEFAULT_BATCH_ROWS = 8192;
@@ -99,6 +100,7 @@ function plan(dataType: string): ColumnPlan {
     case 'Null':
       return { type: new Null(), kind: 'null' };
     default: {
+      if (vectorDimOf(dataType) !== undefined) return { type: new Binary(), kind: 'binary' };
       const d = DECIMAL.exec(dataType);
       if (d) {
         const precision = Number(d[1]);

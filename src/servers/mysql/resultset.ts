@@ -92,6 +92,8 @@ const DECIMALS_OF_UNIT: Record<TimeUnit, number> = { s: 0, ms: 3, us: 6, ns: 6 }
 export function mysqlColumnType(dataType: string): MysqlColumnType {
   const fixed = FIXED_TYPES[dataType];
   if (fixed !== undefined) return fixed;
+  // VECTOR(n): its bytes, as GreptimeDB sends them (MYSQL_TYPE_BLOB).
+  if (dataType.startsWith('Vector(')) return FIXED_TYPES['Binary']!;
   const unit = timeUnitOf(dataType);
   if (unit !== undefined) {
     const decimals = DECIMALS_OF_UNIT[unit];
@@ -232,7 +234,7 @@ function textOfValue(cell: Cell | Uint8Array): string {
 /** A cell as a text-protocol value (null for NULL). */
 export function textCell(cell: Cell, dataType: string, timeZone: string): Buffer | null {
   if (cell === null || cell === undefined) return null;
-  if (dataType === 'Binary') return bytesOf(cell);
+  if (dataType === 'Binary' || dataType.startsWith('Vector(')) return bytesOf(cell);
   return Buffer.from(textCellString(cell, dataType, timeZone), 'utf8');
 }
 
