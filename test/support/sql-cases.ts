@@ -100,5 +100,6 @@ export function renderResponse(json: Record<string, unknown>): string {
 
 /** Parses `/v1/sql`'s JSON keeping integers beyond 2^53 exact (as strings). */
 export function parseJsonExact(text: string): Record<string, unknown> {
-  return JSON.parse(text.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"')) as Record<string, unknown>;
+  // Strings are matched first and kept: their digits are text already.
+  return JSON.parse(text.replace(/"(?:[^"\\]|\\.)*"|([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, (m: string, pre?: string, digits?: string) => (digits === undefined ? m : `${pre}"${digits}"`))) as Record<string, unknown>;
 }
