@@ -34,23 +34,24 @@ export class JsonSyntaxError extends Error {}
 const I64_MIN = -(1n << 63n);
 const U64_MAX = (1n << 64n) - 1n;
 
-const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8', { fatal: true });
-
 /** Parses JSON text as jsonb's parser does; throws JsonSyntaxError with its message. */
 export function parseJson(text: string): JsonValue {
-  return new Parser(enc.encode(text)).parse();
+  return new Parser(text).parse();
 }
 
+/**
+ * jsonb's parser over the UTF-16 text (positions in its errors are converted to bytes of UTF-8, as
+ * jsonb's count them, only when an error is thrown).
+ */
 class Parser {
   private idx = 0;
 
-  constructor(private readonly buf: Uint8Array) {}
+  constructor(private readonly s: string) {}
 
   parse(): JsonValue {
     const v = this.value();
     this.skipUnused();
-    if (this.idx < this.buf.length) {
+    if (this.idx < this.s.length) {
       this.idx++;
       throw this.error('trailing characters');
     }
@@ -58,36 +59,36 @@ class Parser {
   }
 
   private error(what: string): JsonSyntaxError {
-    return new JsonSyntaxError(`${what}, pos ${this.idx}`);
+    return new JsonSyntaxError(`${what}, pos ${Buffer.byteLength(this.s.slice(0, this.idx))}`);
   }
 
   private next(): number {
-    if (this.idx >= this.buf.length) throw this.error('EOF while parsing a value');
-    return this.buf[this.idx]!;
+    if (this.idx >= this.s.length) throw this.error('EOF while parsing a value');
+    return this.s.charCodeAt(this.idx);
   }
 
   private mustBe(c: number): void {
-    if (this.idx >= this.buf.length) throw this.error('EOF while parsing a value');
-    const v = this.buf[this.idx++]!;
+    if (this.idx >= this.s.length) throw this.error('EOF while parsing a value');
+    const v = this.s.charCodeAt(this.idx++);
     if (v !== c) throw this.error('expected ident');
   }
 
   /** Whitespace, and the escaped whitespace jsonb also skips between tokens (`\n`, `\r`, `\t`, `\x0C`). */
   private skipUnused(): void {
-    const b = this.buf;
-    while (this.idx < b.length) {
-      const c = b[this.idx]!;
+    const s = this.s;
+    while (this.idx < s.length) {
+      const c = s.charCodeAt(this.idx);
       if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) {
         this.idx++;
         continue;
       }
       if (c === 0x5c) {
-        const n = b[this.idx + 1];
-        if (this.idx + 1 < b.length && (n === 0x6e || n === 0x72 || n === 0x74)) {
+        const n = s.charCodeAt(this.idx + 1);
+        if (this.idx + 1 < s.length && (n === 0x6e || n === 0x72 || n === 0x74)) {
           this.idx += 2;
           continue;
         }
-        if (this.idx + 3 < b.length && n === 0x78 && b[this.idx + 2] === 0x30 && b[this.idx + 3] === 0x43) {
+        if (this.idx + 3 < s.length && n === 0x78 && s.charCodeAt(this.idx + 2) === 0x30 && s.charCodeAt(this.idx + 3) === 0x43) {
           this.idx += 4;
           continue;
         }
@@ -123,18 +124,15 @@ class Parser {
   }
 
   private isDigit(): boolean {
-    const c = this.buf[this.idx];
-    return c !== undefined && c >= 0x30 && c <= 0x39;
+    const c = this.s.charCodeAt(this.idx);
+    return c >= 0x30 && c <= 0x39;
   }
 
   private digits(): number {
-    if (this.idx === this.buf.length) throw this.error('EOF while parsing a value');
-    let n = 0;
-    while (this.isDigit()) {
-      n++;
-      this.idx++;
-    }
-    return n;
+    if (this.idx === this.s.length) throw this.error('EOF while parsing a value');
+    const start = this.idx;
+    while (this.isDigit()) this.idx++;
+    return this.idx - start;
   }
 
   private invalidNumber(): JsonSyntaxError {
@@ -143,39 +141,41 @@ class Parser {
   }
 
   private number(): JsonNumber {
-    const b = this.buf;
+    const s = this.s;
     const start = this.idx;
     let fraction = false;
     let exponent = false;
-    const negative = b[this.idx] === 0x2d;
+    const negative = s.charCodeAt(this.idx) === 0x2d;
     if (negative) this.idx++;
-    if (b[this.idx] === 0x30) {
+    if (s.charCodeAt(this.idx) === 0x30) {
       this.idx++;
       if (this.isDigit()) throw this.invalidNumber();
     } else if (this.digits() === 0) {
       throw this.invalidNumber();
     }
-    if (b[this.idx] === 0x2e) {
+    if (s.charCodeAt(this.idx) === 0x2e) {
       fraction = true;
       this.idx++;
       if (this.digits() === 0) throw this.invalidNumber();
     }
-    if (b[this.idx] === 0x45 || b[this.idx] === 0x65) {
+    const e = s.charCodeAt(this.idx);
+    if (e === 0x45 || e === 0x65) {
       exponent = true;
       this.idx++;
-      if (b[this.idx] === 0x2b || b[this.idx] === 0x2d) this.idx++;
+      const sign = s.charCodeAt(this.idx);
+      if (sign === 0x2b || sign === 0x2d) this.idx++;
       if (this.digits() === 0) throw this.invalidNumber();
     }
-    const s = String.fromCharCode(...b.subarray(start, this.idx));
+    const text = s.slice(start, this.idx);
     if (!fraction && !exponent) {
-      const v = BigInt(s);
+      const v = BigInt(text);
       if (negative ? v >= I64_MIN : v <= U64_MAX) return { int: v };
     }
-    return { float: Number(s) };
+    return { float: Number(text) };
   }
 
   private string(): string {
-    const b = this.buf;
+    const s = this.s;
     this.mustBe(0x22);
     const start = this.idx;
     let escaped = false;
@@ -195,68 +195,52 @@ class Parser {
       this.idx++;
       if (c === 0x22) break;
     }
-    const raw = b.subarray(start, this.idx - 1);
-    if (!escaped) {
-      try {
-        return dec.decode(raw);
-      } catch {
-        throw this.error('invalid string');
-      }
-    }
-    return this.unescape(raw);
+    const raw = s.slice(start, this.idx - 1);
+    return escaped ? this.unescape(raw) : raw;
   }
 
   /** A string's escapes (`\n`, `\uXXXX` with surrogate pairs, jsonb's `\u{XXXX}`). */
-  private unescape(raw: Uint8Array): string {
-    const out: number[] = [];
-    const units: number[] = [];
-    const flush = () => {
-      if (out.length === 0) return;
-      try {
-        units.push(...Array.from(dec.decode(Uint8Array.from(out)), (ch) => ch.codePointAt(0)!));
-      } catch {
-        throw this.error('invalid string');
-      }
-      out.length = 0;
-    };
+  private unescape(raw: string): string {
+    const out: string[] = [];
     const hex4 = (at: number): [number, number] => {
-      const braced = raw[at] === 0x7b;
+      const braced = raw.charCodeAt(at) === 0x7b;
       const from = braced ? at + 1 : at;
-      const text = String.fromCharCode(...raw.subarray(from, from + 4));
+      const text = raw.slice(from, from + 4);
       if (!/^[0-9a-fA-F]{4}$/.test(text)) throw this.error(`invalid hex '${text}'`);
-      if (braced && raw[from + 4] !== 0x7d) throw this.error('unexpected end of hex escape');
+      if (braced && raw.charCodeAt(from + 4) !== 0x7d) throw this.error('unexpected end of hex escape');
       return [parseInt(text, 16), braced ? 6 : 4];
     };
+    let plain = 0;
     for (let i = 0; i < raw.length; ) {
-      const c = raw[i]!;
-      if (c !== 0x5c) {
-        out.push(c);
+      if (raw.charCodeAt(i) !== 0x5c) {
         i++;
         continue;
       }
-      flush();
-      const e = raw[i + 1]!;
+      out.push(raw.slice(plain, i));
+      const e = raw.charAt(i + 1);
       i += 2;
-      const simple: Record<number, number> = { 0x5c: 0x5c, 0x22: 0x22, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
-      if (e in simple) {
-        units.push(simple[e]!);
-        continue;
-      }
-      if (e !== 0x75) throw this.error(`invalid escaped '${e.toString(16).toUpperCase()}'`);
-      const [hi, n] = hex4(i);
-      i += n;
-      if (hi >= 0xd800 && hi <= 0xdbff && raw[i] === 0x5c && raw[i + 1] === 0x75) {
-        const [lo, m] = hex4(i + 2);
-        if (lo >= 0xdc00 && lo <= 0xdfff) {
-          units.push(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00));
-          i += 2 + m;
-          continue;
+      const simple = SIMPLE_ESCAPES[e];
+      if (simple !== undefined) {
+        out.push(simple);
+      } else if (e !== 'u') {
+        throw this.error(`invalid escaped '${e.charCodeAt(0).toString(16).toUpperCase()}'`);
+      } else {
+        const [hi, n] = hex4(i);
+        i += n;
+        let cp = hi >= 0xd800 && hi <= 0xdfff ? 0xfffd : hi;
+        if (hi >= 0xd800 && hi <= 0xdbff && raw.charCodeAt(i) === 0x5c && raw.charCodeAt(i + 1) === 0x75) {
+          const [lo, m] = hex4(i + 2);
+          if (lo >= 0xdc00 && lo <= 0xdfff) {
+            cp = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+            i += 2 + m;
+          }
         }
+        out.push(String.fromCodePoint(cp));
       }
-      units.push(hi >= 0xd800 && hi <= 0xdfff ? 0xfffd : hi);
+      plain = i;
     }
-    flush();
-    return String.fromCodePoint(...units);
+    out.push(raw.slice(plain));
+    return out.join('');
   }
 
   private array(): JsonValue[] {
@@ -301,6 +285,8 @@ class Parser {
   }
 }
 
+const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', '"': '"', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
 /** Keys in byte order of their UTF-8 (code point order; UTF-16 order differs past U+FFFF). */
 function compareKeys(a: string, b: string): number {
   if (a === b) return 0;
@@ -341,7 +327,7 @@ export function floatText(v: number): string {
 
 /** Characters Rust's `{:?}` escapes as `\u{…}` (not printable: controls, formats, separators but space, …). */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-const NEEDS_ESCAPE = /["\\\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+const NEEDS_ESCAPE = /["\\\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
 
 function hex4(n: number): string {
   return `\\u${n.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -349,7 +335,7 @@ function hex4(n: number): string {
 
 /** A string as jsonb writes it (Rust's `{:?}`, then `\u{…}` as JSON's `\uXXXX`). */
 export function stringText(s: string): string {
-  if (!NEEDS_ESCAPE.test(s.replaceAll(' ', ''))) return `"${s}"`;
+  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
