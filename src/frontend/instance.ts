@@ -527,6 +527,8 @@ export class FrontendInstance {
     const ctx: QueryContext = {
       database: session.database,
       timezone: session.timezone,
+      user: session.user.username,
+      ...(session.protocol !== undefined && { channel: session.protocol }),
       ...(pg !== undefined && {
         dialect: pgDialect({
           user: pg.user,

@@ -31,7 +31,7 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
   ['Permission', StatusCode.PermissionDenied],
 ]);
 
-/** How a tsdb function (`json-functions.ts`) starts the message of its failure: GreptimeDB's execution errors. */
+/** How tsdb's functions and macros start the message of a failure (`json-functions.ts`, `error()` in macros): GreptimeDB's DataFusion execution errors. */
 export const EXECUTION_ERROR = 'Execution error: ';
 
 /**
@@ -66,5 +66,7 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   if (kind === 'Out of Memory') {
     return new TsdbError(StatusCode.RuntimeResourcesExhausted, `${MEMORY_EXHAUSTED} ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
   }
+  // GreptimeDB's runtime errors of its functions, raised by tsdb's macros (`compat-functions.ts`) with its text.
+  if (kind === 'Invalid Input' && message.startsWith(`Invalid Input Error: ${EXECUTION_ERROR}`)) return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^Invalid Input Error: /, ''), { cause: err });
   return new TsdbError((kind !== undefined && DUCKDB_ERROR_CODES.get(kind)) || StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
 }

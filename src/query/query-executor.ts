@@ -167,6 +167,9 @@ export interface QueryContext {
   readonly database: string;
   /** The session's time zone (`timezone()`, and the one naive timestamp strings are read in: `session-time.ts`). */
   readonly timezone: string;
+  /** The logged-in user (`user()`, `current_user`) and the session's protocol (`version()`): `session-functions.ts`. */
+  readonly user?: string;
+  readonly channel?: 'mysql' | 'postgres' | 'http' | 'grpc';
   /** The table `database.name` of catalog `catalog` ('' = the session's); throws TableNotFound. */
   resolve(catalog: string, database: string, name: string): Promise<TableSource>;
   /** The session's protocol dialect, if it has one. */
@@ -473,7 +476,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       ref.schema_name = '';
       ref.table_name = view;
     }
-    rewriteSessionFunctions(tree, ctx);
+    rewriteSessionFunctions(tree, ctx, columnNames);
     if (views.size > 0) rewriteDistinctOn(tree);
     // A table read once by a lastpoint shape (as DISTINCT ON and last_value are now written) needs
     // only its series' last rows.

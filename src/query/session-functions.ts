@@ -1,8 +1,10 @@
 /**
  * The tsdb functions DuckDB lacks (reference api.md §4.7; DESIGN.md "Dialect gaps"), as DuckDB
  * macros on the instance: `date_bin`, `date_format`, `to_unixtime`, `version()`, `build()`, and
- * `__tsdb_instant` of the session-time rewrites (`session-time.ts`). The session's `database()` and
- * `timezone()` become constants in the parse tree (a macro of that name would hide DuckDB's own
+ * `__tsdb_instant` of the session-time rewrites (`session-time.ts`), and GreptimeDB's MySQL-style
+ * scalars (`compat-functions.ts`). The session's `database()`, `timezone()`, `version()` (per
+ * protocol), user (`user()`, `current_user`) and system variables (`@@version`) become constants in
+ * the parse tree (a macro of that name would hide DuckDB's own
  * two-argument `timezone`). DuckDB's own time zone is UTC for every session; the session's is
  * applied by `session-time.ts`.
  */
@@ -11,6 +13,9 @@ import { buildInfo } from '../common/build-info.js';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { installJsonFunctions } from './json-functions.js';
 import { installVectorFunctions } from './vector-functions.js';
+import { StatusCode } from '../common/error/status-code.js';
+import { TsdbError } from '../common/error/tsdb-error.js';
+import { installCompatFunctions } from './compat-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -35,26 +40,122 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   for (const m of macros) await conn.run(m);
   installJsonFunctions(conn);
   await installVectorFunctions(conn);
+  await installCompatFunctions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+/** What the session-dependent functions read of the session. */
+export interface SessionValues {
+  readonly database: string;
+  readonly timezone: string;
+  /** The logged-in user (`user()`, `current_user()`); undefined: tsdb's default user. */
+  readonly user?: string;
+  /** The protocol the session came over (`version()` answers per protocol, as GreptimeDB's). */
+  readonly channel?: 'mysql' | 'postgres' | 'http' | 'grpc';
+}
+
+/** The function tsdb's text bridge writes for a system variable (`@@version`: `__tsdb_variable('@@version')`, `sql/query-text.ts`). */
+export const VARIABLE_FUNCTION = '__tsdb_variable';
+
+/** `version()` as GreptimeDB answers it: MySQL clients get the MySQL version they parse first. */
+export function versionOf(channel: SessionValues['channel']): string {
+  const v = buildInfo().version;
+  if (channel === 'mysql') return `${process.env['TSDB_MYSQL_SERVER_VERSION'] || '8.4.2'}-tsdb-${v}`;
+  if (channel === 'postgres') return `PostgreSQL 16.3 tsdb ${v}`;
+  return v;
+}
+
 /**
- * Replaces `database()` and `timezone()` (no arguments) in a serialized parse tree by the session's
- * values; a call that is a select item keeps its name as the column's. Returns whether it changed.
+ * The value of a system variable read in a query (`SELECT @@version, now()`), as MySQL's server
+ * answers it (`servers/mysql/mysql-intercept.ts` answers a SELECT of variables alone); undefined
+ * for one tsdb does not know.
  */
-export function rewriteSessionFunctions(tree: unknown, session: { readonly database: string; readonly timezone: string }): boolean {
-  const values: Record<string, string> = { database: session.database, timezone: session.timezone };
+function variableValue(name: string, session: SessionValues): string | undefined {
+  switch (name.toLowerCase().replace(/^@@/, '').replace(/^(session|global|local)\./, '')) {
+    case 'version':
+      return versionOf(session.channel === 'postgres' ? 'postgres' : 'mysql');
+    case 'version_comment':
+      return 'tsdb';
+    case 'time_zone':
+      return session.timezone;
+    case 'system_time_zone':
+      return 'UTC';
+    case 'tx_isolation':
+    case 'transaction_isolation':
+      return 'REPEATABLE-READ';
+    case 'transaction_read_only':
+    case 'tx_read_only':
+      return '0';
+    case 'max_allowed_packet':
+      return '134217728';
+    case 'interactive_timeout':
+    case 'wait_timeout':
+    case 'net_write_timeout':
+    case 'net_read_timeout':
+      return '31536000';
+    case 'autocommit':
+    case 'auto_increment_increment':
+      return '1';
+    case 'lower_case_table_names':
+      return '0';
+    case 'character_set_client':
+    case 'character_set_connection':
+    case 'character_set_results':
+    case 'character_set_server':
+    case 'character_set_database':
+      return 'utf8mb4';
+    case 'collation_connection':
+    case 'collation_server':
+    case 'collation_database':
+      return 'utf8mb4_general_ci';
+  }
+  return undefined;
+}
+
+/** The user names a query may call for (MySQL's `user()`, `current_user()`, `session_user()`, `system_user()`). */
+const USER_FUNCTIONS = new Set(['user', 'current_user', 'session_user', 'system_user']);
+/** Those MySQL also reads without parentheses (DuckDB parses them as column references). */
+const USER_COLUMNS = new Set(['current_user', 'session_user']);
+
+const constant = (value: string, alias: string): Json => ({ class: 'CONSTANT', type: 'VALUE_CONSTANT', alias, query_location: 0, value: { type: { id: 'VARCHAR', type_info: null }, is_null: false, value } });
+
+/**
+ * Replaces `database()`, `timezone()`, `version()`, the user functions (no arguments) and system
+ * variables (`@@version`) in a serialized parse tree by the session's values; a call that is a
+ * select item keeps its name as the column's. `columnNames`: the columns of the tables the query
+ * reads (lower case): a column named `current_user` stays one. Returns whether it changed.
+ */
+export function rewriteSessionFunctions(tree: unknown, session: SessionValues, columnNames: ReadonlySet<string> = new Set()): boolean {
+  const user = session.user ?? 'tsdb';
+  const values: Record<string, string> = { database: session.database, timezone: session.timezone, version: versionOf(session.channel) };
+  for (const f of USER_FUNCTIONS) values[f] = user;
   let changed = false;
   const replace = (n: Json, selectItem: boolean): Json => {
     if (Array.isArray(n)) return n.map((x) => replace(x, selectItem));
     if (typeof n !== 'object' || n === null) return n;
-    if (n['class'] === 'FUNCTION' && typeof n['function_name'] === 'string' && Array.isArray(n['children']) && n['children'].length === 0 && n['schema'] === '') {
-      const value = values[n['function_name'].toLowerCase()];
+    const alias = typeof n['alias'] === 'string' && n['alias'] !== '' ? n['alias'] : '';
+    if (n['class'] === 'FUNCTION' && typeof n['function_name'] === 'string' && Array.isArray(n['children']) && n['schema'] === '') {
+      const name = n['function_name'].toLowerCase();
+      const value = n['children'].length === 0 ? values[name] : undefined;
       if (value !== undefined) {
         changed = true;
-        const alias = typeof n['alias'] === 'string' && n['alias'] !== '' ? n['alias'] : selectItem ? `${n['function_name']}()` : '';
-        return { class: 'CONSTANT', type: 'VALUE_CONSTANT', alias, query_location: 0, value: { type: { id: 'VARCHAR', type_info: null }, is_null: false, value } };
+        return constant(value, alias !== '' ? alias : selectItem ? `${n['function_name']}()` : '');
+      }
+      const arg = n['children'][0];
+      if (name === VARIABLE_FUNCTION && n['children'].length === 1 && typeof arg === 'object' && arg !== null && !Array.isArray(arg) && arg['class'] === 'CONSTANT') {
+        const written = String((arg['value'] as { value?: Json } | null)?.value ?? '');
+        const v = variableValue(written, session);
+        if (v === undefined) throw new TsdbError(StatusCode.InvalidArguments, `Unknown system variable '${written.replace(/^@@/, '')}'`);
+        changed = true;
+        return constant(v, alias !== '' ? alias : selectItem ? written : '');
+      }
+    }
+    if (n['class'] === 'COLUMN_REF' && Array.isArray(n['column_names']) && n['column_names'].length === 1) {
+      const name = String(n['column_names'][0]).toLowerCase();
+      if (USER_COLUMNS.has(name) && !columnNames.has(name)) {
+        changed = true;
+        return constant(user, alias !== '' ? alias : selectItem ? String(n['column_names'][0]) : '');
       }
     }
     for (const [k, v] of Object.entries(n)) n[k] = k === 'select_list' && Array.isArray(v) ? v.map((x) => replace(x, true)) : replace(v, false);

@@ -15,6 +15,8 @@
  *   TIMESTAMP_S/_MS/_NS columns); `current_date` / `today()` and `current_time` are the session's
  *   local date and time of day;
  * - `date_add(t, interval)` / `date_sub(t, interval)` (MySQL's) are `t + interval` / `t - interval`
+ *   (an interval written as a string is cast to one; of a cast to a date or a timestamp unit, the
+ *   result is of that type)
  *   (DuckDB's `date_sub` is a difference of three arguments, left as it is);
  * - `date_trunc`, two-argument `date_bin` / `time_bucket` and `date_format` of a timestamp work on
  *   the session's wall clock (`rewriteSessionBuckets`): a day starts at local midnight.
@@ -41,7 +43,7 @@ export interface SessionTime {
 const TIMESTAMP_CAST_TYPES = new Set(['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIMESTAMP WITH TIME ZONE']);
 
 /** Functions whose value is a timestamp (of a timestamp argument, or made from numbers). */
-const TIMESTAMP_FUNCTIONS = new Set(['date_trunc', 'date_bin', 'time_bucket', 'to_timestamp', 'make_timestamp', 'make_timestamp_ns', 'make_timestamptz', 'epoch_ms', 'date_add', 'timezone']);
+const TIMESTAMP_FUNCTIONS = new Set(['from_unixtime', 'date_trunc', 'date_bin', 'time_bucket', 'to_timestamp', 'make_timestamp', 'make_timestamp_ns', 'make_timestamptz', 'epoch_ms', 'date_add', 'timezone']);
 
 /** Calls that are the query's start (any schema-less spelling DuckDB or GreptimeDB users write). */
 const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'get_current_timestamp', 'transaction_timestamp', 'localtimestamp', 'current_localtimestamp']);
@@ -165,11 +167,17 @@ export function rewriteSessionTime(tree: unknown, st: SessionTime): void {
     const f = functionNameOf(n);
     if (f !== undefined && n['schema'] === '') {
       const children = n['children'] as Json[];
-      if ((f === 'to_unixtime' || f === 'date_format') && children.length >= 1) normalizeAt(children, 0);
+      if ((f === 'to_unixtime' || f === 'unix_timestamp' || f === 'date_format') && children.length >= 1) normalizeAt(children, 0);
       if ((f === 'date_bin' || f === 'time_bucket') && children.length === 3) normalizeAt(children, 2);
       if ((f === 'date_add' || f === 'date_sub') && children.length === 2 && n['is_operator'] !== true) {
-        const op = functionNode(f === 'date_add' ? '+' : '-', children, true);
+        // GreptimeDB takes the interval as a string too (`date_sub(ts, '1 day')`).
+        const interval = stringOf(children[1]) !== undefined ? castNode(children[1]!, 'INTERVAL') : children[1]!;
+        const op = functionNode(f === 'date_add' ? '+' : '-', [children[0]!, interval], true);
         op['alias'] = n['alias'] as string;
+        // A date stays a date and a timestamp keeps its unit, as in GreptimeDB (DuckDB's DATE or
+        // TIMESTAMP_MS ± INTERVAL is a TIMESTAMP).
+        const type = castTypeOf(children[0]);
+        if (type === 'DATE' || type === 'TIMESTAMP_S' || type === 'TIMESTAMP_MS' || type === 'TIMESTAMP_NS') return { ...castNode({ ...op, alias: '' }, type), alias: op['alias'] };
         return op;
       }
     }

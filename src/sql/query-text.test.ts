@@ -44,3 +44,18 @@ test("a number beyond DOUBLE's range is InvalidArguments at its position (DuckDB
   // In range, tiny, or in a string: unchanged.
   for (const sql of ['SELECT 1.7976931348623157e308, 1e-400, 99999999999999999999999999999999999999', "SELECT '1e309'", 'SELECT "1e309" FROM t']) assert.equal(bridgeQueryText(sql), sql);
 });
+
+test("MySQL's integer DIV becomes DuckDB's //; a column named div stays a column", () => {
+  assert.equal(bridgeQueryText('SELECT UNIX_TIMESTAMP(ts) DIV 60 * 60, a div b, (x) DIV (y) FROM t'), 'SELECT UNIX_TIMESTAMP(ts) // 60 * 60, a // b, (x) // (y) FROM t');
+  assert.equal(bridgeQueryText('SELECT div FROM t WHERE div > 1 GROUP BY div'), 'SELECT div FROM t WHERE div > 1 GROUP BY div');
+  assert.equal(bridgeQueryText("SELECT 'a DIV b', t.div AS div FROM t"), "SELECT 'a DIV b', t.div AS div FROM t");
+});
+
+test('isnull(…) is quoted to be the function (ISNULL is a postfix keyword in DuckDB)', () => {
+  assert.equal(bridgeQueryText('SELECT ISNULL(a), a ISNULL FROM t'), 'SELECT "isnull"(a), a ISNULL FROM t');
+});
+
+test('system variables become a call the session answers; the @@ operator between operands stays', () => {
+  assert.equal(bridgeQueryText('SELECT @@version, @@SESSION.time_zone AS tz'), "SELECT __tsdb_variable('@@version'), __tsdb_variable('@@SESSION.time_zone') AS tz");
+  assert.equal(bridgeQueryText("SELECT 'cat!' @@ 'cat', a @@ b FROM t"), "SELECT 'cat!' @@ 'cat', a @@ b FROM t");
+});

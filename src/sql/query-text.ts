@@ -4,7 +4,7 @@
  * become double-quoted ones, MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`, MySQL's
  * `INTERVAL -3 HOUR` becomes `INTERVAL (-3) HOUR` (DuckDB takes no sign there), and hex literals
  * (`X'00ff'`, `0x00ff`: bytes, which DuckDB would read as the text 'x00ff' and as `0 AS x00ff`) become
- * BLOB literals. A number beyond DOUBLE's range is refused: DuckDB reads it as an
+ * BLOB literals, and MySQL's `DIV`, `isnull(…)` and `@@variable` become what DuckDB reads (`mysqlOperator`). A number beyond DOUBLE's range is refused: DuckDB reads it as an
  * infinite DOUBLE and then cannot write its own parse tree back (`"value":Infinity` is not JSON).
  */
 import { StatusCode } from '../common/error/status-code.js';
@@ -23,11 +23,43 @@ function quoted(value: string): string {
   return `"${value.replaceAll('"', '""')}"`;
 }
 
+/** Words that end an operand or start a clause: `div` next to one is a column named so, not MySQL's operator. */
+const CLAUSE_WORDS = new Set(['select', 'from', 'where', 'and', 'or', 'not', 'as', 'by', 'on', 'having', 'group', 'order', 'limit', 'offset', 'union', 'all', 'when', 'then', 'else', 'end', 'case', 'distinct', 'in', 'is', 'like', 'between', 'join', 'using', 'with', 'div', 'asc', 'desc', 'into', 'values', 'set', 'except', 'intersect', 'window', 'qualify', 'over', 'partition', 'escape', 'interval']);
+
+const isOperand = (t: Token | undefined, side: 'left' | 'right'): boolean =>
+  t !== undefined &&
+  (t.kind === 'number' || t.kind === 'string' || t.kind === 'quoted_ident' || (t.kind === 'ident' && !t.value.startsWith('@') && !CLAUSE_WORDS.has(t.value.toLowerCase())) || (t.kind === 'op' && t.value === (side === 'left' ? ')' : '(')));
+
+/**
+ * MySQL's spellings DuckDB lacks, at token `i`: `a DIV b` (integer division: DuckDB's `//`);
+ * `isnull(x)` (a keyword in DuckDB's grammar, quoted to be the function); a system variable
+ * `@@name` / `@@session.name`, which becomes `__tsdb_variable('@@name')`, the session's value
+ * (`query/session-functions.ts`), while `a @@ b` (a match operator) stays.
+ */
+function mysqlOperator(tokens: readonly Token[], i: number): { edit: { start: number; end: number; text: string }; last: number } | undefined {
+  const t = tokens[i]!;
+  if (t.kind !== 'ident') return undefined;
+  const word = t.value.toLowerCase();
+  if (word === 'div' && isOperand(tokens[i - 1], 'left') && isOperand(tokens[i + 1], 'right')) return { edit: { start: t.start, end: t.end, text: '//' }, last: i };
+  if (word === 'isnull' && t.text.toLowerCase() === 'isnull' && tokens[i + 1]?.kind === 'op' && tokens[i + 1]!.value === '(') return { edit: { start: t.start, end: t.end, text: '"isnull"' }, last: i };
+  if (/^@@[a-z_]\w*$/i.test(t.text) && !isOperand(tokens[i - 1], 'left')) {
+    let last = i;
+    let name = t.text;
+    const [dot, next] = [tokens[i + 1], tokens[i + 2]];
+    if (/^@@(session|global|local)$/i.test(t.text) && dot?.kind === 'op' && dot.value === '.' && dot.start === t.end && next?.kind === 'ident' && next.start === dot.end) {
+      name = `${t.text}.${next.text}`;
+      last = i + 2;
+    }
+    return { edit: { start: t.start, end: tokens[last]!.end, text: `__tsdb_variable('${name.replaceAll("'", "''")}')` }, last };
+  }
+  return undefined;
+}
+
 /** The query with the tsdb dialect's MySQL-isms rewritten for DuckDB (the text is unchanged otherwise); InvalidArguments for a number beyond DOUBLE's range. */
 export function bridgeQueryText(sql: string): string {
   // Each rewrite needs one of these (a number beyond DOUBLE's range has 309 digits or a 3-digit
   // exponent): other text (most of it) is not tokenized.
-  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}/i.test(sql) && !mayNameCastType(sql)) return sql;
+  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}|isnull|\bdiv\b|@@/i.test(sql) && !mayNameCastType(sql)) return sql;
   let tokens: Token[];
   try {
     tokens = tokenize(sql);
@@ -45,6 +77,12 @@ export function bridgeQueryText(sql: string): string {
         edits.push({ start: sign.start, end: n.end, text: `(${sign.value}${n.text})` });
         i += 2;
       }
+    }
+    const mysql = mysqlOperator(tokens, i);
+    if (mysql !== undefined) {
+      edits.push(mysql.edit);
+      i = mysql.last;
+      continue;
     }
     if (t.kind === 'number' && !Number.isFinite(Number(t.value))) {
       const text = t.text.length <= 40 ? t.text : `${t.text.slice(0, 20)}…(${t.text.length} characters)`;

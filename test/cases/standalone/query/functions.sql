@@ -14,7 +14,7 @@ SELECT date_format(ts, '%Y-%m-%d %H:%M') AS t FROM f WHERE host = 'b';
 
 SELECT database() AS db, timezone() AS tz;
 
-SELECT version() LIKE '8.4.2-tsdb-%' AS ok;
+SELECT @@version LIKE '8.4.2-tsdb-%' AS ok, version() NOT LIKE '%tsdb%' AS http_version;
 
 SELECT ts FROM f WHERE ts > 1704067440000 ORDER BY ts;
 

@@ -41,7 +41,7 @@ SELECT ts, host, dc, max(v) RANGE '1h' AS m FROM wq ALIGN '1h' ORDER BY host, dc
 
 SELECT count(*) FROM wq WHERE ts < now() AND ts > now() - INTERVAL '100 years';
 
-SELECT NULL AS nothing, 1 + 1, version() LIKE '%tsdb%' AS tsdb, database() AS db FROM wq LIMIT 1;
+SELECT NULL AS nothing, 1 + 1, build() LIKE '%commit%' AS tsdb, database() AS db FROM wq LIMIT 1;
 
 SELECT sum(n) + 0 FROM wq WHERE host = 'a';
 

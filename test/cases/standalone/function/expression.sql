@@ -1,0 +1,21 @@
+CREATE TABLE t(a INTEGER, ts TIMESTAMP TIME INDEX);
+
+INSERT INTO t VALUES (1, 1), (null, 2), (3, 3);
+
+SELECT ISNULL(a) FROM t ORDER BY ts;
+
+SELECT ISNULL(null);
+
+SELECT ISNULL(1);
+
+SELECT ISNULL('string');
+
+SELECT a FROM t WHERE ISNULL(a);
+
+SELECT FIRST_VALUE(1);
+
+SELECT LAST_VALUE('a');
+
+SELECT first_value(a ORDER BY ts) AS f, last_value(a ORDER BY ts) AS l, first_value(a ORDER BY ts DESC) AS fd FROM t;
+
+DROP TABLE t;
