@@ -31,8 +31,13 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
   ['Permission', StatusCode.PermissionDenied],
 ]);
 
-/** How tsdb's functions and macros start the message of a failure (`json-functions.ts`, `error()` in macros): GreptimeDB's DataFusion execution errors. */
+/**
+ * How tsdb's functions start the message of an error they raise (`error()` in a macro, a scalar
+ * function's error, `json-functions.ts`): GreptimeDB's DataFusion execution and planning errors,
+ * which it reports as EngineExecuteQuery.
+ */
 export const EXECUTION_ERROR = 'Execution error: ';
+export const EXECUTION_ERRORS: readonly string[] = [EXECUTION_ERROR, 'Error during planning: '];
 
 /**
  * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors,
@@ -57,8 +62,6 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
   if (/^Parser Error: /.test(message)) return new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${message.replace(/^Parser Error: /, '')}`, { cause: err });
   if (/^(Binder|Catalog) Error: /.test(message)) return new TsdbError(StatusCode.PlanQuery, `Failed to plan SQL: ${message.replace(/^(Binder|Catalog) Error: /, '')}`, { cause: err });
   const kind = /^([A-Za-z ]+) Error: /.exec(message)?.[1];
-  // A tsdb function's failure as GreptimeDB's (`json-functions.ts`): the query failed executing.
-  if (kind === 'Invalid Input' && message.startsWith(`Invalid Input Error: ${EXECUTION_ERROR}`)) return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^Invalid Input Error: /, ''), { cause: err });
   // A value a cast cannot convert: a failure executing the query (3001), as in GreptimeDB.
   if (kind === 'Conversion') return conversionError(message.replace(/^Conversion Error: /, ''), err);
   const conversion = kind === undefined ? knownConversionError(message, err) : undefined;
@@ -67,6 +70,6 @@ export function duckdbError(err: unknown, views: ReadonlyMap<string, string> = n
     return new TsdbError(StatusCode.RuntimeResourcesExhausted, `${MEMORY_EXHAUSTED} ${message.replace(/^[A-Za-z ]+ Error: /, '')}`, { cause: err });
   }
   // GreptimeDB's runtime errors of its functions, raised by tsdb's macros (`compat-functions.ts`) with its text.
-  if (kind === 'Invalid Input' && message.startsWith(`Invalid Input Error: ${EXECUTION_ERROR}`)) return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^Invalid Input Error: /, ''), { cause: err });
+  if (kind === 'Invalid Input' && EXECUTION_ERRORS.some((e) => message.startsWith(`Invalid Input Error: ${e}`))) return new TsdbError(StatusCode.EngineExecuteQuery, message.replace(/^Invalid Input Error: /, ''), { cause: err });
   return new TsdbError((kind !== undefined && DUCKDB_ERROR_CODES.get(kind)) || StatusCode.EngineExecuteQuery, message.replace(/^[A-Za-z ]+ Error: /, ''), { cause: err });
 }

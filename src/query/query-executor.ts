@@ -28,10 +28,12 @@ import { FoldedLists } from './folded-lists.js';
 import { resultNames, widenIntegerLiterals, type ResultNames } from './column-names.js';
 import { rewriteDistinctOn } from './distinct-on.js';
 import { rewriteFirstLastValue } from './first-last-value.js';
+import { mayCallAnomaly, rewriteAnomalyScores } from './anomaly-functions.js';
 import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { rewriteJsonGetCasts } from './json-get-casts.js';
+import { AGGREGATE_MACROS } from './sketch-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
 import { constantSpans, type TextSpan } from './constant-splice.js';
 import { ParseCache } from './parse-cache.js';
@@ -295,13 +297,13 @@ function spliceRewritten(tree: unknown, parsed: string, sql: string, refs: reado
   return spliceTableRefs(sql, parsedRefs.map((ref, i) => ({ ref, relation: relationOf(i) })), constants);
 }
 
-/** DuckDB's aggregate function names (lower case), asked once per process: they are built in. */
+/** DuckDB's aggregate function names (lower case) and tsdb's aggregate macros (`sketch-functions.ts`), asked once per process: they are built in. */
 let aggregateNames: Promise<ReadonlySet<string>> | undefined;
 
 function aggregatesOf(conn: DuckDBConnection): Promise<ReadonlySet<string>> {
   const asking = (aggregateNames ??= conn
     .runAndReadAll("SELECT DISTINCT lower(function_name) FROM duckdb_functions() WHERE function_type = 'aggregate'")
-    .then((r) => new Set(r.getRows().map((row) => row[0] as string))));
+    .then((r) => new Set([...r.getRows().map((row) => row[0] as string), ...AGGREGATE_MACROS])));
   // A failure (DuckDB's memory used up) is asked again by the next query.
   asking.catch(() => {
     if (aggregateNames === asking) aggregateNames = undefined;
@@ -429,6 +431,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       rewriteFirstLastValue(tree, (table) => timeIndexes.get(table), await aggregatesOf(conn));
     }
     if (/\bjson_get\b/i.test(sql)) rewriteJsonGetCasts(tree);
+    if (mayCallAnomaly(sql)) await rewriteAnomalyScores(tree, (expr) => parseExpression(conn, expr));
     // A select item holding a list whose elements change is named by DuckDB's text of the item as
     // written, which only DuckDB's parse of the whole list gives.
     if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {

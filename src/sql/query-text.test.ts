@@ -59,3 +59,9 @@ test('system variables become a call the session answers; the @@ operator betwee
   assert.equal(bridgeQueryText('SELECT @@version, @@SESSION.time_zone AS tz'), "SELECT __tsdb_variable('@@version'), __tsdb_variable('@@SESSION.time_zone') AS tz");
   assert.equal(bridgeQueryText("SELECT 'cat!' @@ 'cat', a @@ b FROM t"), "SELECT 'cat!' @@ 'cat', a @@ b FROM t");
 });
+
+test('approx_percentile_cont(p) WITHIN GROUP (ORDER BY x) becomes the call form; DESC reads 1 - p', () => {
+  assert.equal(bridgeQueryText('SELECT approx_percentile_cont(0.5) WITHIN GROUP (ORDER BY i) FROM t'), 'SELECT approx_percentile_cont(i, 0.5) FROM t');
+  assert.equal(bridgeQueryText('SELECT g, APPROX_PERCENTILE_CONT(0.25) within group (order by (a + b) DESC NULLS FIRST) AS q FROM t GROUP BY g'), 'SELECT g, APPROX_PERCENTILE_CONT((a + b), 1 - (0.25)) AS q FROM t GROUP BY g');
+  assert.equal(bridgeQueryText('SELECT approx_percentile_cont(x, 0.5) FROM t'), 'SELECT approx_percentile_cont(x, 0.5) FROM t');
+});

@@ -4,7 +4,8 @@
  * become double-quoted ones, MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`, MySQL's
  * `INTERVAL -3 HOUR` becomes `INTERVAL (-3) HOUR` (DuckDB takes no sign there), and hex literals
  * (`X'00ff'`, `0x00ff`: bytes, which DuckDB would read as the text 'x00ff' and as `0 AS x00ff`) become
- * BLOB literals, and MySQL's `DIV`, `isnull(…)` and `@@variable` become what DuckDB reads (`mysqlOperator`). A number beyond DOUBLE's range is refused: DuckDB reads it as an
+ * BLOB literals, MySQL's `DIV`, `isnull(…)` and `@@variable` become what DuckDB reads (`mysqlOperator`), and
+ * `approx_percentile_cont(p) WITHIN GROUP (ORDER BY x)` its call form (`withinGroup`). A number beyond DOUBLE's range is refused: DuckDB reads it as an
  * infinite DOUBLE and then cannot write its own parse tree back (`"value":Infinity` is not JSON).
  */
 import { StatusCode } from '../common/error/status-code.js';
@@ -21,6 +22,45 @@ export function blobLiteral(digits: string): string {
 
 function quoted(value: string): string {
   return `"${value.replaceAll('"', '""')}"`;
+}
+
+/** The index of the token closing the parenthesis opened at token `open`, or -1. */
+function closing(tokens: readonly Token[], open: number): number {
+  let depth = 0;
+  for (let j = open; j < tokens.length; j++) {
+    const t = tokens[j]!;
+    if (t.kind !== 'op') continue;
+    if (t.value === '(') depth++;
+    else if (t.value === ')' && --depth === 0) return j;
+  }
+  return -1;
+}
+
+const isWord = (t: Token | undefined, word: string) => t?.kind === 'ident' && t.value.toLowerCase() === word;
+
+/**
+ * DataFusion's ordered-set form `approx_percentile_cont(p) WITHIN GROUP (ORDER BY x [ASC|DESC]
+ * [NULLS …])`, which DuckDB's parser takes for its own ordered aggregates only, as the call form
+ * `approx_percentile_cont(x, p)` (`query/sketch-functions.ts`); DESC reads the quantile from the
+ * other end, `1 - p`.
+ */
+function withinGroup(sql: string, tokens: readonly Token[], i: number): { edit: { start: number; end: number; text: string }; last: number } | undefined {
+  const t = tokens[i]!;
+  if (!isWord(t, 'approx_percentile_cont') || tokens[i + 1]?.kind !== 'op' || tokens[i + 1]!.value !== '(') return undefined;
+  const argsEnd = closing(tokens, i + 1);
+  if (argsEnd < 0 || argsEnd === i + 2 || !isWord(tokens[argsEnd + 1], 'within') || !isWord(tokens[argsEnd + 2], 'group')) return undefined;
+  const open = argsEnd + 3;
+  if (tokens[open]?.kind !== 'op' || tokens[open]!.value !== '(' || !isWord(tokens[open + 1], 'order') || !isWord(tokens[open + 2], 'by')) return undefined;
+  const end = closing(tokens, open);
+  if (end < 0) return undefined;
+  let last = end - 1;
+  if ((isWord(tokens[last], 'first') || isWord(tokens[last], 'last')) && isWord(tokens[last - 1], 'nulls')) last -= 2;
+  const desc = isWord(tokens[last], 'desc');
+  if (desc || isWord(tokens[last], 'asc')) last--;
+  if (last < open + 3) return undefined;
+  const expr = sql.slice(tokens[open + 3]!.start, tokens[last]!.end);
+  const p = sql.slice(tokens[i + 2]!.start, tokens[argsEnd - 1]!.end);
+  return { edit: { start: t.start, end: tokens[end]!.end, text: `${t.text}(${expr}, ${desc ? `1 - (${p})` : p})` }, last: end };
 }
 
 /** Words that end an operand or start a clause: `div` next to one is a column named so, not MySQL's operator. */
@@ -59,7 +99,7 @@ function mysqlOperator(tokens: readonly Token[], i: number): { edit: { start: nu
 export function bridgeQueryText(sql: string): string {
   // Each rewrite needs one of these (a number beyond DOUBLE's range has 309 digits or a 3-digit
   // exponent): other text (most of it) is not tokenized.
-  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}|isnull|\bdiv\b|@@/i.test(sql) && !mayNameCastType(sql)) return sql;
+  if (!/`|x'|0x|limit|interval|\d{309}|e\+?\d{3}|isnull|\bdiv\b|@@|within/i.test(sql) && !mayNameCastType(sql)) return sql;
   let tokens: Token[];
   try {
     tokens = tokenize(sql);
@@ -77,6 +117,12 @@ export function bridgeQueryText(sql: string): string {
         edits.push({ start: sign.start, end: n.end, text: `(${sign.value}${n.text})` });
         i += 2;
       }
+    }
+    const within = withinGroup(sql, tokens, i);
+    if (within !== undefined) {
+      edits.push(within.edit);
+      i = within.last;
+      continue;
     }
     const mysql = mysqlOperator(tokens, i);
     if (mysql !== undefined) {

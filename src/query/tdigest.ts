@@ -1,0 +1,133 @@
+/**
+ * The t-digest estimate of a quantile as GreptimeDB's `approx_percentile_cont` and `approx_median`
+ * give it (DataFusion's TDigest, 100 centroids at most, Folly's merge and interpolation): the
+ * values are merged, sorted, into one digest in one pass, as DataFusion merges a batch, and the
+ * quantile is interpolated between the centroids' means. Written for tsdb from the algorithm's
+ * description (the same floating-point steps, so that the same values give the same answer).
+ *
+ * tsdb's DuckDB has no aggregate functions of JavaScript's: the values of a group are gathered by
+ * DuckDB (`list`) and the digest is built here once per group (`sketch-functions.ts`).
+ */
+
+/** Centroids at most (DataFusion's `DEFAULT_MAX_SIZE`). */
+export const TDIGEST_MAX_SIZE = 100;
+
+/** The scale function's inverse: the quantile at which centroid k ends. */
+function kToQ(k: number, d: number): number {
+  const kd = k / d;
+  if (kd >= 0.5) {
+    const base = 1 - kd;
+    return 1 - 2 * base * base;
+  }
+  return 2 * kd * kd;
+}
+
+/** A digest: centroid means and weights (ascending means), the count, the extremes. */
+export interface TDigest {
+  readonly means: Float64Array;
+  readonly weights: Float64Array;
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The digest of `sorted` (ascending, no NaN first) merged into an empty one. */
+export function digestOf(sorted: Float64Array, maxSize = TDIGEST_MAX_SIZE): TDigest {
+  const n = sorted.length;
+  const means = new Float64Array(Math.min(n, maxSize + 1));
+  const weights = new Float64Array(means.length);
+  if (n === 0) return { means: means.subarray(0, 0), weights: weights.subarray(0, 0), count: 0, min: NaN, max: NaN };
+  let size = 0;
+  let kLimit = 1;
+  let qLimitTimesCount = kToQ(kLimit, maxSize) * n;
+  kLimit++;
+  let currMean = sorted[0]!;
+  let currWeight = 1;
+  let weightSoFar = 1;
+  let sumsToMerge = 0;
+  let weightsToMerge = 0;
+  const close = () => {
+    // Centroid::add: the merged values' sum with the centroid's, then the mean.
+    const newSum = sumsToMerge + currWeight * currMean;
+    currWeight += weightsToMerge;
+    currMean = newSum / currWeight;
+    means[size] = currMean;
+    weights[size] = currWeight;
+    size++;
+  };
+  for (let i = 1; i < n; i++) {
+    const next = sorted[i]!;
+    weightSoFar += 1;
+    if (weightSoFar <= qLimitTimesCount) {
+      sumsToMerge += next;
+      weightsToMerge += 1;
+    } else {
+      close();
+      sumsToMerge = 0;
+      weightsToMerge = 0;
+      qLimitTimesCount = kToQ(kLimit, maxSize) * n;
+      kLimit++;
+      currMean = next;
+      currWeight = 1;
+    }
+  }
+  close();
+  return { means: means.subarray(0, size), weights: weights.subarray(0, size), count: n, min: sorted[0]!, max: sorted[n - 1]! };
+}
+
+/** The digest's estimate of quantile `q` (0 … 1); undefined for an empty digest. */
+export function estimateQuantile(d: TDigest, q: number): number | undefined {
+  const { means, weights } = d;
+  const len = means.length;
+  if (len === 0) return undefined;
+  const rank = q * d.count;
+  let pos: number;
+  let t: number;
+  if (q > 0.5) {
+    if (q >= 1) return d.max;
+    pos = 0;
+    t = d.count;
+    for (let k = len - 1; k >= 0; k--) {
+      t -= weights[k]!;
+      if (rank >= t) {
+        pos = k;
+        break;
+      }
+    }
+  } else {
+    if (q <= 0) return d.min;
+    pos = len - 1;
+    t = 0;
+    for (let k = 0; k < len; k++) {
+      if (rank < t + weights[k]!) {
+        pos = k;
+        break;
+      }
+      t += weights[k]!;
+    }
+  }
+  let delta = 0;
+  let min = d.min;
+  let max = d.max;
+  if (len > 1) {
+    if (pos === 0) {
+      delta = means[pos + 1]! - means[pos]!;
+      max = means[pos + 1]!;
+    } else if (pos === len - 1) {
+      delta = means[pos]! - means[pos - 1]!;
+      min = means[pos - 1]!;
+    } else {
+      delta = (means[pos + 1]! - means[pos - 1]!) / 2;
+      min = means[pos - 1]!;
+      max = means[pos + 1]!;
+    }
+  }
+  const value = means[pos]! + ((rank - t) / weights[pos]! - 0.5) * delta;
+  if (Number.isNaN(min) || Number.isNaN(max)) return value;
+  return Math.min(Math.max(value, min), max);
+}
+
+/** Quantile `q` of `values` (any order; NaN sorts last, as Rust's total order puts it), or undefined when there are none. */
+export function approxQuantile(values: Float64Array, q: number): number | undefined {
+  return estimateQuantile(digestOf(values.sort()), q);
+}
