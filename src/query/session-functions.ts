@@ -2,7 +2,7 @@
  * The tsdb functions DuckDB lacks (reference api.md §4.7; DESIGN.md "Dialect gaps"), as DuckDB
  * macros on the instance: `date_bin`, `date_format`, `to_unixtime`, `version()`, `build()`, and
  * `__tsdb_instant` of the session-time rewrites (`session-time.ts`), and GreptimeDB's MySQL-style
- * scalars (`compat-functions.ts`) and approximate aggregates (`sketch-functions.ts`). The session's `database()`, `timezone()`, `version()` (per
+ * scalars (`compat-functions.ts`) approximate aggregates (`sketch-functions.ts`) and geohash (`geo-functions.ts`). The session's `database()`, `timezone()`, `version()` (per
  * protocol), user (`user()`, `current_user`) and system variables (`@@version`) become constants in
  * the parse tree (a macro of that name would hide DuckDB's own
  * two-argument `timezone`). DuckDB's own time zone is UTC for every session; the session's is
@@ -17,6 +17,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { installCompatFunctions } from './compat-functions.js';
 import { installSketchFunctions } from './sketch-functions.js';
+import { registerGeoFunctions } from './geo-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -43,6 +44,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   await installVectorFunctions(conn);
   await installCompatFunctions(conn);
   await installSketchFunctions(conn);
+  registerGeoFunctions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

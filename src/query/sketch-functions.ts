@@ -24,57 +24,18 @@
  * (`session-functions.ts` `installFunctions`); they compute from their arguments alone (no file,
  * network or engine state), so the SQL sandbox needs nothing for them.
  */
-import { BIGINT, BLOB, BOOLEAN, DOUBLE, DuckDBBlobValue, DuckDBScalarFunction, LIST, UBIGINT, type DuckDBConnection, type DuckDBListVector, type DuckDBVector } from '@duckdb/node-api';
+import { BIGINT, BLOB, BOOLEAN, DOUBLE, DuckDBBlobValue, LIST, UBIGINT, type DuckDBConnection } from '@duckdb/node-api';
+import { bytesOf, listItems, registrar, scalar } from './js-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { encodeRegisters, estimateCount, HLL_RANK_BITS, mergeRegisters, registersOfCodes, decodeRegisters } from './hyperloglog.js';
 import { approxQuantile } from './tdigest.js';
 import { decodeSketch, encodeSketch, mergeSketches, sketchOfCodes, sketchQuantile, ZERO_CODE } from './uddsketch.js';
 
-/** The elements of row `row` of a list vector. */
-function listItems<T>(v: DuckDBVector, row: number): T[] {
-  const list = v as DuckDBListVector;
-  const child = list.childVector;
-  const start = list.getEntryOffset(row);
-  const n = list.getEntryLength(row);
-  const out: T[] = new Array<T>(n);
-  for (let i = 0; i < n; i++) out[i] = child.getItem(start + i) as T;
-  return out;
-}
-
-const bytesOf = (v: unknown): Uint8Array => (v as DuckDBBlobValue).bytes;
-
-/** A scalar function whose rows are computed by `row` (null: SQL NULL); a TsdbError fails the query with its message. */
-function scalar(name: string, parameterTypes: Parameters<typeof DuckDBScalarFunction.create>[0]['parameterTypes'], returnType: Parameters<typeof DuckDBScalarFunction.create>[0]['returnType'], row: (input: DuckDBVector[], i: number) => unknown): DuckDBScalarFunction {
-  return DuckDBScalarFunction.create({
-    name,
-    parameterTypes: parameterTypes!,
-    returnType,
-    mainFunction: (info, chunk, output) => {
-      try {
-        const input = Array.from({ length: chunk.columnCount }, (_, c) => chunk.getColumnVector(c));
-        for (let i = 0; i < chunk.rowCount; i++) output.setItem(i, row(input, i) as never);
-        output.flush();
-      } catch (err) {
-        info.setError(err instanceof TsdbError ? err.message : `Execution error: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    },
-  });
-}
-
 /** Registers the scalar functions the macros call on the instance of `conn`. */
 export function registerSketchFunctions(connection: DuckDBConnection): void {
   const blob = (bytes: Uint8Array) => new DuckDBBlobValue(bytes);
-  // Registered once per instance; a second try (after a failed install) finds them there.
-  const conn = {
-    registerScalarFunction(f: DuckDBScalarFunction): void {
-      try {
-        connection.registerScalarFunction(f);
-      } catch (err) {
-        if (!/already exists/i.test(err instanceof Error ? err.message : String(err))) throw err;
-      }
-    },
-  };
+  const conn = registrar(connection);
   conn.registerScalarFunction(scalar('__tsdb_hll_state', [LIST(UBIGINT)], BLOB, (input, i) => blob(encodeRegisters(registersOfCodes(listItems<bigint>(input[0]!, i))))));
   conn.registerScalarFunction(scalar('__tsdb_hll_merge', [LIST(BLOB)], BLOB, (input, i) => blob(encodeRegisters(mergeRegisters(listItems<unknown>(input[0]!, i).map(bytesOf))))));
   conn.registerScalarFunction(
