@@ -3,7 +3,8 @@
  * with the others by `session-functions.ts` `installFunctions`, so that a datanode running a
  * frontend's query text has them too): MySQL's string functions (`locate`, `elt`, `field`,
  * `insert`, `space`), DataFusion's `initcap`, `isnull`, `clamp`/`clamp_min`/`clamp_max` and the
- * Unix-time conversions Grafana's MySQL data source writes (`from_unixtime`, `unix_timestamp`).
+ * Unix-time conversions Grafana's MySQL data source writes (`from_unixtime`, `unix_timestamp`), and
+ * MySQL's number `format(x, d)`.
  * Results, NULL handling and errors follow GreptimeDB's `src/common/function/src/scalars/` (the
  * sqlness cases `function/string/mysql_compat`, `function/arithmetic`, `function/expression`).
  *
@@ -60,11 +61,14 @@ export function compatMacros(): string[] {
     'CREATE OR REPLACE MACRO "isnull"(x) AS (x IS NULL)',
     // GreptimeDB's CLAMP family: NULL stays NULL; a minimum above the maximum fails the query.
     `CREATE OR REPLACE MACRO clamp(v, lo, hi) AS CASE
-        WHEN lo > hi THEN error(format('Execution error: min ''{}'' > max ''{}''', lo, hi))
+        WHEN lo > hi THEN error(system.main.format('Execution error: min ''{}'' > max ''{}''', lo, hi))
         WHEN v IS NULL OR lo IS NULL OR hi IS NULL THEN NULL
         WHEN v < lo THEN lo WHEN v > hi THEN hi ELSE v END`,
     'CREATE OR REPLACE MACRO clamp_min(v, lo) AS CASE WHEN v IS NULL OR lo IS NULL THEN NULL WHEN v < lo THEN lo ELSE v END',
     'CREATE OR REPLACE MACRO clamp_max(v, hi) AS CASE WHEN v IS NULL OR hi IS NULL THEN NULL WHEN v > hi THEN hi ELSE v END',
+    // MySQL's FORMAT(x, d): x rounded to d decimals (half away from zero), with thousands separators.
+    // It hides DuckDB's fmt-style format, which GreptimeDB does not have (tsdb's macros call it as system.main.format).
+    "CREATE OR REPLACE MACRO format(x, d) AS system.main.format('{:,.' || CAST(greatest(CAST(d AS BIGINT), 0) AS VARCHAR) || 'f}', round(CAST(x AS DOUBLE), CAST(greatest(CAST(d AS BIGINT), 0) AS INTEGER)))",
     // MySQL's FROM_UNIXTIME(seconds) as DataFusion's: a timestamp of seconds (fractions kept to the microsecond).
     'CREATE OR REPLACE MACRO from_unixtime(secs) AS make_timestamp(CAST(round(CAST(secs AS DOUBLE) * 1000000) AS BIGINT))',
     // MySQL's UNIX_TIMESTAMP: seconds since the epoch, of now or of a timestamp (a string is read in

@@ -26,7 +26,8 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
     // date_bin(stride, ts[, origin]) is DuckDB's time_bucket with the origin last (epoch by default).
     "CREATE OR REPLACE MACRO date_bin(stride, t) AS time_bucket(stride, t, TIMESTAMP '1970-01-01 00:00:00'), (stride, t, origin) AS time_bucket(stride, t, origin)",
     // The wall clock of t as written (session-time.ts turns an instant into the session's wall clock first).
-    'CREATE OR REPLACE MACRO date_format(t, fmt) AS strftime(make_timestamptz(epoch_us(CAST(t AS TIMESTAMP))), fmt)',
+    // GreptimeDB's (chrono's) fractions %3f, %6f, %9f are DuckDB's %g, %f, %n.
+    "CREATE OR REPLACE MACRO date_format(t, fmt) AS strftime(make_timestamptz(epoch_us(CAST(t AS TIMESTAMP))), replace(replace(replace(fmt, '%3f', '%g'), '%6f', '%f'), '%9f', '%n'))",
     // Seconds since the epoch; a string (already UTC text, session-time.ts) or a timestamp.
     "CREATE OR REPLACE MACRO to_unixtime(t) AS CAST(CASE WHEN typeof(t) = 'VARCHAR' THEN epoch(CAST(t AS TIMESTAMPTZ)) ELSE epoch(CAST(t AS TIMESTAMP)) END AS BIGINT)",
     // The instant at which the wall clock of zone z reads b, where b is the start of the bucket of

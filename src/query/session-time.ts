@@ -15,8 +15,8 @@
  *   TIMESTAMP_S/_MS/_NS columns); `current_date` / `today()` and `current_time` are the session's
  *   local date and time of day;
  * - `date_add(t, interval)` / `date_sub(t, interval)` (MySQL's) are `t + interval` / `t - interval`
- *   (an interval written as a string is cast to one; of a cast to a date or a timestamp unit, the
- *   result is of that type)
+ *   (an interval written as a string is cast to one; of a column, or of a cast to a date or a
+ *   timestamp unit, the result is of that type)
  *   (DuckDB's `date_sub` is a difference of three arguments, left as it is);
  * - `date_trunc`, two-argument `date_bin` / `time_bucket` and `date_format` of a timestamp work on
  *   the session's wall clock (`rewriteSessionBuckets`): a day starts at local midnight.
@@ -178,6 +178,8 @@ export function rewriteSessionTime(tree: unknown, st: SessionTime): void {
         // TIMESTAMP_MS ± INTERVAL is a TIMESTAMP).
         const type = castTypeOf(children[0]);
         if (type === 'DATE' || type === 'TIMESTAMP_S' || type === 'TIMESTAMP_MS' || type === 'TIMESTAMP_NS') return { ...castNode({ ...op, alias: '' }, type), alias: op['alias'] };
+        // Of a column (a DATE or a TIMESTAMP of any unit), the column's type.
+        if (isNode(children[0]) && children[0]['class'] === 'COLUMN_REF') return { ...functionNode('cast_to_type', [{ ...op, alias: '' }, structuredClone(children[0])]), alias: op['alias'] };
         return op;
       }
     }
@@ -200,6 +202,8 @@ export function timestampTest(columns: ReadonlyMap<string, TimeUnit>): (n: Json 
     const f = functionNameOf(n);
     if (f === undefined) return false;
     if (TIMESTAMP_FUNCTIONS.has(f)) return true;
+    // date_add/date_sub of a column, rewritten above: of the column's type.
+    if (f === 'cast_to_type') return test((n['children'] as Json[])[1]);
     return (f === '+' || f === '-') && test((n['children'] as Json[])[0]);
   };
   return test;

@@ -35,3 +35,17 @@ DROP TABLE grafana;
 SELECT date_add('2023-12-06'::DATE, INTERVAL '3 month 5 day');
 
 SELECT date_sub('2023-12-06'::DATE, '3 month 5 day');
+
+CREATE TABLE dates(d DATE, ts TIMESTAMP TIME INDEX);
+
+INSERT INTO dates VALUES ('1992-01-01', 1), ('1993-12-30', 2), ('2023-12-06', 3);
+
+SELECT date_add(d, INTERVAL '1 year 2 month 3 day') AS a, date_sub(d, '1 year 2 month 3 day') AS s FROM dates ORDER BY ts;
+
+SELECT date_add(ts, '1 year 2 month 3 day') AS a, date_sub(ts, INTERVAL '1 year 2 month 3 day') AS s FROM dates ORDER BY ts;
+
+SELECT ts FROM dates WHERE date_add(ts, INTERVAL '1 day') > '1970-01-02 00:00:00.001' ORDER BY ts;
+
+SELECT date_format(ts, '%Y-%m-%d %H:%M:%S:%3f') AS f, date_format(d, '%Y-%m-%d %H:%M:%S:%3f') AS g FROM dates ORDER BY ts;
+
+DROP TABLE dates;

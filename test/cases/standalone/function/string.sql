@@ -79,3 +79,17 @@ SELECT idx, val, INSERT(val, 1, 5, 'hi') AS inserted FROM string_test ORDER BY i
 SELECT idx, ELT(idx, 'one', 'two', 'three') AS e, FIELD(val, 'foo bar baz', 'hello world') AS f, INITCAP(val) AS i FROM string_test ORDER BY idx;
 
 DROP TABLE string_test;
+
+SELECT FORMAT(1234567.891, 2);
+
+SELECT FORMAT(1234567.891, 0);
+
+SELECT FORMAT(1234.5, 4);
+
+SELECT FORMAT(-1234567.891, 2);
+
+SELECT FORMAT(0.5, 2);
+
+SELECT FORMAT(123, 2);
+
+SELECT FORMAT(NULL, 2);
