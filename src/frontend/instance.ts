@@ -16,7 +16,7 @@ import { quoteIdent } from '../common/sql-quote.js';
 import { PG_CATALOG, pgCatalogTable, relationOid, type PgCatalogSession } from '../catalog/pg-catalog.js';
 import { pgDialect } from '../query/pg-dialect.js';
 import { buildInfo } from '../common/build-info.js';
-import { installFunctions } from '../query/session-functions.js';
+import { installFunctions, versionOf } from '../query/session-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { isValidTimeZone } from '../common/time/timestamp.js';
@@ -533,7 +533,8 @@ export class FrontendInstance {
         dialect: pgDialect({
           user: pg.user,
           database: pg.database,
-          version: `PostgreSQL ${pg.serverVersion.split('-')[0]} on tsdb ${buildInfo().version}`,
+          // GreptimeDB's: `PostgreSQL 16.3 <product> <version>`.
+          version: versionOf('postgres'),
           relationOid: (text) => relationOid(text, this.informationSchemaSource(), pg),
         }),
       }),
