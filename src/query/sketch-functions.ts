@@ -1,8 +1,8 @@
 /**
  * GreptimeDB's approximate aggregates on tsdb's DuckDB: `hll` / `hll_merge` / `hll_count`,
  * `approx_distinct`, `uddsketch_state` / `uddsketch_merge` / `uddsketch_calc`,
- * `approx_percentile_cont(x, p)` (and `… WITHIN GROUP (ORDER BY x)`, `sql/query-text.ts`) and
- * `approx_median`.
+ * `approx_percentile_cont(x, p)` and `approx_percentile_cont_with_weight(x, w, p)` (and their
+ * `… WITHIN GROUP (ORDER BY x)` forms, `sql/query-text.ts`) and `approx_median`.
  *
  * DuckDB's C API here has no aggregate functions of JavaScript's, so each aggregate is a macro: a
  * built-in DuckDB aggregate gathers what the sketch needs, vectorized and in parallel, and a
@@ -29,7 +29,7 @@ import { bytesOf, listItems, registrar, scalar } from './js-functions.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { encodeRegisters, estimateCount, HLL_RANK_BITS, mergeRegisters, registersOfCodes, decodeRegisters } from './hyperloglog.js';
-import { approxQuantile } from './tdigest.js';
+import { approxQuantile, estimateQuantile, weightedDigestOf } from './tdigest.js';
 import { decodeSketch, encodeSketch, mergeSketches, sketchOfCodes, sketchQuantile, ZERO_CODE } from './uddsketch.js';
 
 /** Registers the scalar functions the macros call on the instance of `conn`. */
@@ -75,6 +75,15 @@ export function registerSketchFunctions(connection: DuckDBConnection): void {
       return input[2]!.getItem(i) === true ? Math.trunc(v) : v;
     }),
   );
+  conn.registerScalarFunction(
+    scalar('__tsdb_approx_quantile_weighted', [LIST(DOUBLE), LIST(DOUBLE), DOUBLE, BOOLEAN], DOUBLE, (input, i) => {
+      const q = input[2]!.getItem(i) as number;
+      if (!(q >= 0 && q <= 1)) throw new TsdbError(StatusCode.EngineExecuteQuery, `Error during planning: Percentile value must be between 0.0 and 1.0 inclusive, ${q} is invalid`);
+      const v = estimateQuantile(weightedDigestOf(Float64Array.from(listItems<number>(input[0]!, i)), Float64Array.from(listItems<number>(input[1]!, i))), q);
+      if (v === undefined) return null;
+      return input[3]!.getItem(i) === true ? Math.trunc(v) : v;
+    }),
+  );
 }
 
 /** The hll register and rank of a 64-bit hash `h`, as one code (register · 64 + rank). */
@@ -91,7 +100,7 @@ const UDDS_CODE = `CASE WHEN v > 0 THEN 2 * CAST(ceil(ln(v) / ln((1 + e) / (1 - 
  * The macros that aggregate (lower case): the query path counts them with DuckDB's aggregates
  * (a query of them is not split over a partitioned table's regions as a scalar one would be).
  */
-export const AGGREGATE_MACROS: ReadonlySet<string> = new Set(['hll', 'hll_merge', 'approx_distinct', 'uddsketch_state', 'uddsketch_merge', 'approx_percentile_cont', 'approx_median']);
+export const AGGREGATE_MACROS: ReadonlySet<string> = new Set(['hll', 'hll_merge', 'approx_distinct', 'uddsketch_state', 'uddsketch_merge', 'approx_percentile_cont', 'approx_median', 'approx_percentile_cont_with_weight']);
 
 /** The macros over the scalar functions (idempotent). */
 export function sketchMacros(): string[] {
@@ -109,6 +118,11 @@ export function sketchMacros(): string[] {
     // The estimate in the input's type (DataFusion's), truncated for integers.
     "CREATE OR REPLACE MACRO approx_percentile_cont(x, p) AS cast_to_type(__tsdb_approx_quantile(coalesce(list(CAST(x AS DOUBLE)) FILTER (WHERE x IS NOT NULL), []::DOUBLE[]), p, typeof(any_value(x)) LIKE '%INT%'), any_value(x))",
     'CREATE OR REPLACE MACRO approx_median(x) AS approx_percentile_cont(x, 0.5)',
+    // Values and weights sorted alike (by value, then weight): the digest's merge takes them by value.
+    'CREATE OR REPLACE MACRO approx_percentile_cont_with_weight(x, w, p) AS cast_to_type(__tsdb_approx_quantile_weighted(' +
+      'coalesce(list(CAST(x AS DOUBLE) ORDER BY CAST(x AS DOUBLE), CAST(w AS DOUBLE)) FILTER (WHERE x IS NOT NULL AND w IS NOT NULL), []::DOUBLE[]), ' +
+      'coalesce(list(CAST(w AS DOUBLE) ORDER BY CAST(x AS DOUBLE), CAST(w AS DOUBLE)) FILTER (WHERE x IS NOT NULL AND w IS NOT NULL), []::DOUBLE[]), ' +
+      "p, typeof(any_value(x)) LIKE '%INT%'), any_value(x))",
   ];
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeRegisters, encodeRegisters, estimateCount, HLL_RANK_BITS, mergeRegisters, registersOfCodes } from './hyperloglog.js';
-import { approxQuantile } from './tdigest.js';
+import { approxQuantile, estimateQuantile, weightedDigestOf } from './tdigest.js';
 import { decodeSketch, encodeSketch, mergeSketches, sketchOfCodes, sketchQuantile, ZERO_CODE } from './uddsketch.js';
 
 /** A deterministic 64-bit hash stand-in (splitmix64). */
@@ -43,6 +43,10 @@ test("t-digest answers DataFusion's estimates (GreptimeDB's sqlness answers)", (
   assert.equal(approxQuantile(Float64Array.from({ length: 1000 }, (_, i) => i * 1.5), 0.9), 1349.25);
   assert.equal(approxQuantile(Float64Array.from([5, 1, 4, 2]), 0.5), 3.25);
   assert.equal(approxQuantile(new Float64Array(0), 0.5), undefined);
+  // Weighted (approx_percentile_cont_with_weight): GreptimeDB's 33, 23, 40 and 3.6666666666666665.
+  const weighted = weightedDigestOf(Float64Array.from([10, 20, 30, 40, 50]), Float64Array.from([1, 2, 3, 4, 1]));
+  assert.deepEqual([0.5, 0.25, 0.75].map((q) => Math.trunc(estimateQuantile(weighted, q)!)), [33, 23, 40]);
+  assert.equal(estimateQuantile(weightedDigestOf(Float64Array.from([1.5, 2.5, 3.5, 4.5]), Float64Array.from([0.5, 1, 1.5, 2])), 0.5), 3.6666666666666665);
 });
 
 test('uddsketch answers within α, collapses to its bucket limit and merges exactly', () => {

@@ -127,6 +127,57 @@ export function estimateQuantile(d: TDigest, q: number): number | undefined {
   return Math.min(Math.max(value, min), max);
 }
 
+/**
+ * The digest of weighted values as DataFusion's `approx_percentile_cont_with_weight` builds it:
+ * each (value, weight) a one-centroid digest counting its weight, all merged at once
+ * (`merge_digests`: centroids by mean, compressed with the limits of the total weight).
+ * `values` ascending, `weights` alongside. (GreptimeDB's sqlness answers fix the count as the
+ * weights' sum: 3.6666666666666665 for weights 0.5, 1, 1.5, 2.)
+ */
+export function weightedDigestOf(values: Float64Array, weights: Float64Array, maxSize = TDIGEST_MAX_SIZE): TDigest {
+  const n = values.length;
+  // Weights beyond the count's limits close a centroid per value: up to n of them.
+  const means = new Float64Array(n);
+  const ws = new Float64Array(n);
+  if (n === 0) return { means: means.subarray(0, 0), weights: ws.subarray(0, 0), count: 0, min: NaN, max: NaN };
+  let total = 0;
+  for (let i = 0; i < n; i++) total += weights[i]!;
+  let size = 0;
+  let kLimit = 1;
+  let qLimitTimesCount = kToQ(kLimit, maxSize) * total;
+  let currMean = values[0]!;
+  let currWeight = weights[0]!;
+  let weightSoFar = currWeight;
+  let sumsToMerge = 0;
+  let weightsToMerge = 0;
+  const close = () => {
+    const newSum = sumsToMerge + currWeight * currMean;
+    currWeight += weightsToMerge;
+    currMean = newSum / currWeight;
+    means[size] = currMean;
+    ws[size] = currWeight;
+    size++;
+  };
+  for (let i = 1; i < n; i++) {
+    weightSoFar += weights[i]!;
+    if (weightSoFar <= qLimitTimesCount) {
+      sumsToMerge += values[i]! * weights[i]!;
+      weightsToMerge += weights[i]!;
+    } else {
+      close();
+      sumsToMerge = 0;
+      weightsToMerge = 0;
+      // DataFusion's merge_digests computes the next limit before it advances k.
+      qLimitTimesCount = kToQ(kLimit, maxSize) * total;
+      kLimit++;
+      currMean = values[i]!;
+      currWeight = weights[i]!;
+    }
+  }
+  close();
+  return { means: means.subarray(0, size), weights: ws.subarray(0, size), count: total, min: values[0]!, max: values[n - 1]! };
+}
+
 /** Quantile `q` of `values` (any order; NaN sorts last, as Rust's total order puts it), or undefined when there are none. */
 export function approxQuantile(values: Float64Array, q: number): number | undefined {
   return estimateQuantile(digestOf(values.sort()), q);

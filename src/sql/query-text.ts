@@ -41,12 +41,13 @@ const isWord = (t: Token | undefined, word: string) => t?.kind === 'ident' && t.
 /**
  * DataFusion's ordered-set form `approx_percentile_cont(p) WITHIN GROUP (ORDER BY x [ASC|DESC]
  * [NULLS …])`, which DuckDB's parser takes for its own ordered aggregates only, as the call form
- * `approx_percentile_cont(x, p)` (`query/sketch-functions.ts`); DESC reads the quantile from the
- * other end, `1 - p`.
+ * `approx_percentile_cont(x, p)` (`query/sketch-functions.ts`), and
+ * `approx_percentile_cont_with_weight(w, p) WITHIN GROUP (ORDER BY x)` as
+ * `approx_percentile_cont_with_weight(x, w, p)`; DESC reads the quantile from the other end, `1 - p`.
  */
 function withinGroup(sql: string, tokens: readonly Token[], i: number): { edit: { start: number; end: number; text: string }; last: number } | undefined {
   const t = tokens[i]!;
-  if (!isWord(t, 'approx_percentile_cont') || tokens[i + 1]?.kind !== 'op' || tokens[i + 1]!.value !== '(') return undefined;
+  if (!(isWord(t, 'approx_percentile_cont') || isWord(t, 'approx_percentile_cont_with_weight')) || tokens[i + 1]?.kind !== 'op' || tokens[i + 1]!.value !== '(') return undefined;
   const argsEnd = closing(tokens, i + 1);
   if (argsEnd < 0 || argsEnd === i + 2 || !isWord(tokens[argsEnd + 1], 'within') || !isWord(tokens[argsEnd + 2], 'group')) return undefined;
   const open = argsEnd + 3;
@@ -59,8 +60,19 @@ function withinGroup(sql: string, tokens: readonly Token[], i: number): { edit: 
   if (desc || isWord(tokens[last], 'asc')) last--;
   if (last < open + 3) return undefined;
   const expr = sql.slice(tokens[open + 3]!.start, tokens[last]!.end);
-  const p = sql.slice(tokens[i + 2]!.start, tokens[argsEnd - 1]!.end);
-  return { edit: { start: t.start, end: tokens[end]!.end, text: `${t.text}(${expr}, ${desc ? `1 - (${p})` : p})` }, last: end };
+  // The arguments: p, or (with weight) w and p, split at the top-level comma.
+  let comma = -1;
+  for (let j = i + 2, depth = 0; j < argsEnd; j++) {
+    const a = tokens[j]!;
+    if (a.kind === 'op' && a.value === '(') depth++;
+    else if (a.kind === 'op' && a.value === ')') depth--;
+    else if (depth === 0 && a.kind === 'op' && a.value === ',') comma = j;
+  }
+  const weighted = t.value.toLowerCase() === 'approx_percentile_cont_with_weight';
+  if (weighted !== comma >= 0) return undefined;
+  const w = weighted ? `${sql.slice(tokens[i + 2]!.start, tokens[comma - 1]!.end)}, ` : '';
+  const p = sql.slice(tokens[weighted ? comma + 1 : i + 2]!.start, tokens[argsEnd - 1]!.end);
+  return { edit: { start: t.start, end: tokens[end]!.end, text: `${t.text}(${expr}, ${w}${desc ? `1 - (${p})` : p})` }, last: end };
 }
 
 /** Words that end an operand or start a clause: `div` next to one is a column named so, not MySQL's operator. */

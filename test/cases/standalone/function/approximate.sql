@@ -99,3 +99,17 @@ SELECT uddsketch_calc(0.5, NULL), uddsketch_calc(0.5, 'not a state'::BLOB);
 DROP TABLE test_uddsketch;
 
 DROP TABLE grouped_uddsketch;
+
+CREATE TABLE weight_test("value" INTEGER, weight INTEGER, grp INTEGER, ts TIMESTAMP TIME INDEX);
+
+INSERT INTO weight_test VALUES (10, 1, 1, 1000), (20, 2, 1, 2000), (30, 3, 1, 3000), (40, 4, 2, 4000), (50, 1, 2, 5000), (NULL, 1, 2, 6000), (60, NULL, 2, 7000);
+
+SELECT approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER BY "value") AS p50, approx_percentile_cont_with_weight(weight, 0.25) WITHIN GROUP (ORDER BY "value") AS p25, approx_percentile_cont_with_weight(weight, 0.75) WITHIN GROUP (ORDER BY "value") AS p75 FROM weight_test;
+
+SELECT approx_percentile_cont_with_weight("value", weight, 0.0) AS lo, approx_percentile_cont_with_weight("value", weight, 1.0) AS hi, approx_percentile_cont_with_weight(CAST("value" AS DOUBLE), weight / 2.0, 0.5) AS half FROM weight_test;
+
+SELECT grp, approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER BY "value") AS p50 FROM weight_test GROUP BY grp ORDER BY grp;
+
+SELECT approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER BY "value") FROM weight_test WHERE "value" > 1000;
+
+DROP TABLE weight_test;
