@@ -113,3 +113,13 @@ SELECT grp, approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER 
 SELECT approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER BY "value") FROM weight_test WHERE "value" > 1000;
 
 DROP TABLE weight_test;
+
+CREATE TABLE sketch_parts (host STRING, ts TIMESTAMP TIME INDEX, v DOUBLE, PRIMARY KEY (host)) PARTITION ON COLUMNS (host) (host < 'h', host >= 'h' AND host < 'p', host >= 'p');
+
+INSERT INTO sketch_parts SELECT CASE x % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'k' ELSE 'z' END, x * 1000, x FROM generate_series(0, 299) AS t(x);
+
+SELECT hll_count(hll(v)) AS distinct_v, approx_distinct(host) AS hosts, approx_median(v) AS median, approx_percentile_cont(0.9) WITHIN GROUP (ORDER BY v) AS p90, uddsketch_calc(0.5, uddsketch_state(128, 0.01, v + 1)) AS udd_median FROM sketch_parts;
+
+SELECT host, approx_distinct(v) AS n, approx_median(v) AS median FROM sketch_parts GROUP BY host ORDER BY host;
+
+DROP TABLE sketch_parts;
