@@ -7,6 +7,7 @@
  *   __table_name/{catalog}/{db}/{table}      {"table_id": N}
  *   __table_info/{table_id}                  TableInfo
  *   __meta_seq-table_id                      the next table id (from 1024)
+ *   __view_name/{catalog}/{db}/{view}        ViewInfo (view-info.ts; its id from the table ids)
  *
  * A table is created by writing its info first, then claiming its name with a compare-and-put, so
  * that two creations of one name cannot both win and a crash between the two leaves only an
@@ -23,6 +24,7 @@ import type { KvBackend } from '../meta/kv/kv-backend.js';
 import type { KvOp } from '../meta/kv/kv-backend.js';
 import { checkDatabaseName } from './limit-checks.js';
 import { DEFAULT_CATALOG, DEFAULT_DATABASE, FIRST_TABLE_ID, INFORMATION_SCHEMA, fullTableName, type DatabaseInfo, type TableInfo } from './table-info.js';
+import type { ViewInfo } from './view-info.js';
 import { datanodeTableKey, datanodeTablePrefix, routeNodeIds, tableRouteKey, type DatanodeTable, type TablePlacement, type TableRoute } from './table-route.js';
 
 const SEQ_TABLE_ID = '__meta_seq-table_id';
@@ -66,6 +68,8 @@ export class CatalogManager {
    * is known are still renewed. Forgotten by `invalidate()`.
    */
   private readonly shareCache = new Map<number, Promise<DatanodeTable[]>>();
+  /** Views by `db/name`, kept as tables are (every query naming a table not found asks). */
+  private readonly viewCache = new Map<string, Promise<ViewInfo | undefined>>();
 
   private constructor(private readonly kv: KvBackend) {}
 
@@ -82,6 +86,7 @@ export class CatalogManager {
   private forgetNames(): void {
     this.tableCache.clear();
     this.databaseCache.clear();
+    this.viewCache.clear();
   }
 
   /**
@@ -128,6 +133,7 @@ export class CatalogManager {
     this.tableCache.clear();
     this.databaseCache.clear();
     this.shareCache.clear();
+    this.viewCache.clear();
   }
 
   /** `read(key)` through `cache`; a failed read is not kept. */
@@ -270,6 +276,8 @@ export class CatalogManager {
    */
   async createTable(info: TableInfo, placement?: TablePlacement): Promise<void> {
     return this.change(async () => {
+      // Views share the table namespace.
+      if ((await this.kv.get(this.viewKey(info.database, info.name))) !== undefined) throw tableExists(info);
       if (placement !== undefined) {
         if ((await this.kv.get(this.nameKey(info.database, info.name))) !== undefined) throw tableExists(info);
         const ops: KvOp[] = [
@@ -386,6 +394,51 @@ export class CatalogManager {
         ops.push(share === undefined ? { type: 'delete', key: datanodeTableKey(node, route.table_id) } : { type: 'put', key: datanodeTableKey(node, route.table_id), value: encode(share) });
       }
       await this.batchWithShares(ops);
+    });
+  }
+
+  private viewKey(db: string, name: string): string {
+    return `__view_name/${this.catalog}/${db}/${name}`;
+  }
+
+  /** The view `db.name`, if there is one. */
+  view(db: string, name: string): Promise<ViewInfo | undefined> {
+    return this.cached(this.viewCache, `${db}/${name}`, async () => {
+      const v = await this.kv.get(this.viewKey(db, name));
+      return v === undefined ? undefined : decode<ViewInfo>(v);
+    });
+  }
+
+  /** The views of a database, sorted by name. */
+  async views(db: string): Promise<ViewInfo[]> {
+    return (await this.kv.range(`__view_name/${this.catalog}/${db}/`)).map((e) => decode<ViewInfo>(e.value));
+  }
+
+  /**
+   * Records a view; with `replace`, over the view of that name. A table of that name is
+   * TableAlreadyExists; a view of that name without `replace`, TableAlreadyExists worded as
+   * GreptimeDB words it (`View already exists`).
+   */
+  async createView(info: ViewInfo, replace: boolean): Promise<void> {
+    return this.change(async () => {
+      if ((await this.kv.get(this.nameKey(info.database, info.name))) !== undefined) throw tableExists(info);
+      if (replace) {
+        const before = await this.kv.get(this.viewKey(info.database, info.name));
+        // A replaced view keeps its id and creation time.
+        const kept = before === undefined ? info : { ...info, view_id: decode<ViewInfo>(before).view_id, created_at: decode<ViewInfo>(before).created_at };
+        await this.kv.put(this.viewKey(info.database, info.name), encode(kept));
+        return;
+      }
+      if (!(await this.kv.compareAndPut(this.viewKey(info.database, info.name), undefined, encode(info)))) {
+        throw new TsdbError(StatusCode.TableAlreadyExists, `View already exists: \`${fullTableName(info)}\``);
+      }
+    });
+  }
+
+  /** Removes a view's record (none: nothing happens). */
+  async dropView(db: string, name: string): Promise<void> {
+    return this.change(async () => {
+      await this.kv.delete(this.viewKey(db, name));
     });
   }
 }

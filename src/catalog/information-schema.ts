@@ -14,6 +14,8 @@ import { showTypeOf } from './column-types.js';
 import { partitionRuleOf } from './partition-rule.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, LOGICAL_TABLE_OPTION, ownsNoRegions, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 import type { RegionRoute } from './table-route.js';
+import type { ViewInfo } from './view-info.js';
+import { VIEWS_COLUMNS, viewsRows, viewTablesRow } from './information-schema-views.js';
 
 /** What a region holds, as the engine counts it. */
 export interface RegionStatistics {
@@ -41,6 +43,8 @@ export interface InformationSchemaSource {
    * on this standalone server (GreptimeDB's standalone peer: id 0, no address).
    */
   regionRoutes?(t: TableInfo): Promise<readonly RegionRoute[] | undefined>;
+  /** The views of a database (`views`, and `tables` rows of type VIEW); none when absent. */
+  views?(db: string): Promise<ViewInfo[]>;
   /** The nodes of the cluster (`cluster_info`); absent in a standalone server (one STANDALONE row). */
   clusterNodes?(): Promise<ClusterNodeRow[]>;
 }
@@ -142,6 +146,12 @@ async function allTables(source: InformationSchemaSource): Promise<Array<{ db: D
 
 function tableName(t: AnyTable): string {
   return t.kind === 'user' ? t.info.name : t.name;
+}
+
+/** The user tables' and views' rows of one database's part of `tables`, sorted by name (views after none). */
+function withViews(rows: Cell[][], views: readonly ViewInfo[]): Cell[][] {
+  if (views.length === 0) return rows;
+  return [...rows, ...views.map(viewTablesRow)].sort((a, b) => compare(String(a[2]), String(b[2])));
 }
 
 /** A column of any table, with what `columns` and `key_column_usage` need to know of it. */
@@ -264,8 +274,9 @@ const TABLES_COLUMNS: readonly VirtualColumn[] = [
 ];
 
 async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
-  const rows: Cell[][] = [];
+  const all: Cell[][] = [];
   for (const { db, tables } of await allTables(source)) {
+    const rows: Cell[][] = [];
     for (const t of tables) {
       if (t.kind === 'virtual') {
         rows.push([DEFAULT_CATALOG, db.name, t.name, 'LOCAL TEMPORARY', t.def.id, 0, 0, 0, 0, 0, '', TABLE_VERSION, 'Fixed', 0, 0, null, db.created_at, null, null, UTF8_BIN, 0, '', null, 'Y']);
@@ -306,8 +317,9 @@ async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
         'N',
       ]);
     }
+    all.push(...withViews(rows, db.name === INFORMATION_SCHEMA || source.views === undefined ? [] : await source.views(db.name)));
   }
-  return rows;
+  return all;
 }
 
 const COLUMNS_COLUMNS: readonly VirtualColumn[] = [
@@ -697,6 +709,7 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
   region_statistics: { id: 35, columns: REGION_STATISTICS_COLUMNS, rows: regionStatisticsRows },
   schemata: { id: 15, columns: SCHEMATA_COLUMNS, rows: schemataRows },
   tables: { id: 3, columns: TABLES_COLUMNS, rows: tablesRows },
+  views: { id: 32, columns: VIEWS_COLUMNS, rows: viewsRows },
 };
 
 /** The tables of `information_schema`, sorted by name. */

@@ -16,6 +16,7 @@ import { regionId } from '../types/region-id.js';
 import type { CatalogManager } from './catalog-manager.js';
 import { ownsNoRegions, regionDir, regionMetadataOf, tableRegionIds, type TableInfo } from './table-info.js';
 import { regionOptionsOf } from './table-options.js';
+import type { ViewInfo } from './view-info.js';
 
 export interface TableDdl {
   /** A new table id (unique, increasing; one lost to a failed creation is not reused). */
@@ -39,6 +40,10 @@ export interface TableDdl {
   alterDatabase(name: string, set: Readonly<Record<string, string>>, unset: readonly string[]): Promise<void>;
   /** Removes a database's record (its tables are dropped first, one by one, by the caller). */
   dropDatabase(name: string): Promise<void>;
+  /** Records a checked view (`CatalogManager.createView`); with `replace`, over the view of that name. */
+  createView(info: ViewInfo, replace: boolean): Promise<void>;
+  /** Removes a view's record. */
+  dropView(info: ViewInfo): Promise<void>;
 }
 
 /** Whether an alter reaches the regions: every change of a table with regions but a rename alone. */
@@ -106,5 +111,13 @@ export class LocalTableDdl implements TableDdl {
 
   dropDatabase(name: string): Promise<void> {
     return this.catalog.dropDatabase(name);
+  }
+
+  createView(info: ViewInfo, replace: boolean): Promise<void> {
+    return this.catalog.createView(info, replace);
+  }
+
+  dropView(info: ViewInfo): Promise<void> {
+    return this.catalog.dropView(info.database, info.name);
   }
 }

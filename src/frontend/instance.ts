@@ -52,6 +52,7 @@ import { runTql, tqlArrow, tqlTable, type TqlContext } from './statement/tql.js'
 import { publishArrow, type ArrowPublication } from '../query/arrow-scan-function.js';
 import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables, type ShowWhere } from './statement/show.js';
 import { timedStatement } from './statement-metrics.js';
+import { createView, dropView, showCreateView, showViews } from './statement/view.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
 function accessOf(stmt: Statement): AccessKind | undefined {
@@ -72,6 +73,8 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'show_processlist':
     case 'tql':
     case 'tql_query':
+    case 'show_views':
+    case 'show_create_view':
       return 'read';
     case 'kill':
       return undefined;
@@ -88,6 +91,9 @@ const SHOW_ROWS = `__tsdb_show_rows_${randomBytes(6).toString('hex')}`;
 
 /** The names TQL CTEs' rows stand under in the query around them (a per-process nonce: no table has it). */
 const TQL_ROWS = `__tsdb_tql_rows_${randomBytes(6).toString('hex')}`;
+
+/** The name a view's query stands under while its columns are read (CREATE VIEW). */
+const VIEW_PROBE = `__tsdb_view_${randomBytes(6).toString('hex')}`;
 
 /** How often a cancelled query's connection (or, at shutdown, every running one) is interrupted again until the query ends. */
 const INTERRUPT_REPEAT_MS = 100;
@@ -255,6 +261,7 @@ export class FrontendInstance {
       case 'tql_query':
         return this.tqlQuery(stmt, session);
       case 'insert':
+        await this.refuseViewWrite(stmt, session);
         if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q, wrap) => this.query(q, session, { lists, ...(wrap !== undefined && { wrap }) })));
         return affected(await insertValues(stmt, session, this.catalog, this.tables, query));
       case 'delete':
@@ -285,8 +292,13 @@ export class FrontendInstance {
         return showColumns(stmt, session, this.catalog, where);
       case 'show_index':
         return showIndex(stmt, session, this.catalog, where);
-      case 'show_create_table':
+      case 'show_create_table': {
+        const { database, table } = resolveName(stmt.name, session);
+        if ((await this.catalog.table(database, table)) === undefined && (await this.catalog.view(database, table)) !== undefined) {
+          throw new TsdbError(StatusCode.Unsupported, `Show create table only for base table. ${session.catalog}.${database}.${table} is VIEW`);
+        }
         return showCreateTable(stmt, session, this.catalog);
+      }
       case 'show_create_database':
         return showCreateDatabase(stmt, this.catalog);
       case 'describe_table':
@@ -295,6 +307,12 @@ export class FrontendInstance {
         for (const name of stmt.names) {
           const info = await this.lookup(name, session);
           if (info === undefined) {
+            // DROP TABLE of a view drops the view (its name is in the tables' namespace).
+            const view = await this.catalog.view(resolveName(name, session).database, resolveName(name, session).table);
+            if (view !== undefined) {
+              await this.ddl.dropView(view);
+              continue;
+            }
             if (stmt.ifExists) continue;
             const { database, table } = resolveName(name, session);
             throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${database}.${table}`);
@@ -330,6 +348,14 @@ export class FrontendInstance {
         return showProcessList(stmt.full, this.processes.list(session.user));
       case 'kill':
         return this.kill(stmt, session);
+      case 'create_view':
+        return createView(stmt, session, { catalog: this.catalog, ddl: this.ddl, columnsOf: (q, tql) => this.viewColumns(q, tql, session) });
+      case 'drop_view':
+        return dropView(stmt, session, this.catalog, this.ddl);
+      case 'show_views':
+        return showViews(stmt, session, this.catalog, where);
+      case 'show_create_view':
+        return showCreateView(stmt, session, this.catalog);
       default: {
         const unhandled: never = stmt;
         throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);
@@ -360,6 +386,27 @@ export class FrontendInstance {
     const next = altered(info, action);
     regionOptionsOf(next.options);
     await this.ddl.alterTable(info, next);
+  }
+
+  /**
+   * INSERT into a view fails as GreptimeDB's does: a view has no columns of its own, so every value
+   * is one too many.
+   */
+  private async refuseViewWrite(stmt: Extract<Statement, { kind: 'insert' }>, session: Session): Promise<void> {
+    const { database, table } = resolveName(stmt.name, session);
+    if ((await this.catalog.table(database, table)) !== undefined || (await this.catalog.view(database, table)) === undefined) return;
+    const values = stmt.source.kind === 'values' ? (stmt.source.rows[0]?.length ?? 0) : 0;
+    throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: column count mismatch, columns: ${stmt.columns?.length ?? 0}, values: ${values}`);
+  }
+
+  /**
+   * The column names of a view's query, planned as the session's query (so a missing table, a
+   * column that is not there or a refused function fails the CREATE VIEW): read with no rows.
+   */
+  private async viewColumns(query: string, tql: boolean, session: Session): Promise<string[]> {
+    if (tql) throw new TsdbError(StatusCode.Unsupported, 'Failed to plan SQL: a view over TQL is not supported yet: write the query in SQL');
+    const out = await this.query(query, session, { wrap: (sql) => `SELECT * FROM (${sql}) AS ${quoteIdent(VIEW_PROBE)} LIMIT 0` });
+    return out.kind === 'records' ? out.columns.map((c) => c.name) : [];
   }
 
   private async lookup(name: { parts: readonly string[] }, session: Session): Promise<TableInfo | undefined> {
@@ -394,6 +441,7 @@ export class FrontendInstance {
       throw new TsdbError(StatusCode.DatabaseNotFound, `Database not found: ${name}`);
     }
     for (const t of await this.catalog.tables(name)) await this.dropTable(t, true);
+    for (const v of await this.catalog.views(name)) await this.ddl.dropView(v);
     await this.ddl.dropDatabase(name);
     return affected(0);
   }
@@ -546,6 +594,15 @@ export class FrontendInstance {
       ...(signal !== undefined && { signal }),
       ...(opts.arrow === true && { arrow: true }),
       ...(opts.names === true && { names: true }),
+      view: async (catalog, database, name) => {
+        if (catalog !== '' && catalog !== session.catalog) return undefined;
+        if (catalog === '' && (name === rows?.name || relations?.has(name) === true)) return undefined;
+        if (database === INFORMATION_SCHEMA || database.toLowerCase() === PG_CATALOG) return undefined;
+        // Names are a table's or a view's, never both: a table (the common case, cached) asks no more.
+        if ((await this.catalog.table(database, name)) !== undefined) return undefined;
+        const v = await this.catalog.view(database, name);
+        return v === undefined ? undefined : { database: v.query_database, query: v.query, columns: v.columns };
+      },
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
         const named = catalog === '' ? relations?.get(name) : undefined;
@@ -694,6 +751,7 @@ export class FrontendInstance {
       ...(this.cluster !== undefined && { clusterNodes: () => this.cluster!.nodes(), regionRoutes: (t: TableInfo) => this.cluster!.routes(t) }),
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
+      views: (db) => this.catalog.views(db),
       regionStatistics: (t) =>
         isLogicalTable(t)
           ? Promise.resolve([])

@@ -13,6 +13,7 @@
  * - Events: after every committed change, subscribers are told what to forget from their caches.
  */
 import type { TableInfo } from '../catalog/table-info.js';
+import type { ViewInfo } from '../catalog/view-info.js';
 import type { Peer } from '../catalog/table-route.js';
 import type { KvEntry } from './kv/kv-backend.js';
 
@@ -81,7 +82,9 @@ export type DdlTask =
   | { readonly kind: 'truncate_table'; readonly info: TableInfo }
   | { readonly kind: 'create_database'; readonly name: string; readonly options: Readonly<Record<string, string>>; readonly if_not_exists: boolean }
   | { readonly kind: 'alter_database'; readonly name: string; readonly set: Readonly<Record<string, string>>; readonly unset: readonly string[] }
-  | { readonly kind: 'drop_database'; readonly name: string };
+  | { readonly kind: 'drop_database'; readonly name: string }
+  | { readonly kind: 'create_view'; readonly info: ViewInfo; readonly replace: boolean }
+  | { readonly kind: 'drop_view'; readonly info: ViewInfo };
 
 export interface DdlResult {
   /** create_table / create_database: whether it was created (false: it existed, IF NOT EXISTS). */

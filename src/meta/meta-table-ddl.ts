@@ -6,6 +6,7 @@
  */
 import type { TableDdl } from '../catalog/table-ddl.js';
 import type { TableInfo } from '../catalog/table-info.js';
+import type { ViewInfo } from '../catalog/view-info.js';
 import type { DdlTask, MetaService } from './meta-service.js';
 
 export class MetaTableDdl implements TableDdl {
@@ -55,5 +56,13 @@ export class MetaTableDdl implements TableDdl {
 
   async dropDatabase(name: string): Promise<void> {
     await this.run({ kind: 'drop_database', name });
+  }
+
+  async createView(info: ViewInfo, replace: boolean): Promise<void> {
+    await this.run({ kind: 'create_view', info, replace });
+  }
+
+  async dropView(info: ViewInfo): Promise<void> {
+    await this.run({ kind: 'drop_view', info });
   }
 }

@@ -42,6 +42,7 @@ import { keyConditionsOf, keyValuesOf, type KeyConditions, type KeyValues } from
 import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import { checkSandbox } from './sandbox.js';
+import { expandViews, type ViewBody } from './view-expansion.js';
 import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
@@ -196,6 +197,8 @@ export interface QueryContext {
   readonly arrow?: boolean;
   /** The result is a statement's own (a client reads it): its columns are named as GreptimeDB names them (`column-names.ts`). */
   readonly names?: boolean;
+  /** The view `database.name` of catalog `catalog` ('' = the session's), if it is one (`view-expansion.ts`). */
+  view?(catalog: string, database: string, name: string): Promise<ViewBody | undefined>;
 }
 
 /**
@@ -350,6 +353,16 @@ async function regionSplit(conn: DuckDBConnection, tree: unknown, template: stri
   return { text, final: (answers, names) => (names.length === columns ? final.replace(FINAL_INPUT_PATTERN, () => answers) : undefined), allRows: false };
 }
 
+/** The parse tree of a view's query (`view-expansion.ts`), read as a query's own text is, in the view's database. */
+async function parseViewQuery(conn: DuckDBConnection, query: string, ctx: QueryContext, nowMs: number): Promise<unknown> {
+  const text = await expandRangeQuery(bridgeQueryText(query), ctx, nowMs);
+  const tree = await serializeSql(conn, text).catch((err: unknown) => {
+    throw duckdbError(err);
+  });
+  if (tree.error) throw new TsdbError(StatusCode.InvalidSyntax, `Invalid SQL syntax: sql parser error: ${(tree.error_message ?? 'cannot parse the query').replace(/^Parser Error: /, '')}`);
+  return tree;
+}
+
 /** Runs one query in `conn`; returns its rows. */
 export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
   // From the text to the SQL that reads the regions (parsed by DuckDB, rewritten, tables resolved).
@@ -394,6 +407,9 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
   try {
     ctx.check?.(tree);
     const dialectRewrote = (await ctx.dialect?.rewrite(tree, sql, (expr) => parseExpression(conn, expr))) === true;
+    aborted();
+    // Views become their queries before anything is checked or resolved: their text is the user's too.
+    const withViews = ctx.view !== undefined && (await expandViews(tree, ctx.database, (c, d, n) => ctx.view!(c, d, n), (q, database) => parseViewQuery(conn, q, { ...ctx, database }, nowMs)));
     aborted();
     checkSandbox(tree);
     const refs = tableRefs(tree);
@@ -491,7 +507,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       }
     }
     // The query's text with the views' names where their relations go (spliced in as `(view)`).
-    const spliced = spliceRewritten(tree, parsed, sql, refs, parsedRefs, (i) => views.get(sources[i]!.key)!);
+    const spliced = withViews ? undefined : spliceRewritten(tree, parsed, sql, refs, parsedRefs, (i) => views.get(sources[i]!.key)!);
     const deserialized = spliced !== undefined ? sql : ((await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string);
     const template = foldedLists === undefined ? (spliced ?? deserialized) : await foldedLists.restore(spliced ?? deserialized);
     aborted();

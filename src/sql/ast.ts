@@ -166,6 +166,23 @@ export type Statement = Base &
      * `KILL QUERY|CONNECTION <n>`: the statement running on MySQL connection `n` (`target` connection).
      */
     | { readonly kind: 'kill'; readonly target: 'process' | 'connection'; readonly id: number }
+    /**
+     * `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] v [(a, …)] AS <query>`: the query as written (a
+     * SELECT, WITH, VALUES or parenthesized query, or TQL), and the statement as GreptimeDB prints it.
+     */
+    | {
+        readonly kind: 'create_view';
+        readonly name: ObjectName;
+        readonly orReplace: boolean;
+        readonly ifNotExists: boolean;
+        readonly columns: readonly string[];
+        readonly query: string;
+        readonly tql: boolean;
+        readonly definition: string;
+      }
+    | { readonly kind: 'drop_view'; readonly name: ObjectName; readonly ifExists: boolean }
+    | { readonly kind: 'show_views'; readonly database?: string; readonly filter?: ShowFilter }
+    | { readonly kind: 'show_create_view'; readonly name: ObjectName }
   );
 
 export type StatementKind = Statement['kind'];

@@ -13,6 +13,7 @@ import { checkNoNul, hexBytes, tokenize } from './lexer.js';
 import { splitAlias, TqlSpans } from './tql-text.js';
 import { blobLiteral } from './query-text.js';
 import type { Token } from './lexer.js';
+import { printTokens } from './sql-print.js';
 
 /** Parses every statement of `sql`; empty statements (`;;`, comments only) are skipped. */
 export function parseSql(sql: string): Statement[] {
@@ -300,6 +301,11 @@ class StatementParser {
   }
 
   private create(text: string): Statement {
+    if (this.eatKw('OR', 'REPLACE')) {
+      if (this.eatKw('VIEW')) return this.createView(text, true);
+      this.pos -= 2;
+    }
+    if (this.eatKw('VIEW')) return this.createView(text, false);
     if (this.eatKw('DATABASE') || this.eatKw('SCHEMA')) {
       const ifNotExists = this.ifNotExists();
       const name = this.ident();
@@ -313,6 +319,34 @@ class StatementParser {
     const t = this.peek();
     if (t.kind === 'eof') throw this.expected('an object type after CREATE');
     throw unsupported(t.text);
+  }
+
+  /** `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] v [(cols)] AS <query>` after `… VIEW`. */
+  private createView(text: string, orReplace: boolean): Statement {
+    const ifNotExists = this.ifNotExists();
+    const nameFrom = this.pos;
+    const name = this.objectName();
+    const nameText = printTokens(this.toks.slice(nameFrom, this.pos));
+    let columns: string[] = [];
+    let columnTexts: string[] = [];
+    if (this.peekOp('(')) {
+      const from = this.pos + 1;
+      columns = this.identList();
+      columnTexts = this.toks.slice(from, this.pos - 1).filter((t) => !StatementParser.isOp(t, ',')).map((t) => t.text);
+    }
+    this.expectKw('AS');
+    if (this.atEnd()) throw this.expected('SELECT, VALUES, or a subquery in the query body');
+    const bodyTokens = this.toks.slice(this.pos);
+    const query = this.textOf(this.pos, this.toks.length);
+    const first = this.peek();
+    const tql = StatementParser.isKw(first, 'TQL');
+    const isQuery = StatementParser.isOp(first, '(') || (first.kind === 'ident' && QUERY_WORDS.has(first.value.toUpperCase()));
+    if (!tql && !isQuery) {
+      throw new TsdbError(StatusCode.Unsupported, `Failed to plan SQL: This feature is not implemented: Query ${printTokens(bodyTokens)} not implemented yet`);
+    }
+    this.pos = this.toks.length;
+    const definition = `CREATE ${orReplace ? 'OR REPLACE ' : ''}VIEW ${ifNotExists ? 'IF NOT EXISTS ' : ''}${nameText}${columnTexts.length > 0 ? ` (${columnTexts.join(', ')})` : ''} AS ${tql ? query : printTokens(bodyTokens)}`;
+    return { kind: 'create_view', name, orReplace, ifNotExists, columns, query, tql, definition, text };
   }
 
   private createTable(text: string): Statement {
@@ -639,6 +673,11 @@ class StatementParser {
         this.expectEnd();
         return { kind: 'show_create_database', name, text };
       }
+      if (this.eatKw('VIEW')) {
+        const name = this.objectName();
+        this.expectEnd();
+        return { kind: 'show_create_view', name, text };
+      }
       throw this.peek().kind === 'eof' ? this.expected('TABLE or DATABASE') : unsupported(this.peek().text);
     }
     if (this.eatKw('VARIABLES')) {
@@ -662,6 +701,11 @@ class StatementParser {
     if (this.eatKw('DATABASES') || this.eatKw('SCHEMAS')) {
       const filter = this.showFilter();
       return { kind: 'show_databases', full, ...(filter ? { filter } : {}), text };
+    }
+    if (!full && this.eatKw('VIEWS')) {
+      const database = this.fromDatabase();
+      const filter = this.showFilter();
+      return { kind: 'show_views', ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
     }
     if (this.eatKw('TABLES')) {
       const database = this.fromDatabase();
@@ -805,6 +849,12 @@ class StatementParser {
       while (this.eatOp(',')) names.push(this.objectName());
       this.expectEnd();
       return { kind: 'drop_table', names, ifExists, text };
+    }
+    if (this.eatKw('VIEW')) {
+      const ifExists = this.ifExists();
+      const name = this.objectName();
+      this.expectEnd();
+      return { kind: 'drop_view', name, ifExists, text };
     }
     const t = this.peek();
     if (t.kind === 'eof') throw this.expected('TABLE, DATABASE or SCHEMA after DROP');

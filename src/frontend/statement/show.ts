@@ -7,6 +7,7 @@ import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { showTypeOf } from '../../catalog/column-types.js';
 import { INFORMATION_SCHEMA_TABLES, sqlTypeName } from '../../catalog/information-schema.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
+import type { ViewInfo } from '../../catalog/view-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
@@ -30,7 +31,7 @@ export function likeMatches(pattern: string, text: string): boolean {
 export type ShowWhere = (columns: readonly OutputColumn[], rows: ReadonlyArray<readonly Cell[]>, condition: string) => Promise<Output>;
 
 /** String rows filtered by LIKE (on the first column) or WHERE (`where`). */
-async function filtered(columns: readonly string[], rows: string[][], filter: ShowFilter | undefined, where: ShowWhere): Promise<Output> {
+export async function filtered(columns: readonly string[], rows: string[][], filter: ShowFilter | undefined, where: ShowWhere): Promise<Output> {
   const schema = columns.map((name) => ({ name, data_type: 'String' }));
   if (filter === undefined) return records(schema, rows);
   if (filter.kind === 'like') return records(schema, rows.filter((r) => likeMatches(filter.pattern, r[0]!)));
@@ -56,6 +57,11 @@ export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' 
   await catalog.requireDatabase(database);
   const tables: Array<[string, string]> =
     database === INFORMATION_SCHEMA ? INFORMATION_SCHEMA_TABLES.map((t) => [t, 'LOCAL TEMPORARY']) : (await catalog.tables(database)).map((t) => [t.name, 'BASE TABLE']);
+  // Views are listed among the tables (`Table_type` VIEW), as GreptimeDB lists them.
+  if (database !== INFORMATION_SCHEMA) {
+    for (const v of await catalog.views(database)) tables.push([v.name, 'VIEW']);
+    tables.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
   const name = `Tables_in_${database}`;
   if (!stmt.full) return filtered([name], tables.map(([t]) => [t]), stmt.filter, where);
   return filtered([name, 'Table_type'], tables.map(([t, type]) => [t, type]), stmt.filter, where);
@@ -63,9 +69,15 @@ export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' 
 
 async function requireTable(catalog: CatalogManager, session: Session, name: { parts: readonly string[] }, short: boolean): Promise<TableInfo> {
   const { database, table } = resolveName(name, session);
-  const info = await catalog.table(database, table);
+  const info = (await catalog.table(database, table)) ?? viewTable(await catalog.view(database, table));
   if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${short ? table : `${session.catalog}.${database}.${table}`}`);
   return info;
+}
+
+/** A view as DESC / SHOW COLUMNS / SHOW INDEX see it: a table with no columns (GreptimeDB's view table info has an empty schema). */
+function viewTable(view: ViewInfo | undefined): TableInfo | undefined {
+  if (view === undefined) return undefined;
+  return { table_id: view.view_id, catalog: view.catalog, database: view.database, name: view.name, columns: [], primary_key: [], time_index: '', engine: '', options: {}, region_numbers: [], next_column_id: 0, schema_version: 0, created_at: view.created_at };
 }
 
 function defaultText(c: ColumnSchema): string {

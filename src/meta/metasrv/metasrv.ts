@@ -32,6 +32,7 @@ import type { DdlResult, DdlTask, HeartbeatRequest, HeartbeatResponse, MetaEvent
 import { AlterTableProcedure, ALTER_TABLE, type AlterTableData } from './alter-table-procedure.js';
 import { ClusterNodes } from './cluster-nodes.js';
 import { CreateTableProcedure, CREATE_TABLE, type CreateTableData } from './create-table-procedure.js';
+import { VIEW, ViewProcedure, type ViewData } from './view-procedure.js';
 import { DATABASE, DatabaseProcedure, type DatabaseData } from './database-procedure.js';
 import { DropTableProcedure, DROP_TABLE, type DropTableData } from './drop-table-procedure.js';
 import { FailoverProcedure, FAILOVER, type FailoverData } from './failover-procedure.js';
@@ -380,6 +381,9 @@ function procedureOf(task: DdlTask): Procedure {
     case 'alter_database':
     case 'drop_database':
       return DatabaseProcedure.create(task);
+    case 'create_view':
+    case 'drop_view':
+      return ViewProcedure.create(task);
     default:
       throw new TsdbError(StatusCode.InvalidArguments, `unknown DDL task ${JSON.stringify((task as { kind?: unknown }).kind)}`);
   }
@@ -399,6 +403,8 @@ function restoreProcedure(r: ProcedureRecord): Procedure {
       return new DatabaseProcedure(r.step, r.data as DatabaseData);
     case FAILOVER:
       return new FailoverProcedure(r.step, r.data as FailoverData);
+    case VIEW:
+      return new ViewProcedure(r.step, r.data as ViewData);
     default:
       throw new TsdbError(StatusCode.Internal, `unknown procedure kind ${JSON.stringify(r.kind)}`);
   }

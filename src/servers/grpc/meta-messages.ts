@@ -16,6 +16,7 @@ import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { TableInfo } from '../../catalog/table-info.js';
 import type { Peer } from '../../catalog/table-route.js';
 import type { KvEntry } from '../../meta/kv/kv-backend.js';
+import { viewInfoProblem } from '../../catalog/view-info.js';
 import type { DdlResult, DdlTask, HeartbeatRequest, HeartbeatResponse, MetaEvent, NodeInfo, NodeRole, RegionStat, RegionToOpen } from '../../meta/meta-service.js';
 import { isColumnType } from '../../types/region-metadata.js';
 import { withLenientDecoding } from './lenient-decoding.js';
@@ -364,6 +365,11 @@ function ddlProblem(t: Record<string, unknown>): string | undefined {
       return isStringArray(t.unset) ? undefined : 'unset is not an array of strings';
     case 'drop_database':
       return typeof t.name !== 'string' ? 'name is not a string' : undefined;
+    case 'create_view':
+      if (typeof t.replace !== 'boolean') return 'replace is not a boolean';
+      return viewInfoProblem(t.info);
+    case 'drop_view':
+      return viewInfoProblem(t.info);
     default:
       return `unknown kind ${JSON.stringify(t.kind)}`;
   }
