@@ -16,6 +16,12 @@ const KEYWORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/** Keywords of calls sqlparser prints upper-case and glued to their `(` (`CAST(a AS INT)`). */
+const SPECIAL_CALLS: ReadonlySet<string> = new Set(['CAST', 'TRY_CAST', 'EXTRACT', 'SUBSTRING', 'POSITION', 'TRIM']);
+
+/** Keywords that are also function names: followed by `(`, a function call, printed as written (`replace(a, 'x', 'y')`). */
+const KEYWORD_FUNCTIONS: ReadonlySet<string> = new Set(['LEFT', 'RIGHT', 'REPLACE', 'IF', 'FIRST', 'LAST']);
+
 /** Whether a token ends an operand (so that a `-`/`+` after it is binary). */
 function endsOperand(t: Token): boolean {
   if (t.kind === 'op') return t.value === ')' || t.value === ']';
@@ -28,15 +34,17 @@ export function printTokens(tokens: readonly Token[]): string {
   let out = '';
   let prev: Token | undefined;
   let unary = false;
-  for (const t of tokens) {
-    const word = t.kind === 'ident' && KEYWORDS.has(t.value.toUpperCase()) ? t.value.toUpperCase() : t.text;
+  for (const [i, t] of tokens.entries()) {
+    const upper = t.value.toUpperCase();
+    const call = t.kind === 'ident' && tokens[i + 1]?.kind === 'op' && tokens[i + 1]?.value === '(' && (SPECIAL_CALLS.has(upper) || KEYWORD_FUNCTIONS.has(upper));
+    const word = t.kind === 'ident' && (SPECIAL_CALLS.has(upper) || (KEYWORDS.has(upper) && !call)) ? upper : t.text;
     if (prev !== undefined) {
       const glued =
         unary ||
         (t.kind === 'op' && [',', ')', '.', '::', ']', ';'].includes(t.value)) ||
         (prev.kind === 'op' && ['(', '.', '::', '['].includes(prev.value)) ||
         // A function call or a type's arguments: `count(`, `VARCHAR(`; not `IN (`, `AS (`.
-        (t.kind === 'op' && t.value === '(' && (prev.kind === 'ident' || prev.kind === 'quoted_ident') && !KEYWORDS.has(prev.value.toUpperCase())) ||
+        (t.kind === 'op' && t.value === '(' && (prev.kind === 'ident' || prev.kind === 'quoted_ident') && (!KEYWORDS.has(prev.value.toUpperCase()) || SPECIAL_CALLS.has(prev.value.toUpperCase()) || KEYWORD_FUNCTIONS.has(prev.value.toUpperCase()))) ||
         (t.kind === 'op' && t.value === '[');
       if (!glued) out += ' ';
     }
