@@ -53,6 +53,7 @@ import { publishArrow, type ArrowPublication } from '../query/arrow-scan-functio
 import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDatabases, showIndex, showTables, type ShowWhere } from './statement/show.js';
 import { timedStatement } from './statement-metrics.js';
 import { createView, dropView, showCreateView, showViews } from './statement/view.js';
+import { boundSql, deallocate, prepare } from './statement/prepared.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
 function accessOf(stmt: Statement): AccessKind | undefined {
@@ -77,6 +78,10 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'show_create_view':
       return 'read';
     case 'kill':
+    // A prepared statement is checked when it runs, as the statement it is.
+    case 'prepare':
+    case 'execute':
+    case 'deallocate':
       return undefined;
     default:
       return 'write';
@@ -356,6 +361,17 @@ export class FrontendInstance {
         return showViews(stmt, session, this.catalog, where);
       case 'show_create_view':
         return showCreateView(stmt, session, this.catalog);
+      case 'prepare':
+        prepare(stmt, session);
+        return affected(0);
+      case 'execute': {
+        const bound = parseFoldedSql(boundSql(stmt, session));
+        if (bound.statements.length !== 1) throw new TsdbError(StatusCode.InvalidArguments, 'Invalid prepare statement: EXECUTE runs one statement');
+        return this.execute(bound.statements[0]!, session, bound.lists);
+      }
+      case 'deallocate':
+        deallocate(stmt, session);
+        return affected(0);
       default: {
         const unhandled: never = stmt;
         throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);

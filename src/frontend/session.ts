@@ -29,6 +29,14 @@ export interface Session {
   readonly arrow?: boolean;
   /** Statements tsdb runs for itself (a PromQL query's reads): not counted in `tsdb_query_elapsed`. */
   readonly internal?: boolean;
+  /** SQL `PREPARE`d statements by name (`statement/prepared.ts`); created by the first PREPARE. */
+  prepared?: Map<string, PreparedStatement>;
+}
+
+/** A statement kept by SQL `PREPARE`: its text with placeholders, and its parameters' declared types. */
+export interface PreparedStatement {
+  readonly sql: string;
+  readonly types: readonly string[];
 }
 
 export type SessionProtocol = 'postgres' | 'mysql' | 'http' | 'grpc';

@@ -57,6 +57,11 @@ export interface SqlContext {
   readonly connectionId?: number;
   /** Queries may answer their rows as Arrow record batches (`Output.arrow`; Flight DoGet). */
   readonly arrow?: boolean;
+  /**
+   * The connection's SQL `PREPARE`d statements, by name (MySQL, PostgreSQL: they outlive one call);
+   * absent: a call's statements share their own (HTTP).
+   */
+  readonly prepared?: Map<string, { readonly sql: string; readonly types: readonly string[] }>;
 }
 
 /** Present when a user provider is configured: every `/v1/**` request must authenticate. */

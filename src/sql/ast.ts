@@ -183,6 +183,15 @@ export type Statement = Base &
     | { readonly kind: 'drop_view'; readonly name: ObjectName; readonly ifExists: boolean }
     | { readonly kind: 'show_views'; readonly database?: string; readonly filter?: ShowFilter }
     | { readonly kind: 'show_create_view'; readonly name: ObjectName }
+    /**
+     * `PREPARE s FROM 'sql'` (MySQL) or `PREPARE s [(type, …)] AS <statement>` (PostgreSQL): the
+     * statement's text with its `?` / `$n` placeholders, and the parameters' types when given.
+     */
+    | { readonly kind: 'prepare'; readonly name: string; readonly sql: string; readonly types: readonly string[] }
+    /** `EXECUTE s [USING v, …]` (MySQL) or `EXECUTE s [(v, …)]` (PostgreSQL). */
+    | { readonly kind: 'execute'; readonly name: string; readonly args: readonly ValueExpr[] }
+    /** `DEALLOCATE [PREPARE] s`; `DEALLOCATE [PREPARE] ALL`: name undefined. */
+    | { readonly kind: 'deallocate'; readonly name?: string }
   );
 
 export type StatementKind = Statement['kind'];

@@ -295,6 +295,17 @@ class StatementParser {
         return this.kill(text);
       case 'TQL':
         return { kind: 'tql', ...this.tql(), text };
+      case 'PREPARE':
+        return this.prepare(text);
+      case 'EXECUTE':
+        return this.executePrepared(text);
+      case 'DEALLOCATE': {
+        this.eatKw('PREPARE');
+        const all = this.peekKw('ALL') && this.pos + 1 === this.toks.length;
+        const name = all ? (this.pos++, undefined) : this.ident();
+        this.expectEnd();
+        return { kind: 'deallocate', ...(name !== undefined && { name }), text };
+      }
       default:
         throw unsupported(first.text);
     }
@@ -319,6 +330,51 @@ class StatementParser {
     const t = this.peek();
     if (t.kind === 'eof') throw this.expected('an object type after CREATE');
     throw unsupported(t.text);
+  }
+
+  /** `PREPARE s FROM 'sql'` or `PREPARE s [(type, …)] AS <statement>`, after PREPARE. */
+  private prepare(text: string): Statement {
+    const name = this.ident();
+    if (this.eatKw('FROM')) {
+      const sql = this.stringLit();
+      this.expectEnd();
+      return { kind: 'prepare', name, sql: sql.trim().replace(/;\s*$/, ''), types: [], text };
+    }
+    const types: string[] = [];
+    if (this.eatOp('(')) {
+      while (!this.eatOp(')')) {
+        const [from, to] = this.scanExpr(() => false);
+        types.push(this.textOf(from, to));
+        if (!this.eatOp(',')) {
+          this.expectOp(')');
+          break;
+        }
+      }
+    }
+    this.expectKw('AS');
+    if (this.atEnd()) throw this.expected('a statement');
+    const sql = this.textOf(this.pos, this.toks.length);
+    this.pos = this.toks.length;
+    return { kind: 'prepare', name, sql, types, text };
+  }
+
+  /** `EXECUTE s [USING v, …]` or `EXECUTE s [(v, …)]`, after EXECUTE. */
+  private executePrepared(text: string): Statement {
+    const name = this.ident();
+    const args: ValueExpr[] = [];
+    const list = (close: boolean) => {
+      do {
+        const [from, to] = this.scanExpr(() => false);
+        args.push(this.valueOf(from, to, false));
+      } while (this.eatOp(','));
+      if (close) this.expectOp(')');
+    };
+    if (this.eatKw('USING')) list(false);
+    else if (this.eatOp('(')) {
+      if (!this.eatOp(')')) list(true);
+    }
+    this.expectEnd();
+    return { kind: 'execute', name, args, text };
   }
 
   /** `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] v [(cols)] AS <query>` after `… VIEW`. */

@@ -165,6 +165,8 @@ export class MysqlConnection {
   /** Cancels the login deadline. */
   private readonly loggedIn: () => void;
   private readonly statements = new Map<number, Prepared>();
+  /** SQL `PREPARE`d statements of this connection, by name (`frontend/statement/prepared.ts`). */
+  private readonly prepared = new Map<string, { readonly sql: string; readonly types: readonly string[] }>();
   private nextStatementId = 1;
 
   constructor(
@@ -489,6 +491,7 @@ export class MysqlConnection {
         timeoutMs: executionTimeOf(sql, this.maxExecutionTime),
         client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
         connectionId: this.opts.connectionId,
+        prepared: this.prepared,
       }));
     } catch (err) {
       throw timer.failed(err);

@@ -123,6 +123,8 @@ export class PgConnection {
   private applicationName = '';
   /** `statement_timeout` in milliseconds (0: none), from the startup packet or `SET statement_timeout`. */
   private statementTimeoutMs = 0;
+  /** SQL `PREPARE`d statements of this connection (`frontend/statement/prepared.ts`). */
+  private readonly sqlPrepared = new Map<string, { readonly sql: string; readonly types: readonly string[] }>();
   /** Aborts the statement running now (CancelRequest, disconnect). */
   private statementAbort: AbortController | undefined;
   /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
@@ -563,6 +565,7 @@ export class PgConnection {
         timeoutMs: this.statementTimeoutMs,
         client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
         connectionId: this.opts.processId,
+        prepared: this.sqlPrepared,
       }));
     } catch (err) {
       throw timer.failed(err);

@@ -1,0 +1,98 @@
+/**
+ * SQL-level prepared statements (`PREPARE`, `EXECUTE`, `DEALLOCATE`; reference api.md §5): kept on
+ * the session (a MySQL or PostgreSQL connection's; an HTTP request's, which is one session), run by
+ * putting each argument into the statement's text as an SQL literal at its placeholder (`?` in
+ * order, or `$n`), cast to the parameter's declared type when `PREPARE s (type, …)` gave one. The
+ * text is parsed once when prepared, so a statement that does not parse fails PREPARE, as in
+ * GreptimeDB; placeholders are found by the lexer, never inside strings, identifiers or comments.
+ */
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import { quoteLiteral } from '../../common/sql-quote.js';
+import type { Statement, ValueExpr } from '../../sql/ast.js';
+import { tokenize } from '../../sql/lexer.js';
+import { parseSql } from '../../sql/parser.js';
+import { blobLiteral } from '../../sql/query-text.js';
+import type { PreparedStatement, Session } from '../session.js';
+
+/** How many prepared statements one session may hold (a client leaking them fails instead of growing the process). */
+const MAX_PREPARED = 1024;
+
+function invalid(message: string): TsdbError {
+  return new TsdbError(StatusCode.InvalidArguments, `Invalid prepare statement: ${message}`);
+}
+
+/** `PREPARE`: checks the statement (one, parsable, not itself PREPARE/EXECUTE/DEALLOCATE) and keeps it. */
+export function prepare(stmt: Extract<Statement, { kind: 'prepare' }>, session: Session): void {
+  const parsed = parseSql(stmt.sql);
+  if (parsed.length !== 1) throw invalid('prepare statement only support single statement');
+  const kind = parsed[0]!.kind;
+  if (kind === 'prepare' || kind === 'execute' || kind === 'deallocate') throw invalid(`a prepared statement cannot be ${kind.toUpperCase()}`);
+  const prepared = (session.prepared ??= new Map<string, PreparedStatement>());
+  if (!prepared.has(stmt.name) && prepared.size >= MAX_PREPARED) throw invalid(`a session holds at most ${MAX_PREPARED} prepared statements: DEALLOCATE some`);
+  prepared.set(stmt.name, { sql: stmt.sql, types: stmt.types });
+}
+
+/** `EXECUTE`: the prepared statement's text with the arguments in place of its placeholders. */
+export function boundSql(stmt: Extract<Statement, { kind: 'execute' }>, session: Session): string {
+  const p = session.prepared?.get(stmt.name);
+  if (p === undefined) throw new TsdbError(StatusCode.InvalidArguments, `Prepare statement not found: ${stmt.name}`);
+  return bindParameters(p.sql, stmt.args, p.types);
+}
+
+/** `DEALLOCATE`: forgets one prepared statement (an unknown name is no error, as in GreptimeDB) or all. */
+export function deallocate(stmt: Extract<Statement, { kind: 'deallocate' }>, session: Session): void {
+  if (stmt.name === undefined) session.prepared?.clear();
+  else session.prepared?.delete(stmt.name);
+}
+
+/** An argument as SQL text. */
+function literal(v: ValueExpr): string {
+  switch (v.kind) {
+    case 'null':
+      return 'NULL';
+    case 'boolean':
+      return v.value ? 'TRUE' : 'FALSE';
+    case 'number':
+      return v.text;
+    case 'string':
+      return quoteLiteral(v.value);
+    case 'hex':
+      return blobLiteral(v.digits);
+    case 'sql':
+      return `(${v.text})`;
+    case 'default':
+      throw invalid('DEFAULT is not a parameter value');
+  }
+}
+
+/**
+ * `sql` with its placeholders replaced by `args`: each `?` takes the next argument, `$n` the n-th;
+ * a declared type (`types[n - 1]`) casts it. The arguments must be exactly as many as the statement
+ * has parameters.
+ */
+export function bindParameters(sql: string, args: readonly ValueExpr[], types: readonly string[] = []): string {
+  const spots: Array<{ start: number; end: number; index: number }> = [];
+  let next = 0;
+  let count = 0;
+  for (const t of tokenize(sql)) {
+    if (t.kind === 'op' && t.value === '?') {
+      spots.push({ start: t.start, end: t.end, index: next++ });
+      count = Math.max(count, next);
+    } else if (t.kind === 'ident' && /^\$[1-9]\d{0,4}$/.test(t.value)) {
+      const index = Number(t.value.slice(1)) - 1;
+      spots.push({ start: t.start, end: t.end, index });
+      count = Math.max(count, index + 1);
+    }
+  }
+  if (args.length !== count) throw invalid(`the statement has ${count} parameter${count === 1 ? '' : 's'}, EXECUTE gave ${args.length}`);
+  let out = '';
+  let at = 0;
+  for (const s of spots) {
+    const value = literal(args[s.index]!);
+    const type = types[s.index];
+    out += sql.slice(at, s.start) + (type === undefined ? value : `CAST(${value} AS ${type})`);
+    at = s.end;
+  }
+  return out + sql.slice(at);
+}
