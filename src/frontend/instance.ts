@@ -811,14 +811,14 @@ export class FrontendInstance {
       session.timezone = zone;
       return affected(0);
     }
-    throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${variable}`);
+    throw new TsdbError(StatusCode.Unsupported, `Not supported: Unsupported set variable ${variable.toUpperCase()}`);
   }
 
   private showVariable(name: string, session: Session): Output {
     const v = name.toLowerCase();
     if (v === 'time_zone' || v === 'timezone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [[session.timezone]]);
     if (v === 'system_time_zone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [['UTC']]);
-    throw new TsdbError(StatusCode.Unsupported, `Unsupported variable: ${name}`);
+    throw new TsdbError(StatusCode.Unsupported, `Unsupported show variable: ${name.toUpperCase()}`);
   }
 }
 

@@ -140,6 +140,6 @@ export function intercept(stmt: string, s: MysqlSession): MysqlIntercepted | und
   if (/^set (?:(?:session|global) )?transaction\b/i.test(norm)) return { kind: 'ok' };
   m = /^set (?:(?:session|global|local) )?@{0,2}([\w.]+) ?(?:=|:=)/i.exec(norm);
   // A setting of the query engine is refused by the SQL front end (a permission error), not ignored.
-  if (m && !isEngineSetting(m[1]!.replace(/^(?:session|global|local)\./i, ''))) return { kind: 'ok', warning: `Unsupported variable: ${m[1]!}` };
+  if (m && !isEngineSetting(m[1]!.replace(/^(?:session|global|local)\./i, ''))) return { kind: 'ok', warning: `Unsupported set variable ${m[1]!.toUpperCase()}` };
   return undefined;
 }
