@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StatusCode } from '../../common/error/status-code.js';
+import { TsdbError } from '../../common/error/tsdb-error.js';
+import { newSession } from '../session.js';
+import { bindParameters, boundSql, deallocate, prepare } from './prepared.js';
+
+test('placeholders are bound as literals, never inside strings, quoted names or comments', () => {
+  assert.equal(
+    bindParameters("SELECT ?, '?', \"?\" FROM t WHERE a = ? -- ?\n", [{ kind: 'string', value: "it's" }, { kind: 'number', text: '-1.5' }]),
+    "SELECT 'it''s', '?', \"?\" FROM t WHERE a = -1.5 -- ?\n",
+  );
+  assert.equal(bindParameters('SELECT $2, $1, $2', [{ kind: 'null' }, { kind: 'boolean', value: true }]), 'SELECT TRUE, NULL, TRUE');
+  assert.equal(bindParameters('SELECT $1', [{ kind: 'sql', text: 'now() - 1' }], ['TIMESTAMP']), 'SELECT CAST((now() - 1) AS TIMESTAMP)');
+  assert.throws(() => bindParameters('SELECT ?', []), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidArguments && /has 1 parameter, EXECUTE gave 0/.test(e.message));
+});
+
+test('prepared statements live on the session until deallocated; PREPARE checks what it keeps', () => {
+  const s = newSession();
+  prepare({ kind: 'prepare', name: 'p', sql: 'SELECT ? AS x', types: [], text: '' }, s);
+  assert.equal(boundSql({ kind: 'execute', name: 'p', args: [{ kind: 'number', text: '1' }], text: '' }, s), 'SELECT 1 AS x');
+  assert.throws(() => prepare({ kind: 'prepare', name: 'q', sql: 'SELECT 1; SELECT 2', types: [], text: '' }, s), /only support single statement/);
+  assert.throws(() => prepare({ kind: 'prepare', name: 'q', sql: "EXECUTE p USING 1", types: [], text: '' }, s), /cannot be EXECUTE/);
+  deallocate({ kind: 'deallocate', name: 'p', text: '' }, s);
+  assert.throws(() => boundSql({ kind: 'execute', name: 'p', args: [], text: '' }, s), /Prepare statement not found: p/);
+});
