@@ -20,6 +20,7 @@ import type { Cell, OutputColumn } from '../query/output.js';
 import { informationSchemaTableDefs, type InformationSchemaSource } from './information-schema.js';
 import { decimalOf, type ColumnType } from '../types/region-metadata.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
+import type { ViewInfo } from './view-info.js';
 
 export const PG_CATALOG = 'pg_catalog';
 /** PostgreSQL's first OID of user objects. */
@@ -220,6 +221,8 @@ interface CatalogData {
   readonly databases: readonly DatabaseInfo[];
   /** The user tables of each database, by database name. */
   readonly tables: ReadonlyMap<string, readonly TableInfo[]>;
+  /** The views of each database, by database name. */
+  readonly views: ReadonlyMap<string, readonly ViewInfo[]>;
 }
 
 type RowsOf = (d: CatalogData) => Cell[][];
@@ -420,7 +423,12 @@ const PG_TABLES: Readonly<Record<string, PgTable>> = {
     columns: columns('usename:name, usesysid, usecreatedb:bool, usesuper:bool, userepl:bool, usebypassrls:bool, passwd:text, valuntil:timestamptz, useconfig:text[]'),
     rows: (d) => [[d.session.user, SUPERUSER_OID, true, true, true, true, '********', null, null]],
   },
-  pg_views: { oid: 12013, kind: 'v', columns: columns('schemaname:name, viewname:name, viewowner:name, definition:text'), rows: none },
+  pg_views: {
+    oid: 12013,
+    kind: 'v',
+    columns: columns('schemaname:name, viewname:name, viewowner:name, definition:text'),
+    rows: (d) => userViews(d).map(({ db, v }) => [db, v.name, d.session.user, v.query]),
+  },
 };
 
 /** The tables of pg_catalog, sorted by name. */
@@ -458,6 +466,11 @@ export function indexOid(t: Pick<TableInfo, 'table_id'>): number {
 
 // ---------------------------------------------------------------------------------------------
 // Rows
+
+/** User views, as relations of kind `v` (no columns: a view's columns are its query's, known when it is read). */
+function userViews(d: CatalogData): Array<{ db: string; v: ViewInfo }> {
+  return d.databases.flatMap((db) => (d.views.get(db.name) ?? []).map((v) => ({ db: db.name, v })));
+}
 
 function userTables(d: CatalogData): Array<{ db: string; t: TableInfo }> {
   return d.databases.flatMap((db) => (d.tables.get(db.name) ?? []).map((t) => ({ db: db.name, t })));
@@ -505,6 +518,7 @@ function classViews(d: CatalogData): ClassView[] {
     out.push({ oid: tableOid(t), name: t.name, namespace: namespaceOid(db), kind: 'r', natts: t.columns.length, hasIndex: cols !== undefined, am: HEAP_AM_OID });
     if (cols !== undefined) out.push({ oid: indexOid(t), name: `${t.name}_pkey`, namespace: namespaceOid(db), kind: 'i', natts: cols.length, hasIndex: false, am: BTREE_AM_OID });
   }
+  for (const { db, v } of userViews(d)) out.push({ oid: tableOid({ table_id: v.view_id }), name: v.name, namespace: namespaceOid(db), kind: 'v', natts: 0, hasIndex: false, am: 0 });
   return out;
 }
 
@@ -657,7 +671,9 @@ async function catalogData(source: InformationSchemaSource, session: PgCatalogSe
   dbs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const tables = new Map<string, TableInfo[]>();
   for (const db of dbs) if (db.name !== INFORMATION_SCHEMA) tables.set(db.name, [...(await source.tables(db.name))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
-  return { session, databases: dbs, tables };
+  const views = new Map<string, ViewInfo[]>();
+  if (source.views !== undefined) for (const db of dbs) if (db.name !== INFORMATION_SCHEMA) views.set(db.name, await source.views(db.name));
+  return { session, databases: dbs, tables, views };
 }
 
 /** The columns and rows of `pg_catalog.<name>` (name lower-case); undefined for an unknown table. */

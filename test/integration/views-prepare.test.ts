@@ -46,9 +46,10 @@ test('views over MySQL and PostgreSQL: made with one client, read by the others,
   );
   assert.equal(made.code, 0, made.stderr);
 
-  const read = await psql(s.postgres!, ['SELECT h, max(u) FROM vw_busy GROUP BY h', "SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'vw_%' ORDER BY 1"]);
+  // psql's \dv and \d read pg_class, where a view is of kind v.
+  const read = await psql(s.postgres!, ['SELECT h, max(u) FROM vw_busy GROUP BY h', "SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'vw_%' ORDER BY 1", '\\dv', 'SELECT viewname, definition FROM pg_views']);
   assert.equal(read.code, 0, read.stderr);
-  assert.equal(read.stdout, 'b|70\nvw_busy|VIEW\nvw_cpu|BASE TABLE\n');
+  assert.equal(read.stdout, 'b|70\nvw_busy|VIEW\nvw_cpu|BASE TABLE\npublic|vw_busy|view|tsdb\nvw_busy|SELECT host, usage FROM vw_cpu WHERE usage > 20\n');
 
   const listed = await mysqlCli(s.mysql!, "SHOW FULL TABLES LIKE 'vw_%'; SHOW VIEWS; SHOW CREATE VIEW vw_busy");
   assert.equal(listed.code, 0, listed.stderr);
