@@ -24,7 +24,8 @@ import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { duckdbError, isQueryMemoryExhausted } from '../query/duckdb-error.js';
 import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
-import type { Statement, TqlCteQuery, ValueExpr } from '../sql/ast.js';
+import type { Statement, TqlCteQuery, TqlQuery, ValueExpr } from '../sql/ast.js';
+import { parseSql } from '../sql/parser.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
 import { withSpan, withSpanSync } from '../common/tracing/tracing.js';
 import { ingestSpanAttributes, sqlSpanAttributes, statementSpanAttributes, tracedOutput, tracedParse } from './statement-spans.js';
@@ -420,7 +421,7 @@ export class FrontendInstance {
    * column that is not there or a refused function fails the CREATE VIEW): read with no rows.
    */
   private async viewColumns(query: string, tql: boolean, session: Session): Promise<string[]> {
-    if (tql) throw new TsdbError(StatusCode.Unsupported, 'Failed to plan SQL: a view over TQL is not supported yet: write the query in SQL');
+    if (tql) return (await tqlTable(viewTql(query), this.tqlContext(session))).columns.map((c) => c.name);
     const out = await this.query(query, session, { wrap: (sql) => `SELECT * FROM (${sql}) AS ${quoteIdent(VIEW_PROBE)} LIMIT 0` });
     return out.kind === 'records' ? out.columns.map((c) => c.name) : [];
   }
@@ -617,7 +618,11 @@ export class FrontendInstance {
         // Names are a table's or a view's, never both: a table (the common case, cached) asks no more.
         if ((await this.catalog.table(database, name)) !== undefined) return undefined;
         const v = await this.catalog.view(database, name);
-        return v === undefined ? undefined : { database: v.query_database, query: v.query, columns: v.columns };
+        if (v === undefined) return undefined;
+        if (v.tql !== true) return { database: v.query_database, query: v.query, columns: v.columns };
+        // A view over TQL reads the rows its TQL gives now (read as the session, in the view's query database).
+        const table = await tqlTable(viewTql(v.query), this.tqlContext({ ...session, database: v.query_database }));
+        return { database: v.query_database, query: valuesRelation(table.columns, table.rows), columns: v.columns };
       },
       resolve: async (catalog, database, name): Promise<TableSource> => {
         if (rows !== undefined && catalog === '' && name === rows.name) return { key: rows.name, relation: async () => ({ sql: rows.relation }) };
@@ -820,6 +825,13 @@ export class FrontendInstance {
     if (v === 'system_time_zone') return records([{ name: name.toUpperCase(), data_type: 'String' }], [['UTC']]);
     throw new TsdbError(StatusCode.Unsupported, `Unsupported show variable: ${name.toUpperCase()}`);
   }
+}
+
+/** The TQL of a view over TQL (`CREATE VIEW v AS TQL EVAL …`): only EVAL gives rows. */
+function viewTql(query: string): TqlQuery {
+  const [stmt, ...rest] = parseSql(query);
+  if (stmt?.kind !== 'tql' || stmt.mode !== 'eval' || rest.length > 0) throw new TsdbError(StatusCode.InvalidArguments, 'Invalid statement to create view');
+  return stmt;
 }
 
 /** The parse tree of one SELECT of one expression, with no FROM (a TQL parameter's query). */
