@@ -2,6 +2,7 @@
  * information_schema rows from a catalog given as plain objects: two databases, three tables of
  * varied types, defaults, comments and options, and made-up region statistics.
  */
+import type { ViewInfo } from './view-info.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildInfo } from '../common/build-info.js';
@@ -90,6 +91,19 @@ const STATS: Record<number, RegionStatistics[]> = {
   1026: [{ region_number: 0, memtable_rows: 5, sst_rows: 0, sst_files: 0, sst_bytes: 0, memtable_bytes: 512 }],
 };
 
+const VIEW: ViewInfo = {
+  view_id: 1030,
+  catalog: 'tsdb',
+  database: 'public',
+  name: 'hot',
+  definition: 'CREATE VIEW hot AS SELECT * FROM cpu WHERE usage > 90',
+  query: 'SELECT * FROM cpu WHERE usage > 90',
+  query_database: 'public',
+  columns: [],
+  plan_columns: ['host', 'usage', 'ts'],
+  created_at: 1_700_000_003_000,
+};
+
 const source: InformationSchemaSource = {
   databases: () => Promise.resolve(DATABASES.map((d) => ({ ...d }))),
   tables: (db) => {
@@ -97,6 +111,7 @@ const source: InformationSchemaSource = {
     return Promise.resolve(db === 'public' ? [EVENTS, CPU] : db === 'metrics' ? [M] : []);
   },
   regionStatistics: async (t) => STATS[t.table_id] ?? [],
+  views: async (db) => (db === 'public' ? [VIEW] : []),
 };
 
 async function get(name: string): Promise<{ columns: Array<{ name: string; data_type: string }>; rows: Cell[][] }> {
@@ -264,6 +279,18 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['table_comment', 'String', true],
     ['temporary', 'String', true],
   ],
+  views: [
+    ['table_catalog', 'String', false],
+    ['table_schema', 'String', false],
+    ['table_name', 'String', false],
+    ['view_definition', 'String', false],
+    ['check_option', 'String', true],
+    ['is_updatable', 'String', true],
+    ['definer', 'String', true],
+    ['security_type', 'String', true],
+    ['character_set_client', 'String', true],
+    ['collation_connection', 'String', true],
+  ],
 };
 
 // What `columns` says of each type: character_maximum_length, character_octet_length,
@@ -290,7 +317,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 test('the tables of information_schema; an unknown name has none', async () => {
-  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'cluster_info', 'columns', 'engines', 'key_column_usage', 'partitions', 'process_list', 'region_peers', 'region_statistics', 'schemata', 'tables']);
+  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'cluster_info', 'columns', 'engines', 'key_column_usage', 'partitions', 'process_list', 'region_peers', 'region_statistics', 'schemata', 'tables', 'views']);
   assert.equal(await informationSchemaTable('nope', source), undefined);
   assert.equal(await informationSchemaTable('toString', source), undefined);
   assert.deepEqual((await informationSchemaTable('TABLES', source))?.columns, (await get('tables')).columns);
@@ -315,12 +342,19 @@ test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, opt
       own('region_statistics', 35),
       own('schemata', 15),
       own('tables', 3),
+      own('views', 32),
       ['tsdb', 'metrics', 'm', 'BASE TABLE', 1026, 0, 0, 0, 0, 102, 'mito', 11, 'Fixed', 5, 0, null, 1_700_000_002_000, null, null, 'utf8_bin', 0, 'write_buffer_size=1.0MiB ttl=1h skip_wal=true compaction.type=twcs', null, 'N'],
       // (2000 sst + 300 memtable bytes) / 13 rows
       ['tsdb', 'public', 'cpu', 'BASE TABLE', 1024, 2000, 0, 0, 0, 176, 'mito', 11, 'Fixed', 13, 0, null, 1_700_000_000_000, null, null, 'utf8_bin', 0, 'ttl=7days append_mode=true', 'cpu usage', 'N'],
       ['tsdb', 'public', 'events', 'BASE TABLE', 1025, 0, 0, 0, 0, 0, 'mito', 11, 'Fixed', 0, 0, null, 1_700_000_001_000, null, null, 'utf8_bin', 0, '', null, 'N'],
+      // A view: no engine, sizes or options (GreptimeDB's row of a view).
+      ['tsdb', 'public', 'hot', 'VIEW', 1030, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, null, 1_700_000_003_000, null, null, 'utf8_bin', 0, '', null, 'N'],
     ],
   });
+});
+
+test('views: one row per view, its definition as SHOW CREATE VIEW prints it', async () => {
+  assert.deepEqual((await get('views')).rows, [['tsdb', 'public', 'hot', 'CREATE VIEW hot AS SELECT * FROM cpu WHERE usage > 90', null, 'NO', null, null, 'utf8', 'utf8_bin']]);
 });
 
 test('columns: every column of every table, information_schema included, with MySQL and tsdb types', async () => {

@@ -1,3 +1,4 @@
+import type { ViewInfo } from '../../catalog/view-info.js';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -232,6 +233,19 @@ test('meta service: allocateTableId answers the metasrv ids in order', async () 
   fake.nextTableId = 1024;
 });
 
+const VIEW: ViewInfo = {
+  view_id: 1100,
+  catalog: 'tsdb',
+  database: 'public',
+  name: 'v',
+  definition: 'CREATE VIEW v AS SELECT 1',
+  query: 'SELECT 1',
+  query_database: 'public',
+  columns: ['one'],
+  plan_columns: ['1'],
+  created_at: 1,
+};
+
 test('meta service: every DDL task kind round-trips as JSON, with its result', async () => {
   const tasks: DdlTask[] = [
     { kind: 'create_table', info: TABLE, if_not_exists: true },
@@ -241,6 +255,8 @@ test('meta service: every DDL task kind round-trips as JSON, with its result', a
     { kind: 'create_database', name: 'db ✓', options: { ttl: '1d' }, if_not_exists: false },
     { kind: 'alter_database', name: 'db', set: { ttl: '2d' }, unset: ['compaction.type'] },
     { kind: 'drop_database', name: 'db' },
+    { kind: 'create_view', info: VIEW, replace: true },
+    { kind: 'drop_view', info: VIEW },
   ];
   for (const created of [true, false, undefined]) {
     fake.ddlResult = created === undefined ? {} : { created };
@@ -309,7 +325,9 @@ test('meta service: what a client sends wrong is InvalidArguments', async () => 
     return true;
   };
   await assert.rejects(rawCall('Ddl', m.Ddl!.requestSerialize({ task: Buffer.from('{not json') })), invalidArgs(/The DDL task is not JSON/));
-  await assert.rejects(rawCall('Ddl', m.Ddl!.requestSerialize({ task: Buffer.from('{"kind":"create_view"}') })), invalidArgs(/unknown kind "create_view"/));
+  await assert.rejects(rawCall('Ddl', m.Ddl!.requestSerialize({ task: Buffer.from('{"kind":"create_flow"}') })), invalidArgs(/unknown kind "create_flow"/));
+  // A view task of the wrong shape never reaches the metasrv.
+  await assert.rejects(rawCall('Ddl', m.Ddl!.requestSerialize({ task: Buffer.from(JSON.stringify({ kind: 'create_view', info: { ...VIEW, query: 1 }, replace: false })) })), invalidArgs(/create_view does not fit: query is not a string/));
   const noColumns = JSON.stringify({ kind: 'create_table', info: { ...TABLE, columns: 'x' }, if_not_exists: false });
   await assert.rejects(rawCall('Ddl', m.Ddl!.requestSerialize({ task: Buffer.from(noColumns) })), invalidArgs(/not a TableInfo: columns is not an array/));
   await assert.rejects(rawCall('Heartbeat', m.Heartbeat!.requestSerialize({ role: 3, peer: { id: 1, addr: 'a' } })), invalidArgs(/not a metasrv/));
