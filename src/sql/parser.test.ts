@@ -223,7 +223,6 @@ test('CREATE TABLE: syntax errors', () => {
   fails('CREATE TABLE t (ts TIMESTAMP TIME INDEX) WITH (ttl)', StatusCode.InvalidSyntax, syntax('Expected: =, found: ) at Line: 1, Column: 51'));
   fails('CREATE TABLE t (ts TIMESTAMP TIME INDEX) ENGINE = mito ENGINE = mito', StatusCode.InvalidSyntax, syntax('Expected: end of statement, found: ENGINE at Line: 1, Column: 56'));
   fails('CREATE TABLE t (ts TIMESTAMP TIME INDEX) WITH (ttl = (1))', StatusCode.InvalidSyntax, syntax('Expected: literal string, number or boolean, found: ( at Line: 1, Column: 54'));
-  fails('CREATE VIEW v AS SELECT 1', StatusCode.Unsupported, 'SQL statement is not supported, keyword: VIEW');
   fails('CREATE FLOW f SINK TO t AS SELECT 1', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FLOW');
 });
 
