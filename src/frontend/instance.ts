@@ -363,7 +363,9 @@ export class FrontendInstance {
       case 'show_create_view':
         return showCreateView(stmt, session, this.catalog);
       case 'prepare':
-        prepare(stmt, session);
+        await prepare(stmt, session, async (q) => {
+          await this.query(q, session, { wrap: (sql) => `SELECT * FROM (${sql}) AS ${quoteIdent(VIEW_PROBE)} LIMIT 0` });
+        });
         return affected(0);
       case 'execute': {
         const bound = parseFoldedSql(boundSql(stmt, session));

@@ -15,12 +15,19 @@ test('placeholders are bound as literals, never inside strings, quoted names or 
   assert.throws(() => bindParameters('SELECT ?', []), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidArguments && /has 1 parameter, EXECUTE gave 0/.test(e.message));
 });
 
-test('prepared statements live on the session until deallocated; PREPARE checks what it keeps', () => {
+test('prepared statements live on the session until deallocated; PREPARE checks what it keeps', async () => {
   const s = newSession();
-  prepare({ kind: 'prepare', name: 'p', sql: 'SELECT ? AS x', types: [], text: '' }, s);
+  const planned: string[] = [];
+  const plan = async (q: string) => void planned.push(q);
+  await prepare({ kind: 'prepare', name: 'p', sql: 'SELECT ? AS x, $2', types: ['INT'], text: '' }, s, plan);
+  // The query is planned with every parameter NULL.
+  assert.deepEqual(planned, ['SELECT CAST(NULL AS INT) AS x, NULL']);
+  await prepare({ kind: 'prepare', name: 'p', sql: 'SELECT ? AS x', types: [], text: '' }, s, plan);
   assert.equal(boundSql({ kind: 'execute', name: 'p', args: [{ kind: 'number', text: '1' }], text: '' }, s), 'SELECT 1 AS x');
-  assert.throws(() => prepare({ kind: 'prepare', name: 'q', sql: 'SELECT 1; SELECT 2', types: [], text: '' }, s), /only support single statement/);
-  assert.throws(() => prepare({ kind: 'prepare', name: 'q', sql: "EXECUTE p USING 1", types: [], text: '' }, s), /cannot be EXECUTE/);
+  await assert.rejects(prepare({ kind: 'prepare', name: 'q', sql: 'SELECT 1; SELECT 2', types: [], text: '' }, s, plan), /only support single statement/);
+  await assert.rejects(prepare({ kind: 'prepare', name: 'q', sql: 'EXECUTE p USING 1', types: [], text: '' }, s, plan), /cannot be EXECUTE/);
+  await assert.rejects(prepare({ kind: 'prepare', name: 'q', sql: 'SELECT 1', types: [], text: '' }, s, () => Promise.reject(new Error('refused'))), /refused/);
+  assert.equal(s.prepared?.has('q'), false);
   deallocate({ kind: 'deallocate', name: 'p', text: '' }, s);
   assert.throws(() => boundSql({ kind: 'execute', name: 'p', args: [], text: '' }, s), /Prepare statement not found: p/);
 });

@@ -22,12 +22,17 @@ function invalid(message: string): TsdbError {
   return new TsdbError(StatusCode.InvalidArguments, `Invalid prepare statement: ${message}`);
 }
 
-/** `PREPARE`: checks the statement (one, parsable, not itself PREPARE/EXECUTE/DEALLOCATE) and keeps it. */
-export function prepare(stmt: Extract<Statement, { kind: 'prepare' }>, session: Session): void {
+/**
+ * `PREPARE`: checks the statement (one, parsable, not itself PREPARE/EXECUTE/DEALLOCATE) and keeps
+ * it. A query is planned first, as GreptimeDB plans it (`plan`, with every parameter NULL): a
+ * missing table or a function the sandbox refuses fails the PREPARE, not only each EXECUTE.
+ */
+export async function prepare(stmt: Extract<Statement, { kind: 'prepare' }>, session: Session, plan: (sql: string) => Promise<void>): Promise<void> {
   const parsed = parseSql(stmt.sql);
   if (parsed.length !== 1) throw invalid('prepare statement only support single statement');
   const kind = parsed[0]!.kind;
   if (kind === 'prepare' || kind === 'execute' || kind === 'deallocate') throw invalid(`a prepared statement cannot be ${kind.toUpperCase()}`);
+  if (kind === 'query') await plan(bindParameters(stmt.sql, new Array<ValueExpr>(placeholders(stmt.sql).count).fill({ kind: 'null' }), stmt.types));
   const prepared = (session.prepared ??= new Map<string, PreparedStatement>());
   if (!prepared.has(stmt.name) && prepared.size >= MAX_PREPARED) throw invalid(`a session holds at most ${MAX_PREPARED} prepared statements: DEALLOCATE some`);
   prepared.set(stmt.name, { sql: stmt.sql, types: stmt.types });
@@ -72,6 +77,21 @@ function literal(v: ValueExpr): string {
  * has parameters.
  */
 export function bindParameters(sql: string, args: readonly ValueExpr[], types: readonly string[] = []): string {
+  const { spots, count } = placeholders(sql);
+  if (args.length !== count) throw invalid(`the statement has ${count} parameter${count === 1 ? '' : 's'}, EXECUTE gave ${args.length}`);
+  let out = '';
+  let at = 0;
+  for (const s of spots) {
+    const value = literal(args[s.index]!);
+    const type = types[s.index];
+    out += sql.slice(at, s.start) + (type === undefined ? value : `CAST(${value} AS ${type})`);
+    at = s.end;
+  }
+  return out + sql.slice(at);
+}
+
+/** Where the placeholders of `sql` are (which argument each takes), and how many parameters it has. */
+function placeholders(sql: string): { spots: Array<{ start: number; end: number; index: number }>; count: number } {
   const spots: Array<{ start: number; end: number; index: number }> = [];
   let next = 0;
   let count = 0;
@@ -85,14 +105,5 @@ export function bindParameters(sql: string, args: readonly ValueExpr[], types: r
       count = Math.max(count, index + 1);
     }
   }
-  if (args.length !== count) throw invalid(`the statement has ${count} parameter${count === 1 ? '' : 's'}, EXECUTE gave ${args.length}`);
-  let out = '';
-  let at = 0;
-  for (const s of spots) {
-    const value = literal(args[s.index]!);
-    const type = types[s.index];
-    out += sql.slice(at, s.start) + (type === undefined ? value : `CAST(${value} AS ${type})`);
-    at = s.end;
-  }
-  return out + sql.slice(at);
+  return { spots, count };
 }
