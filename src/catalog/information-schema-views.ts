@@ -38,5 +38,6 @@ export async function viewsRows(source: InformationSchemaSource): Promise<Cell[]
 
 /** A view's row of `information_schema.tables` (its columns: `TABLES_COLUMNS`). */
 export function viewTablesRow(v: ViewInfo): Cell[] {
-  return [v.catalog, v.database, v.name, 'VIEW', v.view_id, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, null, v.created_at, null, null, 'utf8_bin', 0, '', null, 'N'];
+  const created = Math.floor(v.created_at / 1000);
+  return [v.catalog, v.database, v.name, 'VIEW', v.view_id, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, 0, created, created, null, 'utf8_bin', 0, '', null, 'N'];
 }

@@ -5,9 +5,10 @@
 import type { ViewInfo } from './view-info.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { hostname } from 'node:os';
 import { buildInfo } from '../common/build-info.js';
 import type { Cell } from '../query/output.js';
-import { INFORMATION_SCHEMA_TABLES, informationSchemaTable, type InformationSchemaSource, type RegionStatistics } from './information-schema.js';
+import { INFORMATION_SCHEMA_TABLES, informationSchemaTable, informationSchemaTableDefs, type InformationSchemaSource, type RegionStatistics } from './information-schema.js';
 import type { DatabaseInfo, TableInfo } from './table-info.js';
 
 const CPU: TableInfo = {
@@ -129,8 +130,11 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['peer_id', 'Int64', false],
     ['peer_type', 'String', false],
     ['peer_addr', 'String', true],
-    ['cpus', 'UInt32', false],
-    ['memory_bytes', 'UInt64', false],
+    ['peer_hostname', 'String', true],
+    ['total_cpu_millicores', 'Int64', false],
+    ['total_memory_bytes', 'Int64', false],
+    ['cpu_usage_millicores', 'Int64', false],
+    ['memory_usage_bytes', 'Int64', false],
     ['version', 'String', false],
     ['git_commit', 'String', false],
     ['start_time', 'TimestampMillisecond', true],
@@ -236,6 +240,8 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['region_number', 'UInt32', false],
     ['region_rows', 'UInt64', true],
     ['written_bytes_since_open', 'UInt64', true],
+    ['query_cpu_time_millis', 'UInt64', true],
+    ['query_scanned_bytes', 'UInt64', true],
     ['disk_size', 'UInt64', true],
     ['memtable_size', 'UInt64', true],
     ['manifest_size', 'UInt64', true],
@@ -270,9 +276,9 @@ const OWN: Record<string, Array<[string, string, boolean]>> = {
     ['table_rows', 'UInt64', true],
     ['data_free', 'UInt64', true],
     ['auto_increment', 'UInt64', true],
-    ['create_time', 'TimestampMillisecond', true],
-    ['update_time', 'TimestampMillisecond', true],
-    ['check_time', 'TimestampMillisecond', true],
+    ['create_time', 'TimestampSecond', true],
+    ['update_time', 'TimestampSecond', true],
+    ['check_time', 'TimestampSecond', true],
     ['table_collation', 'String', true],
     ['checksum', 'UInt64', true],
     ['create_options', 'String', true],
@@ -308,7 +314,9 @@ const TYPE_FACTS: Record<string, Cell[]> = {
   Date: [null, null, null, null, null, null, null, 'date'],
   TimestampSecond: [null, null, null, null, 0, null, null, 'timestamp(0)'],
   TimestampMillisecond: [null, null, null, null, 3, null, null, 'timestamp(3)'],
+  TimestampMicrosecond: [null, null, null, null, 6, null, null, 'timestamp(6)'],
   TimestampNanosecond: [null, null, null, null, 9, null, null, 'timestamp(9)'],
+  UInt8: [null, null, 3, 0, null, null, null, 'tinyint unsigned'],
 };
 
 function columnRow(schema: string, table: string, name: string, pos: number, type: string, key: string, semantic: string, dflt: string | null, nullable: boolean, comment: string | null = null): Cell[] {
@@ -316,39 +324,34 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
   return ['tsdb', schema, table, name, pos, ...f.slice(0, 7), key, '', 'select,insert', '', type, f[7]!, semantic, dflt, nullable ? 'Yes' : 'No', f[7]!, comment, null];
 }
 
+// GreptimeDB's tables of information_schema, `flow_statistics`… included.
+const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_peers region_statistics routines schema_privileges schemata session_status statistics table_constraints table_privileges tables views'.split(' ');
+
 test('the tables of information_schema; an unknown name has none', async () => {
-  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ['build_info', 'cluster_info', 'columns', 'engines', 'key_column_usage', 'partitions', 'process_list', 'region_peers', 'region_statistics', 'schemata', 'tables', 'views']);
+  assert.deepEqual(INFORMATION_SCHEMA_TABLES, ALL_TABLES);
   assert.equal(await informationSchemaTable('nope', source), undefined);
   assert.equal(await informationSchemaTable('toString', source), undefined);
   assert.deepEqual((await informationSchemaTable('TABLES', source))?.columns, (await get('tables')).columns);
-  for (const name of INFORMATION_SCHEMA_TABLES) {
+  for (const name of Object.keys(OWN)) {
     assert.deepEqual((await get(name)).columns, OWN[name]!.map(([n, t]) => ({ name: n, data_type: t })), name);
   }
 });
 
-test('tables: information_schema as LOCAL TEMPORARY, user tables with sizes, options and comment', async () => {
-  const own = (name: string, id: number): Cell[] => ['tsdb', 'information_schema', name, 'LOCAL TEMPORARY', id, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, null, 0, null, null, 'utf8_bin', 0, '', null, 'Y'];
+test('tables: information_schema as LOCAL TEMPORARY, public.numbers, user tables with sizes, options and comment', async () => {
+  const ids = Object.fromEntries(informationSchemaTableDefs().map((d) => [d.name, d.id]));
+  const own = (name: string): Cell[] => ['tsdb', 'information_schema', name, 'LOCAL TEMPORARY', ids[name]!, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, 0, 0, 0, null, 'utf8_bin', 0, '', null, 'Y'];
   assert.deepEqual(await get('tables'), {
     columns: OWN['tables']!.map(([name, data_type]) => ({ name, data_type })),
     rows: [
-      own('build_info', 8),
-      own('cluster_info', 31),
-      own('columns', 4),
-      own('engines', 5),
-      own('key_column_usage', 16),
-      own('partitions', 28),
-      own('process_list', 36),
-      own('region_peers', 29),
-      own('region_statistics', 35),
-      own('schemata', 15),
-      own('tables', 3),
-      own('views', 32),
-      ['tsdb', 'metrics', 'm', 'BASE TABLE', 1026, 0, 0, 0, 0, 102, 'mito', 11, 'Fixed', 5, 0, null, 1_700_000_002_000, null, null, 'utf8_bin', 0, 'write_buffer_size=1.0MiB ttl=1h skip_wal=true compaction.type=twcs', null, 'N'],
+      ...ALL_TABLES.map(own),
+      ['tsdb', 'metrics', 'm', 'BASE TABLE', 1026, 0, 0, 0, 0, 102, 'mito', 11, 'Fixed', 5, 0, 0, 1_700_000_002, 1_700_000_002, null, 'utf8_bin', 0, 'write_buffer_size=1.0MiB ttl=1h skip_wal=true compaction.type=twcs', null, 'N'],
       // (2000 sst + 300 memtable bytes) / 13 rows
-      ['tsdb', 'public', 'cpu', 'BASE TABLE', 1024, 2000, 0, 0, 0, 176, 'mito', 11, 'Fixed', 13, 0, null, 1_700_000_000_000, null, null, 'utf8_bin', 0, 'ttl=7days append_mode=true', 'cpu usage', 'N'],
-      ['tsdb', 'public', 'events', 'BASE TABLE', 1025, 0, 0, 0, 0, 0, 'mito', 11, 'Fixed', 0, 0, null, 1_700_000_001_000, null, null, 'utf8_bin', 0, '', null, 'N'],
+      ['tsdb', 'public', 'cpu', 'BASE TABLE', 1024, 2000, 0, 0, 0, 176, 'mito', 11, 'Fixed', 13, 0, 0, 1_700_000_000, 1_700_000_000, null, 'utf8_bin', 0, 'ttl=7days append_mode=true', 'cpu usage', 'N'],
+      ['tsdb', 'public', 'events', 'BASE TABLE', 1025, 0, 0, 0, 0, 0, 'mito', 11, 'Fixed', 0, 0, 0, 1_700_000_001, 1_700_000_001, null, 'utf8_bin', 0, '', null, 'N'],
       // A view: no engine, sizes or options (GreptimeDB's row of a view).
-      ['tsdb', 'public', 'hot', 'VIEW', 1030, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, null, 1_700_000_003_000, null, null, 'utf8_bin', 0, '', null, 'N'],
+      ['tsdb', 'public', 'hot', 'VIEW', 1030, 0, 0, 0, 0, 0, '', 11, 'Fixed', 0, 0, 0, 1_700_000_003, 1_700_000_003, null, 'utf8_bin', 0, '', null, 'N'],
+      // GreptimeDB's test table, created with its database.
+      ['tsdb', 'public', 'numbers', 'LOCAL TEMPORARY', 2, 0, 0, 0, 0, 0, 'test_engine', 11, 'Fixed', 0, 0, 0, 0, 0, null, 'utf8_bin', 0, '', null, 'Y'],
     ],
   });
 });
@@ -359,8 +362,8 @@ test('views: one row per view, its definition as SHOW CREATE VIEW prints it', as
 
 test('columns: every column of every table, information_schema included, with MySQL and tsdb types', async () => {
   const own: Cell[][] = [];
-  for (const table of INFORMATION_SCHEMA_TABLES) {
-    OWN[table]!.forEach(([name, type, nullable], i) => own.push(columnRow('information_schema', table, name, i + 1, type, '', 'FIELD', null, nullable)));
+  for (const { name: table, columns } of informationSchemaTableDefs()) {
+    columns.forEach(({ name, type, nullable }, i) => own.push(columnRow('information_schema', table, name, i + 1, type, '', 'FIELD', null, nullable)));
   }
   assert.deepEqual(await get('columns'), {
     columns: OWN['columns']!.map(([name, data_type]) => ({ name, data_type })),
@@ -380,6 +383,7 @@ test('columns: every column of every table, information_schema included, with My
       columnRow('public', 'events', 'payload', 4, 'Binary', '', 'FIELD', null, true),
       columnRow('public', 'events', 'day', 5, 'Date', '', 'FIELD', null, true),
       columnRow('public', 'events', 'tiny', 6, 'Int8', '', 'FIELD', null, true),
+      columnRow('public', 'numbers', 'number', 1, 'UInt32', 'PRI', 'TAG', null, false),
     ],
   });
   // Spelled out once, independent of the helper: the time index of cpu.
@@ -413,10 +417,11 @@ test('key_column_usage: TIME INDEX and PRIMARY rows in column order', async () =
     columns: OWN['key_column_usage']!.map(([name, data_type]) => ({ name, data_type })),
     rows: [
       row('metrics', 'TIME INDEX', 'm', 'ts', 1, ''),
-      row('public', 'PRIMARY', 'cpu', 'host', 1, 'tsdb-primary-key-v1'),
+      row('public', 'PRIMARY', 'cpu', 'host', 1, 'dense'),
       row('public', 'TIME INDEX', 'cpu', 'ts', 1, ''),
-      row('public', 'PRIMARY', 'cpu', 'region', 3, 'tsdb-primary-key-v1'),
+      row('public', 'PRIMARY', 'cpu', 'region', 3, 'dense'),
       row('public', 'TIME INDEX', 'events', 'ts', 1, ''),
+      row('public', 'PRIMARY', 'numbers', 'number', 1, 'dense'),
     ],
   });
 });
@@ -425,10 +430,10 @@ test('region_statistics: one row per region, by region id', async () => {
   assert.deepEqual(await get('region_statistics'), {
     columns: OWN['region_statistics']!.map(([name, data_type]) => ({ name, data_type })),
     rows: [
-      [4398046511104, 1024, 0, 13, 0, 2300, 300, 0, 2000, 2, 0, 'mito', 'Leader'],
-      [4398046511105, 1024, 1, 0, 0, 0, 0, 0, 0, 0, 0, 'mito', 'Leader'],
-      [4402341478400, 1025, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'mito', 'Leader'],
-      [4406636445696, 1026, 0, 5, 0, 512, 512, 0, 0, 0, 0, 'mito', 'Leader'],
+      [4398046511104, 1024, 0, 13, 0, 0, 0, 2300, 300, 0, 2000, 2, 0, 'mito', 'Leader'],
+      [4398046511105, 1024, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'mito', 'Leader'],
+      [4402341478400, 1025, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'mito', 'Leader'],
+      [4406636445696, 1026, 0, 5, 0, 0, 0, 512, 512, 0, 0, 0, 0, 'mito', 'Leader'],
     ],
   });
 });
@@ -436,7 +441,17 @@ test('region_statistics: one row per region, by region id', async () => {
 test('engines and build_info: one row each', async () => {
   assert.deepEqual(await get('engines'), {
     columns: s('engine', 'support', 'comment', 'transactions', 'xa', 'savepoints'),
-    rows: [['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO']],
+    rows: [
+      ['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO'],
+      [
+        'metric',
+        'YES',
+        'Storage engine for observability scenarios, which is adept at handling a large number of small tables, making it particularly suitable for cloud-native monitoring',
+        'NO',
+        'NO',
+        'NO',
+      ],
+    ],
   });
   const b = buildInfo();
   assert.deepEqual(await get('build_info'), {
@@ -449,9 +464,9 @@ test('cluster_info: one STANDALONE row, or the nodes of the cluster with uptime,
   const b = buildInfo();
   const one = await get('cluster_info');
   assert.equal(one.rows.length, 1);
-  const [id, type, addr, cpus, memory, version, commit, start, uptime, active, status] = one.rows[0]!;
-  assert.deepEqual([id, type, addr, version, commit, active, status], [0, 'STANDALONE', '', b.version, b.commit, null, null]);
-  assert.ok(Number(cpus) >= 1 && Number(memory) > 0);
+  const [id, type, addr, host, cpus, memory, , used, version, commit, start, uptime, active, status] = one.rows[0]!;
+  assert.deepEqual([id, type, addr, host, version, commit, active, status], [0, 'STANDALONE', '', hostname(), b.version, b.commit, null, null]);
+  assert.ok(Number(cpus) >= 1000 && Number(memory) > 0 && Number(used) > 0);
   assert.ok(Math.abs(Number(start) - (Date.now() - process.uptime() * 1000)) < 2000);
   assert.match(String(uptime), /^(\d+(ms|s|m|h|d)\s?)+$/);
   const now = Date.now();
@@ -464,7 +479,7 @@ test('cluster_info: one STANDALONE row, or the nodes of the cluster with uptime,
     ],
   });
   assert.deepEqual(
-    nodes!.rows.map((r) => [r[0], r[1], r[2], r[7], r[9], r[10]]),
+    nodes!.rows.map((r) => [r[0], r[1], r[2], r[10], r[12], r[13]]),
     [
       [0, 'METASRV', '10.0.0.1:3002', now - 60_000, null, null],
       [3, 'DATANODE', '10.0.0.3:3001', now - 5_000, '1s 500ms', null],
@@ -546,4 +561,34 @@ test('region_peers: the standalone peer (id 0, no address) unless the source kno
     peer('p', 2000 * 2 ** 32 + 1, null, null, 'Yes', null),
     peer('p', 2000 * 2 ** 32 + 2, 3, '10.0.0.3:3001', 'Yes', 'ALIVE'),
   ]);
+});
+
+test('statistics and table_constraints: PRIMARY (key order), TIME INDEX and inverted indexes; numbers in public', async () => {
+  const withIndex: InformationSchemaSource = {
+    ...source,
+    tables: async (db) => (db === 'public' ? [{ ...CPU, columns: CPU.columns.map((c) => (c.name === 'usage' ? { ...c, inverted_index: true } : c)) }] : db === 'metrics' ? [M] : []),
+  };
+  const stats = await informationSchemaTable('statistics', withIndex);
+  assert.deepEqual(
+    stats!.rows.map((r) => [r[1], r[2], r[3], r[5], r[6], r[7], r[12], r[13], r[18]]),
+    [
+      ['metrics', 'm', 1, 'TIME INDEX', 1, 'ts', '', 'TIME', ''],
+      ['public', 'numbers', 0, 'PRIMARY', 1, 'number', '', 'PRIMARY', 'dense'],
+      ['public', 'cpu', 0, 'PRIMARY', 1, 'region', 'YES', 'PRIMARY', 'dense'],
+      ['public', 'cpu', 0, 'PRIMARY', 2, 'host', 'YES', 'PRIMARY', 'dense'],
+      ['public', 'cpu', 1, 'TIME INDEX', 1, 'ts', '', 'TIME', ''],
+      ['public', 'cpu', 1, 'INVERTED_INDEX_usage', 1, 'usage', 'YES', 'INVERTED', 'inverted'],
+    ],
+  );
+  const constraints = await informationSchemaTable('table_constraints', withIndex);
+  assert.deepEqual(constraints!.rows, [
+    ['def', 'metrics', 'TIME INDEX', 'metrics', 'm', 'TIME INDEX', 'YES'],
+    ['def', 'public', 'PRIMARY', 'public', 'numbers', 'PRIMARY KEY', 'YES'],
+    ['def', 'public', 'TIME INDEX', 'public', 'cpu', 'TIME INDEX', 'YES'],
+    ['def', 'public', 'PRIMARY', 'public', 'cpu', 'PRIMARY KEY', 'YES'],
+  ]);
+  // MySQL's compatibility tables: GreptimeDB's one row, or none.
+  assert.deepEqual((await get('character_sets')).rows, [['utf8', 'utf8_bin', 'UTF-8 Unicode', 4]]);
+  assert.deepEqual((await get('collations')).rows, [['utf8_bin', 'utf8', 1, 'Yes', 'Yes', 1]]);
+  assert.deepEqual((await get('routines')).rows, []);
 });

@@ -4,13 +4,14 @@
  * `greptime` renamed `tsdb`. The module only reads: the caller supplies the catalog and the region
  * statistics through an `InformationSchemaSource`.
  */
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism, hostname, totalmem } from 'node:os';
 import { formatDuration } from '../common/time/duration.js';
 import { buildInfo } from '../common/build-info.js';
 import { decimalOf, type ColumnType } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
 import type { Cell, OutputColumn } from '../query/output.js';
-import { showTypeOf } from './column-types.js';
+import { SHOW_TYPES, showTypeOf } from './column-types.js';
+import { MORE_TABLES, NUMBERS, NUMBERS_TABLE } from './information-schema-more.js';
 import { partitionRuleOf } from './partition-rule.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, LOGICAL_TABLE_OPTION, ownsNoRegions, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 import type { RegionRoute } from './table-route.js';
@@ -86,10 +87,14 @@ export interface VirtualColumn {
   readonly nullable: boolean;
 }
 
-interface VirtualTable {
+export interface VirtualTable {
   /** GreptimeDB's table id (`common_catalog::consts`). */
   readonly id: number;
   readonly columns: readonly VirtualColumn[];
+  /** Its primary key columns (`numbers`' `number`); none for information_schema's tables. */
+  readonly primaryKey?: readonly string[];
+  /** Its engine as information_schema.tables shows it; '' when absent. */
+  readonly engine?: string;
   readonly rows: (source: InformationSchemaSource) => Promise<Cell[][]>;
 }
 
@@ -100,8 +105,8 @@ const str = (name: string, nullable = false): VirtualColumn => col(name, 'String
 const PRI_COLUMN_KEY = 'PRI';
 const TIME_INDEX = 'TIME INDEX';
 const PRIMARY = 'PRIMARY';
-/** GreptimeDB's `greptime-primary-key-v1`, renamed. */
-const INDEX_TYPE_PRI = 'tsdb-primary-key-v1';
+/** GreptimeDB's `greptime_index_type` of a primary key column: its dense encoding. */
+const INDEX_TYPE_PRI = 'dense';
 const MAX_STRING_LENGTH = 2147483647;
 const UTF8 = 'utf8';
 const UTF8_BIN = 'utf8_bin';
@@ -138,6 +143,8 @@ async function allTables(source: InformationSchemaSource): Promise<Array<{ db: D
       db.name === INFORMATION_SCHEMA
         ? INFORMATION_SCHEMA_TABLES.map((name) => ({ kind: 'virtual', name, def: TABLES[name]! }))
         : (await source.tables(db.name)).map((info) => ({ kind: 'user', info }));
+    // GreptimeDB's test table, in `public` only.
+    if (db.name === 'public' && !tables.some((t) => tableName(t) === NUMBERS_TABLE)) tables.push({ kind: 'virtual', name: NUMBERS_TABLE, def: NUMBERS });
     tables.sort((a, b) => compare(tableName(a), tableName(b)));
     out.push({ db, tables });
   }
@@ -166,7 +173,8 @@ interface ColumnView {
 
 function columnViews(t: AnyTable): ColumnView[] {
   if (t.kind === 'virtual') {
-    return t.def.columns.map((c) => ({ name: c.name, type: c.type, semantic: 'FIELD', nullable: c.nullable, default: null, comment: null }));
+    const keys = new Set(t.def.primaryKey ?? []);
+    return t.def.columns.map((c) => ({ name: c.name, type: c.type, semantic: keys.has(c.name) ? 'TAG' : 'FIELD', nullable: c.nullable, default: null, comment: null }));
   }
   const keys = new Set(t.info.primary_key);
   return t.info.columns.map((c) => ({
@@ -263,9 +271,9 @@ const TABLES_COLUMNS: readonly VirtualColumn[] = [
   col('table_rows', 'UInt64', true),
   col('data_free', 'UInt64', true),
   col('auto_increment', 'UInt64', true),
-  col('create_time', 'TimestampMillisecond', true),
-  col('update_time', 'TimestampMillisecond', true),
-  col('check_time', 'TimestampMillisecond', true),
+  col('create_time', 'TimestampSecond', true),
+  col('update_time', 'TimestampSecond', true),
+  col('check_time', 'TimestampSecond', true),
   str('table_collation', true),
   col('checksum', 'UInt64', true),
   str('create_options', true),
@@ -279,7 +287,8 @@ async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
     const rows: Cell[][] = [];
     for (const t of tables) {
       if (t.kind === 'virtual') {
-        rows.push([DEFAULT_CATALOG, db.name, t.name, 'LOCAL TEMPORARY', t.def.id, 0, 0, 0, 0, 0, '', TABLE_VERSION, 'Fixed', 0, 0, null, db.created_at, null, null, UTF8_BIN, 0, '', null, 'Y']);
+        const created = Math.floor(db.created_at / 1000);
+        rows.push([DEFAULT_CATALOG, db.name, t.name, 'LOCAL TEMPORARY', t.def.id, 0, 0, 0, 0, 0, t.def.engine ?? '', TABLE_VERSION, 'Fixed', 0, 0, 0, created, created, null, UTF8_BIN, 0, '', null, 'Y']);
         continue;
       }
       const info = t.info;
@@ -289,7 +298,9 @@ async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
       const indexLength = stats.reduce((n, s) => n + s.index, 0);
       const memtable = stats.reduce((n, s) => n + s.memtable, 0);
       const avgRowLength = tableRows > 0 ? Math.floor((dataLength + memtable) / tableRows) : 0;
-      const comment = info.comment ?? info.options['comment'] ?? null;
+      const comment = info.options['comment'] ?? null;
+      // Seconds (GreptimeDB's TimestampSecond); tsdb keeps no time of the last change: its creation.
+      const created = Math.floor(info.created_at / 1000);
       rows.push([
         info.catalog,
         db.name,
@@ -306,9 +317,9 @@ async function tablesRows(source: InformationSchemaSource): Promise<Cell[][]> {
         'Fixed',
         tableRows,
         0,
-        null,
-        info.created_at,
-        null,
+        0,
+        created,
+        created,
         null,
         UTF8_BIN,
         0,
@@ -429,8 +440,9 @@ async function keyColumnUsageRows(source: InformationSchemaSource): Promise<Cell
   const rows: Cell[][] = [];
   for (const { db, tables } of await allTables(source)) {
     for (const t of tables) {
-      if (t.kind !== 'user') continue;
-      const info = t.info;
+      // `numbers` has a primary key; information_schema's tables have no keys.
+      const info = t.kind === 'user' ? t.info : t.def.primaryKey === undefined ? undefined : { catalog: DEFAULT_CATALOG, name: t.name, primary_key: t.def.primaryKey, time_index: '', columns: t.def.columns };
+      if (info === undefined) continue;
       const row = (constraint: string, column: string, ordinal: number, indexType: string): Cell[] => [
         'def',
         db.name,
@@ -457,8 +469,6 @@ async function keyColumnUsageRows(source: InformationSchemaSource): Promise<Cell
   return rows;
 }
 
-const ENGINES_COLUMNS: readonly VirtualColumn[] = ['engine', 'support', 'comment', 'transactions', 'xa', 'savepoints'].map((n) => str(n));
-
 const BUILD_INFO_COLUMNS: readonly VirtualColumn[] = ['git_branch', 'git_commit', 'git_commit_short', 'git_clean', 'pkg_version'].map((n) => str(n));
 
 const REGION_STATISTICS_COLUMNS: readonly VirtualColumn[] = [
@@ -467,6 +477,8 @@ const REGION_STATISTICS_COLUMNS: readonly VirtualColumn[] = [
   col('region_number', 'UInt32', false),
   col('region_rows', 'UInt64', true),
   col('written_bytes_since_open', 'UInt64', true),
+  col('query_cpu_time_millis', 'UInt64', true),
+  col('query_scanned_bytes', 'UInt64', true),
   col('disk_size', 'UInt64', true),
   col('memtable_size', 'UInt64', true),
   col('manifest_size', 'UInt64', true),
@@ -486,8 +498,8 @@ async function regionStatisticsRows(source: InformationSchemaSource): Promise<Ce
       for (const s of await source.regionStatistics(t.info)) {
         const n = regionNumbers(s);
         const id = regionId(t.info.table_id, s.region_number);
-        // written_bytes_since_open: not counted by tsdb's engine yet.
-        rows.push({ id, row: [int64(id), t.info.table_id, s.region_number, n.rows, 0, n.disk, n.memtable, n.manifest, n.sst, s.sst_files, n.index, t.info.engine, 'Leader'] });
+        // written_bytes_since_open, query_cpu_time_millis, query_scanned_bytes: not counted by tsdb's engine yet.
+        rows.push({ id, row: [int64(id), t.info.table_id, s.region_number, n.rows, 0, 0, 0, n.disk, n.memtable, n.manifest, n.sst, s.sst_files, n.index, t.info.engine, 'Leader'] });
       }
     }
   }
@@ -649,8 +661,11 @@ const CLUSTER_INFO_COLUMNS: readonly VirtualColumn[] = [
   col('peer_id', 'Int64', false),
   str('peer_type'),
   str('peer_addr', true),
-  col('cpus', 'UInt32', false),
-  col('memory_bytes', 'UInt64', false),
+  str('peer_hostname', true),
+  col('total_cpu_millicores', 'Int64', false),
+  col('total_memory_bytes', 'Int64', false),
+  col('cpu_usage_millicores', 'Int64', false),
+  col('memory_usage_bytes', 'Int64', false),
   str('version'),
   str('git_commit'),
   col('start_time', 'TimestampMillisecond', true),
@@ -670,20 +685,27 @@ async function clusterInfoRows(source: InformationSchemaSource): Promise<Cell[][
     { peer_id: 0, peer_type: 'STANDALONE', peer_addr: '', version: b.version, git_commit: b.commit, start_time_ms: Date.now() - Math.round(process.uptime() * 1000), alive: true },
   ];
   const now = Date.now();
-  // cpus and memory_bytes: of the node answering only (others do not report theirs yet: 0).
-  return nodes.map((n) => [
+  // The host, CPUs and memory: of the node answering only (others do not report theirs yet: 0).
+  // cpu_usage_millicores: not measured (0).
+  return nodes.map((n) => {
+    const self = n.peer_type === 'STANDALONE';
+    return [
     n.peer_id,
     n.peer_type,
     n.peer_addr,
-    n.peer_type === 'STANDALONE' ? availableParallelism() : 0,
-    n.peer_type === 'STANDALONE' ? totalmem() : 0,
+    self ? hostname() : null,
+    self ? availableParallelism() * 1000 : 0,
+    self ? totalmem() : 0,
+    0,
+    self ? process.memoryUsage.rss() : 0,
     n.version,
     n.git_commit,
     n.start_time_ms,
     spaced(formatDuration(Math.max(0, now - n.start_time_ms))),
     n.idle_ms === undefined ? null : spaced(formatDuration(n.idle_ms)),
     n.alive ? null : 'LOST',
-  ]);
+  ];
+  });
 }
 
 const TABLES: Readonly<Record<string, VirtualTable>> = {
@@ -697,11 +719,6 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
   },
   cluster_info: { id: 31, columns: CLUSTER_INFO_COLUMNS, rows: clusterInfoRows },
   columns: { id: 4, columns: COLUMNS_COLUMNS, rows: columnsRows },
-  engines: {
-    id: 5,
-    columns: ENGINES_COLUMNS,
-    rows: () => Promise.resolve([['mito', 'DEFAULT', 'Storage engine for time-series data', 'NO', 'NO', 'NO']]),
-  },
   key_column_usage: { id: 16, columns: KEY_COLUMN_USAGE_COLUMNS, rows: keyColumnUsageRows },
   partitions: { id: 28, columns: PARTITIONS_COLUMNS, rows: partitionsRows },
   process_list: { id: 36, columns: PROCESS_LIST_COLUMNS, rows: processListRows },
@@ -710,6 +727,7 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
   schemata: { id: 15, columns: SCHEMATA_COLUMNS, rows: schemataRows },
   tables: { id: 3, columns: TABLES_COLUMNS, rows: tablesRows },
   views: { id: 32, columns: VIEWS_COLUMNS, rows: viewsRows },
+  ...MORE_TABLES,
 };
 
 /** The tables of `information_schema`, sorted by name. */

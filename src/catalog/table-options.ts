@@ -4,7 +4,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import { parseSize } from '../common/size/size.js';
+import { KIB, MIB, GIB, TIB, PIB, parseSize } from '../common/size/size.js';
 import { parseDuration } from '../common/time/duration.js';
 import type { MergeMode, RegionOptions } from '../types/region-metadata.js';
 
@@ -85,6 +85,14 @@ export function formatTtl(value: string): string {
   return parts.join(' ');
 }
 
+/** A size as GreptimeDB shows it (ReadableSize's Display): `1.0KiB`, `2.5MiB`, `512B`. */
+export function formatReadableSize(bytes: number): string {
+  for (const [unit, size] of [['PiB', PIB], ['TiB', TIB], ['GiB', GIB], ['MiB', MIB], ['KiB', KIB]] as const) {
+    if (bytes >= size) return `${(bytes / size).toFixed(1)}${unit}`;
+  }
+  return `${bytes}B`;
+}
+
 /** Checks and normalizes options (keys lower-cased); `kind` tells table from database keys. */
 export function checkOptions(options: Readonly<Record<string, string>>, kind: 'table' | 'database'): Record<string, string> {
   const keys = kind === 'table' ? TABLE_KEYS : DATABASE_KEYS;
@@ -100,6 +108,16 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
       case 'ttl':
         out[key] = formatTtl(value);
         continue;
+      case 'write_buffer_size': {
+        let bytes: number;
+        try {
+          bytes = parseSize(value);
+        } catch {
+          throw invalid(`Invalid write_buffer_size: ${rawValue}`);
+        }
+        out[key] = formatReadableSize(bytes);
+        continue;
+      }
       case 'append_mode':
       case 'skip_wal':
         checkBoolean(key, value);

@@ -37,6 +37,9 @@ import { MetricTables } from './metric-tables.js';
 import { unlimitedBudget, untilDoneOrAborted, type QueryBudget } from './query-gate.js';
 import { ProcessList } from './process-list.js';
 import { processRows, showProcessList } from './statement/process-list.js';
+import { showTableStatus } from './statement/show-status.js';
+import { commented } from './statement/comment-on.js';
+import { NUMBERS_RELATION, NUMBERS_TABLE } from '../catalog/information-schema-more.js';
 import { startStatements, type StatementControl } from './statement-control.js';
 import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
@@ -73,6 +76,7 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'describe_table':
     case 'show_variables':
     case 'show_processlist':
+    case 'show_table_status':
     case 'tql':
     case 'tql_query':
     case 'show_views':
@@ -375,6 +379,16 @@ export class FrontendInstance {
       case 'deallocate':
         deallocate(stmt, session);
         return affected(0);
+      case 'show_table_status':
+        return showTableStatus(stmt, session, this.informationSchemaSource(session), where);
+      case 'comment_on': {
+        const { database, table } = resolveName(stmt.name, session);
+        await this.schemaLocks.run(schemaLockKey(database, table), async () => {
+          const info = await this.requireTable(stmt.name, session);
+          await this.ddl.alterTable(info, commented(info, stmt));
+        });
+        return affected(0);
+      }
       default: {
         const unhandled: never = stmt;
         throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);
@@ -631,10 +645,11 @@ export class FrontendInstance {
         const named = catalog === '' ? relations?.get(name) : undefined;
         if (named !== undefined) return { key: name, relation: async () => ({ sql: named }) };
         const shown = `${catalog === '' ? session.catalog : catalog}.${database}.${name}`;
-        if (database === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
+        // information_schema in any case (`INFORMATION_SCHEMA.TABLES`), as GreptimeDB takes it.
+        if (database.toLowerCase() === INFORMATION_SCHEMA && (catalog === '' || catalog === session.catalog)) {
           const table = await informationSchemaTable(name, this.informationSchemaSource(session));
           if (table === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
-          return { key: shown, relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
+          return { key: shown.toLowerCase(), relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
         }
         // pg_catalog is only seen over PostgreSQL (reference api.md §5).
         if (pg !== undefined && database.toLowerCase() === PG_CATALOG && (catalog === '' || catalog === session.catalog)) {
@@ -643,6 +658,10 @@ export class FrontendInstance {
           return { key: shown.toLowerCase(), relation: async () => ({ sql: valuesRelation(table.columns, table.rows) }) };
         }
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
+        // GreptimeDB's test table `public.numbers` (0 to 99), unless a table of that name was made.
+        if (info === undefined && database === 'public' && name === NUMBERS_TABLE && (catalog === '' || catalog === session.catalog)) {
+          return { key: `${session.catalog}.public.${NUMBERS_TABLE}`, relation: async () => ({ sql: NUMBERS_RELATION }) };
+        }
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
         const ts = info.columns.find((c) => c.name === info.time_index)!;
         const timestampColumns = new Map<string, TimeUnit>();

@@ -192,6 +192,13 @@ export type Statement = Base &
     | { readonly kind: 'execute'; readonly name: string; readonly args: readonly ValueExpr[] }
     /** `DEALLOCATE [PREPARE] s`; `DEALLOCATE [PREPARE] ALL`: name undefined. */
     | { readonly kind: 'deallocate'; readonly name?: string }
+    /** `SHOW TABLE STATUS [FROM|IN db] [LIKE 'p' | WHERE cond]`. */
+    | { readonly kind: 'show_table_status'; readonly database?: string; readonly filter?: ShowFilter }
+    /**
+     * `COMMENT ON TABLE t IS 'c'` / `COMMENT ON COLUMN t.c IS 'c'`: `comment` null for `IS NULL`
+     * (the comment removed); `column` only for a column's.
+     */
+    | { readonly kind: 'comment_on'; readonly name: ObjectName; readonly column?: string; readonly comment: string | null }
   );
 
 export type StatementKind = Statement['kind'];

@@ -345,6 +345,18 @@ test('SHOW errors', () => {
   fails('SHOW TABLES WHERE', StatusCode.InvalidSyntax, syntax('Expected: an expression, found: EOF'));
   fails('SHOW FLOWS', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FLOWS');
   fails('SHOW CREATE FLOW f', StatusCode.Unsupported, 'SQL statement is not supported, keyword: FLOW');
+  // PostgreSQL's `SHOW <variable>`: one name, nothing after it (GreptimeDB's error names the next word).
+  assert.deepEqual(one('SHOW TIMEZONE'), { kind: 'show_variables', name: 'timezone', text: 'SHOW TIMEZONE' });
+  fails('SHOW TIME ZONE', StatusCode.Unsupported, 'SQL statement is not supported, keyword: ZONE');
+});
+
+test('SHOW TABLE STATUS and COMMENT ON', () => {
+  assert.deepEqual(one('SHOW TABLE STATUS'), { kind: 'show_table_status', text: 'SHOW TABLE STATUS' });
+  assert.deepEqual(one("SHOW TABLE STATUS FROM db LIKE 't%'"), { kind: 'show_table_status', database: 'db', filter: { kind: 'like', pattern: 't%' }, text: "SHOW TABLE STATUS FROM db LIKE 't%'" });
+  assert.deepEqual(one("COMMENT ON TABLE Db.T IS 'it''s'"), { kind: 'comment_on', name: { parts: ['db', 't'] }, comment: "it's", text: "COMMENT ON TABLE Db.T IS 'it''s'" });
+  assert.deepEqual(one('COMMENT ON COLUMN t.c IS NULL'), { kind: 'comment_on', name: { parts: ['t'] }, column: 'c', comment: null, text: 'COMMENT ON COLUMN t.c IS NULL' });
+  fails('COMMENT ON COLUMN c IS NULL', StatusCode.InvalidSyntax, syntax('Expected: a column name qualified by its table (table.column), found: IS at Line: 1, Column: 21'));
+  fails("COMMENT ON TABLE t IS 1", StatusCode.InvalidSyntax, syntax('Expected: literal string, found: 1 at Line: 1, Column: 23'));
 });
 
 // ---- INSERT / DELETE ----

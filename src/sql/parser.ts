@@ -44,6 +44,9 @@ function parseStatements(sql: string): Statement[] {
   return out;
 }
 
+/** Words after SHOW that name statements of GreptimeDB's (a variable cannot be named so). */
+const SHOW_WORDS = new Set(['TABLE', 'FLOWS', 'FLOW', 'VIEWS', 'REGIONS', 'REGION', 'CHARSET', 'CHARACTER', 'COLLATION', 'STATUS', 'SEARCH_PATH', 'TRIGGERS', 'CREATE']);
+
 /** First words of statements handed to DuckDB as they are. */
 const QUERY_WORDS = new Set(['SELECT', 'WITH', 'VALUES', 'FROM', 'TABLE']);
 
@@ -306,6 +309,8 @@ class StatementParser {
         this.expectEnd();
         return { kind: 'deallocate', ...(name !== undefined && { name }), text };
       }
+      case 'COMMENT':
+        return this.commentOn(text);
       default:
         throw unsupported(first.text);
     }
@@ -749,6 +754,11 @@ class StatementParser {
       const filter = this.showFilter();
       return { kind: 'show_index', name, ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
     }
+    if (this.eatKw('TABLE', 'STATUS')) {
+      const database = this.fromDatabase();
+      const filter = this.showFilter();
+      return { kind: 'show_table_status', ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
+    }
     const full = this.eatKw('FULL');
     if (this.eatKw('PROCESSLIST')) {
       this.expectEnd();
@@ -777,7 +787,31 @@ class StatementParser {
     }
     const t = this.peek();
     if (t.kind === 'eof') throw this.expected('an object type after SHOW');
+    // `SHOW <variable>` (PostgreSQL's form, as GreptimeDB reads it): one name, nothing after it.
+    if (!full && (t.kind === 'quoted_ident' || (t.kind === 'ident' && !SHOW_WORDS.has(t.value.toUpperCase())))) {
+      const parts = [this.ident()];
+      while (this.eatOp('.')) parts.push(this.ident());
+      if (!this.atEnd()) throw unsupported(this.peek().text);
+      return { kind: 'show_variables', name: variableName(parts.join('.')), text };
+    }
     throw unsupported(t.text);
+  }
+
+  /** `COMMENT ON TABLE t IS 'c' | NULL`, `COMMENT ON COLUMN t.c IS 'c' | NULL`. */
+  private commentOn(text: string): Statement {
+    this.expectKw('ON');
+    const target = this.peek();
+    const onColumn = this.eatKw('COLUMN');
+    if (!onColumn && !this.eatKw('TABLE')) throw this.peek().kind === 'eof' ? this.expected('TABLE or COLUMN') : unsupported(target.text);
+    const name = this.objectName();
+    if (onColumn && name.parts.length < 2) throw this.expected('a column name qualified by its table (table.column)');
+    this.expectKw('IS');
+    let comment: string | null;
+    if (this.eatKw('NULL')) comment = null;
+    else comment = this.stringLit();
+    this.expectEnd();
+    if (!onColumn) return { kind: 'comment_on', name, comment, text };
+    return { kind: 'comment_on', name: { parts: name.parts.slice(0, -1) }, column: name.parts[name.parts.length - 1]!, comment, text };
   }
 
   /** `KILL [QUERY | CONNECTION] <n>` or `KILL '<n>'`. */

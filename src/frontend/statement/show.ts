@@ -4,8 +4,9 @@
  * evaluated by DuckDB over the rows shown.
  */
 import type { CatalogManager } from '../../catalog/catalog-manager.js';
-import { showTypeOf } from '../../catalog/column-types.js';
-import { INFORMATION_SCHEMA_TABLES, sqlTypeName } from '../../catalog/information-schema.js';
+import { SHOW_TYPES, showTypeOf } from '../../catalog/column-types.js';
+import { INFORMATION_SCHEMA_TABLES, informationSchemaTableDefs, sqlTypeName } from '../../catalog/information-schema.js';
+import { indexEntries, NUMBERS, NUMBERS_TABLE } from '../../catalog/information-schema-more.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import type { ViewInfo } from '../../catalog/view-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -60,8 +61,12 @@ export async function showTables(stmt: Extract<Statement, { kind: 'show_tables' 
   // Views are listed among the tables (`Table_type` VIEW), as GreptimeDB lists them.
   if (database !== INFORMATION_SCHEMA) {
     for (const v of await catalog.views(database)) tables.push([v.name, 'VIEW']);
-    tables.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
+  // GreptimeDB's test table `numbers`, in `public` (sorted in with the others).
+  if (database === 'public' && !tables.some(([t]) => t === NUMBERS_TABLE)) {
+    tables.push([NUMBERS_TABLE, 'LOCAL TEMPORARY']);
+  }
+  tables.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const name = `Tables_in_${database}`;
   if (!stmt.full) return filtered([name], tables.map(([t]) => [t]), stmt.filter, where);
   return filtered([name, 'Table_type'], tables.map(([t, type]) => [t, type]), stmt.filter, where);
@@ -90,6 +95,12 @@ function defaultText(c: ColumnSchema): string {
 
 /** DESC TABLE: `Column | Type | Key | Null | Default | Semantic Type`. */
 export async function describeTable(stmt: Extract<Statement, { kind: 'describe_table' }>, session: Session, catalog: CatalogManager): Promise<Output> {
+  const system = systemTable(stmt.name, session);
+  if (system !== undefined && (system.name !== NUMBERS_TABLE || (await catalog.table('public', NUMBERS_TABLE)) === undefined)) {
+    const keys = new Set(system.def.primaryKey ?? []);
+    const rows: Cell[][] = system.def.columns.map((c) => [c.name, c.type, keys.has(c.name) ? 'PRI' : '', c.nullable ? 'YES' : 'NO', '', keys.has(c.name) ? 'TAG' : 'FIELD']);
+    return records(['Column', 'Type', 'Key', 'Null', 'Default', 'Semantic Type'].map((name) => ({ name, data_type: 'String' })), rows);
+  }
   const info = await requireTable(catalog, session, stmt.name, true);
   const rows: Cell[][] = info.columns.map((c) => [
     c.name,
@@ -100,6 +111,46 @@ export async function describeTable(stmt: Extract<Statement, { kind: 'describe_t
     c.semantic_type.toUpperCase(),
   ]);
   return records(['Column', 'Type', 'Key', 'Null', 'Default', 'Semantic Type'].map((name) => ({ name, data_type: 'String' })), rows);
+}
+
+/**
+ * A table of the system's that a name refers to: one of information_schema's (any case of its
+ * database and name, as GreptimeDB takes them) or `public.numbers`; undefined for other names.
+ */
+export function systemTable(name: { parts: readonly string[] }, session: Session): { name: string; def: { readonly columns: ReadonlyArray<{ name: string; type: string; nullable: boolean }>; readonly primaryKey?: readonly string[] } } | undefined {
+  const { database, table } = resolveName(name, session);
+  if (database.toLowerCase() === INFORMATION_SCHEMA) {
+    const def = informationSchemaTableDefs().find((t) => t.name === table.toLowerCase());
+    return def === undefined ? undefined : { name: def.name, def };
+  }
+  if (database === 'public' && table === NUMBERS_TABLE) return { name: NUMBERS_TABLE, def: NUMBERS };
+  return undefined;
+}
+
+/** A value in an option list as GreptimeDB prints it: Rust's `escape_debug` (`\n`, `\'`, `\\`…). */
+export function escapeDebug(value: string): string {
+  let out = '';
+  for (const ch of value) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '\\') out += '\\\\';
+    else if (ch === "'") out += "\\'";
+    else if (ch === '"') out += '\\"';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\0') out += '\\0';
+    else if (code < 0x20 || code === 0x7f) out += `\\u{${code.toString(16)}}`;
+    else out += ch;
+  }
+  return out;
+}
+
+/** `k = 'v'` lines of an option list (sorted; a dotted key quoted), GreptimeDB's OptionMap layout. */
+function optionList(options: Readonly<Record<string, string>>): string {
+  return Object.keys(options)
+    .sort()
+    .map((k) => `  ${k.includes('.') ? `'${k}'` : k} = '${escapeDebug(options[k]!)}'`)
+    .join(',\n');
 }
 
 function sqlDefault(c: ColumnSchema): string {
@@ -137,12 +188,16 @@ export function createTableSql(info: TableInfo, storage: TableInfo = info): stri
   });
   lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${primaryKey.length > 0 ? ',' : ''}`);
   if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);
-  const keys = Object.keys(info.options).sort();
-  const withClause = keys.length === 0 ? '' : `WITH(\n${keys.map((k) => `  ${k.includes('.') ? quoteLiteral(k) : k} = ${quoteLiteral(info.options[k]!)}`).join(',\n')}\n)`;
+  const withClause = Object.keys(info.options).length === 0 ? '' : `WITH(\n${optionList(info.options)}\n)`;
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(info.name)} (\n${lines.join('\n')}\n)\n${partitionBlock(storage.partition)}\nENGINE=${info.engine}\n${withClause}`;
 }
 
 export async function showCreateTable(stmt: Extract<Statement, { kind: 'show_create_table' }>, session: Session, catalog: CatalogManager): Promise<Output> {
+  const system = systemTable(stmt.name, session);
+  if (system !== undefined && (system.name !== NUMBERS_TABLE || (await catalog.table('public', NUMBERS_TABLE)) === undefined)) {
+    const { database } = resolveName(stmt.name, session);
+    throw new TsdbError(StatusCode.Unsupported, `Show create table only for base table. ${session.catalog}.${database.toLowerCase()}.${system.name} is TEMPORARY`);
+  }
   const info = await requireTable(catalog, session, stmt.name, false);
   const storage = isLogicalTable(info) ? await catalog.table(info.database, info.options[LOGICAL_TABLE_OPTION]!) : info;
   return records(
@@ -156,8 +211,8 @@ export async function showCreateTable(stmt: Extract<Statement, { kind: 'show_cre
 
 export async function showCreateDatabase(stmt: Extract<Statement, { kind: 'show_create_database' }>, catalog: CatalogManager): Promise<Output> {
   const db = await catalog.requireDatabase(stmt.name);
-  const keys = Object.keys(db.options).sort();
-  const text = `CREATE DATABASE IF NOT EXISTS ${quoteIdent(db.name)}${keys.length === 0 ? '' : `\nWITH(\n${keys.map((k) => `  ${k} = ${quoteLiteral(db.options[k]!)}`).join(',\n')}\n)`}`;
+  // The name as it is, never quoted (GreptimeDB prints an unquoted identifier).
+  const text = `CREATE DATABASE IF NOT EXISTS ${db.name}${Object.keys(db.options).length === 0 ? '' : `\nWITH(\n${optionList(db.options)}\n)`}`;
   return records(
     [
       { name: 'Database', data_type: 'String' },
@@ -184,16 +239,40 @@ export async function showColumns(stmt: Extract<Statement, { kind: 'show_columns
   return filtered(columns, rows, stmt.filter, where);
 }
 
-/** `SHOW INDEX FROM t`: MySQL's columns; the primary key as `PRIMARY`, the time index as `TIME INDEX`. */
+/**
+ * `SHOW INDEX FROM t`: MySQL's columns over the table's rows of information_schema.statistics
+ * (GreptimeDB's `show_index`): `PRIMARY` (Non_unique 0, Index_type `PRIMARY`), `TIME INDEX`
+ * (`TIME`), a column's `INVERTED_INDEX_<c>` (`INVERTED`), sorted by Key_name then Seq_in_index.
+ */
 export async function showIndex(stmt: Extract<Statement, { kind: 'show_index' }>, session: Session, catalog: CatalogManager, where: ShowWhere): Promise<Output> {
   const name = stmt.database !== undefined ? { parts: [stmt.database, ...stmt.name.parts.slice(-1)] } : stmt.name;
-  const info = await requireTable(catalog, session, name, false);
-  const rows: string[][] = [];
-  info.primary_key.forEach((col, i) => {
-    const c = info.columns.find((x) => x.name === col)!;
-    rows.push([info.name, '1', 'PRIMARY', String(i + 1), col, 'A', '', '', '', c.nullable ? 'YES' : '', 'tsdb-primary-key-v1', '', '', 'YES', '']);
-  });
-  rows.push([info.name, '1', 'TIME INDEX', '1', info.time_index, 'A', '', '', '', '', '', '', '', 'YES', '']);
-  const columns = ['Table', 'Non_unique', 'Key_name', 'Seq_in_index', 'Column_name', 'Collation', 'Cardinality', 'Sub_part', 'Packed', 'Null', 'Index_type', 'Comment', 'Index_comment', 'Visible', 'Expression'];
-  return filtered(columns, rows, stmt.filter, where);
+  const { database, table } = resolveName(name, session);
+  const info = (await catalog.table(database, table)) ?? (database === 'public' && table === NUMBERS_TABLE ? { name: NUMBERS_TABLE, columns: [{ column_id: 0, name: 'number', data_type: 'UInt32' as const, semantic_type: 'tag' as const, nullable: false }], primary_key: ['number'], time_index: '', options: {} } : undefined);
+  const columns: OutputColumn[] = [
+    ['Table', 'String'],
+    ['Non_unique', 'Int64'],
+    ['Key_name', 'String'],
+    ['Seq_in_index', 'Int64'],
+    ['Column_name', 'String'],
+    ['Collation', 'String'],
+    ['Cardinality', 'Int64'],
+    ['Sub_part', 'Int64'],
+    ['Packed', 'String'],
+    ['Null', 'String'],
+    ['Index_type', 'String'],
+    ['Comment', 'String'],
+    ['Index_comment', 'String'],
+    ['Visible', 'String'],
+    ['Expression', 'String'],
+  ].map(([n, t]) => ({ name: n!, data_type: t! }));
+  // A table that is not there shows no index (GreptimeDB reads information_schema.statistics).
+  const rows: Cell[][] = (info === undefined ? [] : indexEntries(info))
+    .sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2]))
+    .map(([nonUnique, key, seq, column, nullable, type]) => [table, nonUnique, key, seq, column, 'A', null, null, null, nullable, type, '', '', 'YES', null]);
+  if (stmt.filter?.kind === 'like') throw new TsdbError(StatusCode.Unsupported, 'SQL statement is not supported, keyword: like');
+  if (stmt.filter?.kind === 'where') {
+    const out = await where(columns, rows, stmt.filter.sql);
+    return out.kind === 'records' ? records(columns, out.rows) : out;
+  }
+  return records(columns, rows);
 }
