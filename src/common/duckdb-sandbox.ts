@@ -27,6 +27,8 @@ export async function sandboxDuckDb(conn: DuckDBConnection, dirs: readonly strin
     'SET GLOBAL allow_unsigned_extensions = false',
     `SET GLOBAL allowed_directories = ${list}`,
     'SET GLOBAL enable_external_access = false',
+    // EXPLAIN gives the logical plans too (GreptimeDB shows a logical and a physical plan).
+    "SET GLOBAL explain_output = 'all'",
     'SET GLOBAL lock_configuration = true',
   ]) {
     await conn.run(statement);

@@ -43,6 +43,7 @@ import { spliceTableRefs, type ParsedTableRef } from './table-splice.js';
 import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type TimeRange } from './time-predicates.js';
 import { checkSandbox } from './sandbox.js';
 import { expandViews, type ViewBody } from './view-expansion.js';
+import { explainAnalyze, explainPlan } from './explain-plan.js';
 import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
@@ -554,10 +555,10 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     }
     aborted();
     if (explain !== undefined) {
-      // GreptimeDB's EXPLAIN columns: plan_type, plan.
-      const plan = convertResult(await conn.runAndReadAll(`EXPLAIN ${explain === 'analyze' ? 'ANALYZE ' : ''}${rewritten}`));
+      // GreptimeDB's shapes: plan_type | plan; stage | node | plan for ANALYZE (`explain-plan.ts`).
+      const plan = explain === 'analyze' ? await explainAnalyze(conn, rewritten) : await explainPlan(conn, rewritten);
       aborted();
-      return records([{ name: 'plan_type', data_type: 'String' }, { name: 'plan', data_type: 'String' }], plan.rows.map((r) => [r[0]!, r[1]!]));
+      return plan;
     }
     if (ctx.arrow === true) {
       const arrow = await readArrowResult(conn, rewritten, ctx.limits, ctx.signal);

@@ -1,0 +1,5 @@
+EXPLAIN SELECT number FROM numbers WHERE number > 5 ORDER BY number LIMIT 3;
+
+EXPLAIN SELECT count(*) FROM numbers;
+
+EXPLAIN VERBOSE SELECT 1;
