@@ -37,7 +37,7 @@ import { MetricTables } from './metric-tables.js';
 import { unlimitedBudget, untilDoneOrAborted, type QueryBudget } from './query-gate.js';
 import { ProcessList } from './process-list.js';
 import { processRows, showProcessList } from './statement/process-list.js';
-import { showTableStatus } from './statement/show-status.js';
+import { showCharsetOrCollation, showTableStatus } from './statement/show-status.js';
 import { commented } from './statement/comment-on.js';
 import { NUMBERS_RELATION, NUMBERS_TABLE } from '../catalog/information-schema-more.js';
 import { startStatements, type StatementControl } from './statement-control.js';
@@ -77,6 +77,8 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'show_variables':
     case 'show_processlist':
     case 'show_table_status':
+    case 'show_charset':
+    case 'show_collation':
     case 'tql':
     case 'tql_query':
     case 'show_views':
@@ -381,6 +383,9 @@ export class FrontendInstance {
         return affected(0);
       case 'show_table_status':
         return showTableStatus(stmt, session, this.informationSchemaSource(session), where);
+      case 'show_charset':
+      case 'show_collation':
+        return showCharsetOrCollation(stmt, this.informationSchemaSource(session), where);
       case 'comment_on': {
         const { database, table } = resolveName(stmt.name, session);
         await this.schemaLocks.run(schemaLockKey(database, table), async () => {

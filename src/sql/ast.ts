@@ -199,6 +199,8 @@ export type Statement = Base &
      * (the comment removed); `column` only for a column's.
      */
     | { readonly kind: 'comment_on'; readonly name: ObjectName; readonly column?: string; readonly comment: string | null }
+    /** `SHOW CHARACTER SET | CHARSET [LIKE | WHERE]`, `SHOW COLLATION [LIKE | WHERE]`. */
+    | { readonly kind: 'show_charset' | 'show_collation'; readonly filter?: ShowFilter }
   );
 
 export type StatementKind = Statement['kind'];

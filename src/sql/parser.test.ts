@@ -651,3 +651,9 @@ test('every prefix of long statements parses or throws a TsdbError 2000/1001', (
   }
   assert.ok(parsed > 0 && failed > 0);
 });
+
+test('SHOW CHARACTER SET | CHARSET | COLLATION', () => {
+  assert.deepEqual(one('SHOW CHARACTER SET'), { kind: 'show_charset', text: 'SHOW CHARACTER SET' });
+  assert.deepEqual(one("SHOW CHARSET LIKE 'utf8'"), { kind: 'show_charset', filter: { kind: 'like', pattern: 'utf8' }, text: "SHOW CHARSET LIKE 'utf8'" });
+  assert.deepEqual(one("SHOW COLLATION WHERE Charset = 'utf8'"), { kind: 'show_collation', filter: { kind: 'where', sql: "Charset = 'utf8'" }, text: "SHOW COLLATION WHERE Charset = 'utf8'" });
+});

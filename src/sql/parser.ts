@@ -754,6 +754,11 @@ class StatementParser {
       const filter = this.showFilter();
       return { kind: 'show_index', name, ...(database !== undefined ? { database } : {}), ...(filter ? { filter } : {}), text };
     }
+    if (this.eatKw('CHARSET') || this.eatKw('CHARACTER', 'SET') || this.eatKw('COLLATION')) {
+      const kind = StatementParser.isKw(this.peek(-1), 'COLLATION') ? 'show_collation' : 'show_charset';
+      const filter = this.showFilter();
+      return { kind, ...(filter ? { filter } : {}), text };
+    }
     if (this.eatKw('TABLE', 'STATUS')) {
       const database = this.fromDatabase();
       const filter = this.showFilter();

@@ -1,11 +1,12 @@
 /**
  * `SHOW TABLE STATUS [FROM db] [LIKE | WHERE]`: MySQL's columns over the database's rows of
  * information_schema.tables, sorted by name (GreptimeDB's `show_table_status`), with their types
- * (Version, Rows… UInt64; the times TimestampSecond).
+ * (Version, Rows… UInt64; the times TimestampSecond); `SHOW CHARACTER SET` and `SHOW COLLATION`
+ * over information_schema.character_sets and collations.
  */
 import { informationSchemaTable, type InformationSchemaSource } from '../../catalog/information-schema.js';
 import { records, type Cell, type Output, type OutputColumn } from '../../query/output.js';
-import type { Statement } from '../../sql/ast.js';
+import type { ShowFilter, Statement } from '../../sql/ast.js';
 import type { Session } from '../session.js';
 import { likeMatches, type ShowWhere } from './show.js';
 
@@ -33,18 +34,57 @@ const STATUS_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 
 export async function showTableStatus(stmt: Extract<Statement, { kind: 'show_table_status' }>, session: Session, source: InformationSchemaSource, where: ShowWhere): Promise<Output> {
   const database = stmt.database ?? session.database;
-  const tables = (await informationSchemaTable('tables', source))!;
-  const at = (name: string) => tables.columns.findIndex((c) => c.name === name);
-  const schemaAt = at('table_schema');
-  const picks = STATUS_COLUMNS.map(([from]) => at(from));
-  const columns: OutputColumn[] = STATUS_COLUMNS.map(([, shown], i) => ({ name: shown, data_type: tables.columns[picks[i]!]!.data_type }));
-  let rows: Cell[][] = tables.rows.filter((r) => r[schemaAt] === database).map((r) => picks.map((i) => r[i]!));
-  rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
-  if (stmt.filter?.kind === 'like') {
-    const pattern = stmt.filter.pattern;
+  return shownFrom('tables', STATUS_COLUMNS, (r, at) => r[at('table_schema')] === database, stmt.filter, source, where, true);
+}
+
+/** `SHOW CHARACTER SET | CHARSET`: information_schema.character_sets, MySQL's columns. */
+const CHARSET_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['character_set_name', 'Charset'],
+  ['description', 'Description'],
+  ['default_collate_name', 'Default collation'],
+  ['maxlen', 'Maxlen'],
+];
+
+/** `SHOW COLLATION`: information_schema.collations, MySQL's columns. */
+const COLLATION_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['collation_name', 'Collation'],
+  ['character_set_name', 'Charset'],
+  ['id', 'Id'],
+  ['is_default', 'Default'],
+  ['is_compiled', 'Compiled'],
+  ['sortlen', 'Sortlen'],
+];
+
+export function showCharsetOrCollation(stmt: Extract<Statement, { kind: 'show_charset' | 'show_collation' }>, source: InformationSchemaSource, where: ShowWhere): Promise<Output> {
+  return stmt.kind === 'show_charset'
+    ? shownFrom('character_sets', CHARSET_COLUMNS, () => true, stmt.filter, source, where, false)
+    : shownFrom('collations', COLLATION_COLUMNS, () => true, stmt.filter, source, where, false);
+}
+
+/**
+ * The rows of an information_schema table that `keep` keeps, its columns `picks` under MySQL's
+ * names (GreptimeDB's `query_from_information_schema_table`), LIKE on the first, WHERE over them.
+ */
+async function shownFrom(
+  table: string,
+  picks: ReadonlyArray<readonly [string, string]>,
+  keep: (row: readonly Cell[], at: (name: string) => number) => boolean,
+  filter: ShowFilter | undefined,
+  source: InformationSchemaSource,
+  where: ShowWhere,
+  sorted: boolean,
+): Promise<Output> {
+  const from = (await informationSchemaTable(table, source))!;
+  const at = (name: string) => from.columns.findIndex((c) => c.name === name);
+  const indexes = picks.map(([name]) => at(name));
+  const columns: OutputColumn[] = picks.map(([, shown], i) => ({ name: shown, data_type: from.columns[indexes[i]!]!.data_type }));
+  let rows: Cell[][] = from.rows.filter((r) => keep(r, at)).map((r) => indexes.map((i) => r[i]!));
+  if (sorted) rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
+  if (filter?.kind === 'like') {
+    const pattern = filter.pattern;
     rows = rows.filter((r) => likeMatches(pattern, String(r[0])));
-  } else if (stmt.filter?.kind === 'where') {
-    const out = await where(columns, rows, stmt.filter.sql);
+  } else if (filter?.kind === 'where') {
+    const out = await where(columns, rows, filter.sql);
     return out.kind === 'records' ? records(columns, out.rows) : out;
   }
   return records(columns, rows);
