@@ -87,6 +87,8 @@ export function indexEntries(t: IndexedTable): Array<[number, string, number, st
   for (const c of t.columns) {
     if (c.name === t.time_index) out.push([1, 'TIME INDEX', 1, c.name, nullable(c), 'TIME', '']);
     if (c.inverted_index === true) out.push([1, `INVERTED_INDEX_${c.name}`, 1, c.name, nullable(c), 'INVERTED', 'inverted']);
+    if (c.fulltext_index !== undefined) out.push([1, `FULLTEXT_INDEX_${c.name}`, 1, c.name, nullable(c), 'FULLTEXT', c.fulltext_index['backend'] === 'tantivy' ? 'fulltext_tantivy' : 'fulltext_bloom']);
+    if (c.skipping_index !== undefined) out.push([1, `SKIPPING_INDEX_${c.name}`, 1, c.name, nullable(c), 'SKIPPING', 'bloom_filter']);
   }
   return out;
 }

@@ -32,6 +32,9 @@ export interface ColumnSchema {
   readonly comment?: string;
   /** `INVERTED INDEX`: the table's SST files index the column's values (tags; docs/format/inverted-index.md). */
   readonly inverted_index?: boolean;
+  /** `FULLTEXT INDEX` / `SKIPPING INDEX` with their completed options (`column-indexes.ts`): shown, not built. */
+  readonly fulltext_index?: Readonly<Record<string, string>>;
+  readonly skipping_index?: Readonly<Record<string, string>>;
 }
 
 export interface TableInfo {

@@ -8,6 +8,7 @@ import { columnTypeOf } from '../../catalog/column-types.js';
 import { canModifyColumnType } from '../../catalog/column-conversion.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
+import { columnIndexFields, fulltextIndexOptions, skippingIndexOptions } from '../../catalog/column-indexes.js';
 import type { TableDdl } from '../../catalog/table-ddl.js';
 import { type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -48,6 +49,7 @@ function newColumn(def: ColumnDef, id: number, table: TableInfo, zone: string): 
     ...(dflt !== undefined && { default: dflt }),
     ...(def.comment !== undefined && { comment: def.comment }),
     ...(def.indexes.some((x) => x.kind === 'inverted') && { inverted_index: true }),
+    ...columnIndexFields(def.indexes),
   };
 }
 
@@ -143,6 +145,17 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
     case 'unset_index': {
       const c = find(action.name);
       if (c === undefined) throw notFound(action.name, table);
+      if (action.index === 'fulltext' || action.index === 'skipping') {
+        // Recorded in the catalog (shown by SHOW CREATE TABLE / SHOW INDEX); the engine builds no such index.
+        const field = action.index === 'fulltext' ? 'fulltext_index' : 'skipping_index';
+        const changed: { -readonly [K in keyof ColumnSchema]: ColumnSchema[K] } = { ...c };
+        delete changed[field];
+        if (action.kind === 'set_index') {
+          const options = action.index === 'fulltext' ? fulltextIndexOptions(action.options) : skippingIndexOptions(action.options);
+          if (options !== undefined) changed[field] = options;
+        }
+        return { ...next, columns: table.columns.map((x) => (x.name === c.name ? changed : x)) };
+      }
       if (action.index !== 'inverted') throw new TsdbError(StatusCode.Unsupported, `${action.index.toUpperCase()} INDEX is not supported`);
       const updated: ColumnSchema = { ...c };
       delete (updated as { inverted_index?: boolean }).inverted_index;

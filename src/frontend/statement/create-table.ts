@@ -9,6 +9,7 @@ import type { TableDdl } from '../../catalog/table-ddl.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkedPartition } from '../../catalog/partition-rule.js';
 import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
+import { columnIndexFields } from '../../catalog/column-indexes.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -76,6 +77,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
       ...(c.default !== undefined && c.default.kind !== 'null' && { default: defaultOf(c, type, c.default, zone) }),
       ...(c.comment !== undefined && { comment: c.comment }),
       ...(c.indexes.some((x) => x.kind === 'inverted') && { inverted_index: true }),
+      ...columnIndexFields(c.indexes),
     };
   });
   const engine = (stmt.engine ?? 'mito').toLowerCase();

@@ -7,6 +7,7 @@ import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import { SHOW_TYPES, showTypeOf } from '../../catalog/column-types.js';
 import { INFORMATION_SCHEMA_TABLES, informationSchemaTableDefs, sqlTypeName } from '../../catalog/information-schema.js';
 import { indexEntries, NUMBERS, NUMBERS_TABLE } from '../../catalog/information-schema-more.js';
+import { indexClauses } from '../../catalog/column-indexes.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import type { ViewInfo } from '../../catalog/view-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -183,8 +184,7 @@ export function createTableSql(info: TableInfo, storage: TableInfo = info): stri
   const lines = own.map((c) => {
     const nullText = c.nullable ? 'NULL' : 'NOT NULL';
     const comment = c.comment !== undefined ? ` COMMENT ${quoteLiteral(c.comment)}` : '';
-    const inverted = c.inverted_index === true ? ' INVERTED INDEX' : '';
-    return `  ${quoteIdent(c.name)} ${showTypeOf(c.data_type)} ${nullText}${sqlDefault(c)}${comment}${inverted},`;
+    return `  ${quoteIdent(c.name)} ${showTypeOf(c.data_type)} ${nullText}${sqlDefault(c)}${comment}${indexClauses(c)},`;
   });
   lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${primaryKey.length > 0 ? ',' : ''}`);
   if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);
