@@ -10,6 +10,7 @@ import type { ColumnType } from '../types/region-metadata.js';
 import type { Cell } from '../query/output.js';
 import type { InformationSchemaSource, VirtualColumn, VirtualTable } from './information-schema.js';
 import { INFORMATION_SCHEMA, type ColumnSchema, type TableInfo } from './table-info.js';
+import { SEMANTIC_PREFIX } from './table-options.js';
 
 /** `name:Type` columns separated by spaces, `?` after the type of one that may hold null. */
 function columns(spec: string): VirtualColumn[] {
@@ -121,6 +122,34 @@ async function tableConstraintRows(source: InformationSchemaSource): Promise<Cel
 }
 
 // ---------------------------------------------------------------------------------------------
+// table_semantics
+
+/** The semantic keys table_semantics has columns for (under `tsdb.semantic.`), in column order. */
+const SEMANTIC_COLUMNS = ['signal_type', 'source', 'source_version', 'pipeline', 'metric.metadata_quality'];
+
+/**
+ * One row per table with a `tsdb.semantic.*` option: the known keys in their columns, the others as
+ * a JSON object of their short names, keys sorted (GreptimeDB's SemanticRow).
+ */
+async function tableSemanticsRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { db, info } of await tablesWithNumbers(source)) {
+    if (!('table_id' in info)) continue;
+    const t = info as TableInfo;
+    const keys = Object.keys(t.options).filter((k) => k.startsWith(SEMANTIC_PREFIX)).sort();
+    if (keys.length === 0) continue;
+    const rest: Record<string, string> = {};
+    for (const k of keys) {
+      const short = k.slice(SEMANTIC_PREFIX.length);
+      if (!SEMANTIC_COLUMNS.includes(short)) rest[short] = t.options[k]!;
+    }
+    const known = SEMANTIC_COLUMNS.map((k) => t.options[SEMANTIC_PREFIX + k] ?? null);
+    rows.push([t.catalog, db, t.name, t.table_id, ...known, Object.keys(rest).length > 0 ? JSON.stringify(rest) : null]);
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The tables
 
 const METRIC_ENGINE_COMMENT =
@@ -218,6 +247,11 @@ export const MORE_TABLES: Readonly<Record<string, VirtualTable>> = {
     id: 30,
     columns: columns('constraint_catalog:String constraint_schema:String constraint_name:String table_schema:String table_name:String constraint_type:String enforced:String'),
     rows: tableConstraintRows,
+  },
+  table_semantics: {
+    id: 42,
+    columns: columns('table_catalog:String table_schema:String table_name:String table_id:UInt32 signal_type:String? source:String? source_version:String? pipeline:String? metadata_quality:String? semantic_options:String?'),
+    rows: tableSemanticsRows,
   },
   table_privileges: { id: 23, columns: columns('grantee:String table_catalog:String table_schema:String table_name:String privilege_type:String is_grantable:String'), rows: none },
 };

@@ -325,7 +325,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 // GreptimeDB's tables of information_schema, `flow_statistics`… included.
-const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_peers region_statistics routines schema_privileges schemata session_status statistics table_constraints table_privileges tables views'.split(' ');
+const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_peers region_statistics routines schema_privileges schemata session_status statistics table_constraints table_privileges table_semantics tables views'.split(' ');
 
 test('the tables of information_schema; an unknown name has none', async () => {
   assert.deepEqual(INFORMATION_SCHEMA_TABLES, ALL_TABLES);

@@ -34,8 +34,11 @@ const TABLE_KEYS = new Set([
   'wait',
 ]);
 
+/** The semantic layer's options (GreptimeDB's `greptime.semantic.*`, renamed), shown by information_schema.table_semantics. */
+export const SEMANTIC_PREFIX = 'tsdb.semantic.';
+
 /** Key families a table accepts: any key under these prefixes. */
-const TABLE_PREFIXES = ['compaction.twcs.', 'index.', 'tsdb.semantic.'];
+const TABLE_PREFIXES = ['compaction.twcs.', 'index.', SEMANTIC_PREFIX];
 
 /** Keys a database accepts (tables created in it inherit them). */
 const DATABASE_KEYS = new Set([
@@ -103,7 +106,8 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
     if (!keys.has(key) && !prefixes.some((p) => key.startsWith(p))) {
       throw invalid(kind === 'table' ? `Unrecognized table option key: ${rawKey}` : `Unrecognized database option key: ${rawKey}`);
     }
-    const value = key === 'comment' || key === 'storage' ? rawValue : rawValue.trim().toLowerCase();
+    // Free text is kept as written: the comment, the storage name, the semantic layer's values.
+    const value = key === 'comment' || key === 'storage' || key.startsWith(SEMANTIC_PREFIX) ? rawValue : rawValue.trim().toLowerCase();
     switch (key) {
       case 'ttl':
         out[key] = formatTtl(value);
