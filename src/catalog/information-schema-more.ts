@@ -56,8 +56,14 @@ export const NUMBERS: VirtualTable = {
   rows: () => Promise.resolve(Array.from({ length: NUMBERS_ROWS }, (_, i) => [i])),
 };
 
-/** The SQL relation of `numbers` (DuckDB's `range`, typed as GreptimeDB's UInt32). */
-export const NUMBERS_RELATION = `(SELECT CAST(range AS UINTEGER) AS number FROM range(${NUMBERS_ROWS}))`;
+/**
+ * The SQL relation of `numbers` (DuckDB's `range`, typed as GreptimeDB's UInt32): 0 to 99, or as many
+ * rows as a scan with a limit asks (GreptimeDB's NumbersTable gives its scan's limit; at most 2^32).
+ */
+export function numbersRelation(limit?: number): string {
+  const rows = limit === undefined ? NUMBERS_ROWS : Math.min(limit, 0x1_0000_0000);
+  return `(SELECT CAST(range AS UINTEGER) AS number FROM range(${rows}))`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // statistics (SHOW INDEX)

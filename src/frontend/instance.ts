@@ -39,7 +39,7 @@ import { ProcessList } from './process-list.js';
 import { processRows, showProcessList } from './statement/process-list.js';
 import { showCharsetOrCollation, showTableStatus } from './statement/show-status.js';
 import { commented } from './statement/comment-on.js';
-import { NUMBERS_RELATION, NUMBERS_TABLE } from '../catalog/information-schema-more.js';
+import { numbersRelation, NUMBERS_TABLE } from '../catalog/information-schema-more.js';
 import { startStatements, type StatementControl } from './statement-control.js';
 import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
@@ -665,7 +665,12 @@ export class FrontendInstance {
         const info = catalog === '' || catalog === session.catalog ? await this.catalog.table(database, name) : undefined;
         // GreptimeDB's test table `public.numbers` (0 to 99), unless a table of that name was made.
         if (info === undefined && database === 'public' && name === NUMBERS_TABLE && (catalog === '' || catalog === session.catalog)) {
-          return { key: `${session.catalog}.public.${NUMBERS_TABLE}`, relation: async () => ({ sql: NUMBERS_RELATION }) };
+          return {
+            key: `${session.catalog}.public.${NUMBERS_TABLE}`,
+            columnNames: ['number'],
+            limitedScan: true,
+            relation: async (_range, _keys, _signal, _columns, hints) => ({ sql: numbersRelation(hints?.limit) }),
+          };
         }
         if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Failed to plan SQL: Table not found: ${shown}`);
         const ts = info.columns.find((c) => c.name === info.time_index)!;

@@ -44,6 +44,7 @@ import { foldableBounds, rewriteTimeLiterals, TIME_TYPES, timeRangeOf, type Time
 import { checkSandbox } from './sandbox.js';
 import { expandViews, type ViewBody } from './view-expansion.js';
 import { explainAnalyze, explainPlan } from './explain-plan.js';
+import { scanLimitOf } from './scan-limit.js';
 import { limitErrorOf, type ResultLimits } from './resource-limits.js';
 import { rewriteSessionBuckets, rewriteSessionTime, timestampTest } from './session-time.js';
 import { castNode, functionNode, isNode, selectLists, selectTree, type Json, type Node } from './sql-tree.js';
@@ -66,6 +67,8 @@ export interface Relation {
 export interface ScanHints {
   readonly conditions?: KeyConditions;
   readonly lastRow?: boolean;
+  /** The rows the scan may stop at (the query's LIMIT, nothing between them; `scan-limit.ts`). */
+  readonly limit?: number;
 }
 
 export interface TableSource {
@@ -91,6 +94,8 @@ export interface TableSource {
   readonly partitionColumns?: readonly string[];
   /** Its columns of integer and floating-point types. */
   readonly numericColumns?: readonly string[];
+  /** Its relation takes a LIMIT (`ScanHints.limit`; `public.numbers`): worked out only for such tables. */
+  readonly limitedScan?: boolean;
   /**
    * The table's rows (of the inclusive time range only, when given; the relation may also leave
    * out rows whose primary key columns hold none of `keys`' values) as a relation for DuckDB.
@@ -547,7 +552,18 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     }
     if (rewritten === undefined) {
       for (const r of reads) {
-        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced, { ...(r.conditions !== undefined && { conditions: r.conditions }), ...(r.lastRow === true && { lastRow: true }) });
+        // A table read more than once shares one relation: the largest of its readers' limits, when each has one.
+        let limit: number | undefined;
+        if (r.source.limitedScan === true) {
+          const aggregates = await aggregatesOf(conn);
+          const limits = refs.filter((_, i) => sources[i]!.key === r.source.key).map((ref) => scanLimitOf(tree, ref, aggregates));
+          limit = limits.every((l) => l !== undefined) ? Math.max(...(limits as number[])) : undefined;
+        }
+        const relation = await r.source.relation(r.range, r.keys, ctx.signal, referenced, {
+          ...(r.conditions !== undefined && { conditions: r.conditions }),
+          ...(r.lastRow === true && { lastRow: true }),
+          ...(limit !== undefined && { limit }),
+        });
         relations.push(relation);
         bodies.set(r.view, relation.sql);
       }
