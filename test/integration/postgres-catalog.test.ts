@@ -67,7 +67,8 @@ test('pg: GUI-style introspection through pg_catalog joins, catalog functions an
     assert.deepEqual(await q('SELECT count(*)::int AS n FROM pg_proc'), [{ n: 0 }]);
 
     // Grafana / Metabase: information_schema.
-    assert.deepEqual(await q("SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public'"), [{ t: 'cpu' }]);
+    // With GreptimeDB's test table `numbers`, which information_schema lists in public.
+    assert.deepEqual(await q("SELECT quote_ident(table_name) AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"), [{ t: 'cpu' }, { t: 'numbers' }]);
     assert.deepEqual(
       (await q("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position", ['cpu'])).map((r) => r['column_name']),
       ['ts', 'host', 'usage', 'n'],

@@ -234,5 +234,5 @@ test("psql's catalog commands: \\l, \\dt, \\d, \\d table, \\dn read tsdb's pg_ca
   // information_schema still answers over PostgreSQL.
   const is = await psql(pg, ['-A', '-t', '-c', "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('public', 'other') ORDER BY 1, 2"]);
   assert.equal(is.code, 0, is.stderr);
-  assert.equal(is.stdout, 'other|x\npublic|m\n');
+  assert.equal(is.stdout, 'other|x\npublic|m\npublic|numbers\n');
 });
