@@ -25,6 +25,7 @@ import type { ClusterNodeRow } from '../catalog/information-schema.js';
 import { MetaTableDdl } from '../meta/meta-table-ddl.js';
 import { RoutedRegionServer } from '../meta/routed-region-server.js';
 import { registerArrowScan } from '../query/arrow-scan-function.js';
+import { copyDirs } from '../frontend/copy/copy-dirs.js';
 import { openQueryDuckDb } from '../query/query-duckdb.js';
 import type { AuthHandler, IngestHandler, PromqlHandler, SqlHandler } from '../servers/handlers.js';
 import { RemoteRegionServer } from '../servers/grpc/region-client.js';
@@ -80,13 +81,15 @@ export class FrontendServices implements ComponentServices {
       ...(budget.memoryLimit !== undefined && { memoryLimit: budget.memoryLimit }),
       spillDir,
       ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
-      readableDirs: [],
+      // COPY's directory: COPY writes and reads its files through this DuckDB, on connections of its own.
+      readableDirs: await copyDirs(c.copy.dir),
       registerFunctions: (conn) => registerArrowScan(conn),
       sstMetaCache: false,
       pageCache: false,
     });
     const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow), routes: async (t: TableInfo) => (await routed.route(t.table_id))?.region_routes };
     const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl, cluster));
+    frontend.copy = { dir: c.copy.dir, logger: this.logger };
     this.startHeartbeat(meta);
     this.slowQueries = await startSlowQueries(c.slow_query, c.logging, frontend, this.logger);
     const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);

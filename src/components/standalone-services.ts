@@ -10,6 +10,7 @@ import type { StandaloneOptions } from '../config/options.js';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { engineOptions, querySpillDir } from '../engine/engine-options.js';
 import { queryBudget, threadPoolWarning } from '../frontend/query-budget.js';
+import { copyDirs } from '../frontend/copy/copy-dirs.js';
 import { openQueryDuckDb } from '../query/query-duckdb.js';
 import { RegionEngine } from '../engine/region-engine.js';
 import { FrontendInstance } from '../frontend/instance.js';
@@ -89,7 +90,8 @@ export class StandaloneServices implements ComponentServices {
       ...(budget.memoryLimit !== undefined && { memoryLimit: budget.memoryLimit }),
       spillDir,
       ...(c.query.max_spill_size > 0 && { maxSpillSize: c.query.max_spill_size }),
-      readableDirs,
+      // COPY's directory too: COPY writes and reads its files through this DuckDB, on connections of its own.
+      readableDirs: [...readableDirs, ...(await copyDirs(c.copy.dir))],
       registerFunctions: (conn) => {
         LocalRegionServer.registerScanFunctions(conn);
         registerArrowScan(conn);
@@ -102,6 +104,7 @@ export class StandaloneServices implements ComponentServices {
     if (poolWarning !== undefined) this.logger.warn(poolWarning);
     if (this.engine !== undefined) regions = new LocalRegionServer(this.engine, this.queries);
     const frontend = (this.frontend = new FrontendInstance(catalog, regions!, this.queries, storageNames, budget.budget, new ProcessList(this.authEnabled)));
+    frontend.copy = { dir: c.copy.dir, logger: this.logger };
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');

@@ -372,6 +372,20 @@ function slowQuery(enable: boolean) {
   });
 }
 
+/**
+ * COPY TO/FROM and COPY DATABASE on local files (README "Export, import, backup and restore"): the
+ * one directory they may touch, so that SQL never reaches other files of the machine.
+ */
+function copyOptions(dir: { default?: string; computed?: { doc: string; resolve(c: ResolveContext): string } }) {
+  return section('COPY to and from local files (README "Export, import, backup and restore").', {
+    dir: string({
+      doc: 'The only local directory COPY reads and writes (created when needed): a relative path in a COPY statement is taken under it, an absolute one must lie in it; `..`, symbolic links leading out of it and other absolute paths are refused with "permission denied" (7006). Object storage locations (`s3://bucket/path` with CONNECTION) are not under it.',
+      emptyIsUnset: true,
+      ...dir,
+    }),
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Top-level options
 
@@ -455,6 +469,7 @@ export const standaloneSchema = section('tsdb standalone: a frontend and a datan
   logging: loggingUnderDataHome,
   export_metrics: exportMetricsFull,
   slow_query: slowQuery(false),
+  copy: copyOptions({ computed: { doc: '{storage.data_home}/copy', resolve: (c) => join(c.root['storage'].data_home, 'copy') } }),
 });
 
 export const frontendSchema = section('tsdb frontend: protocol servers and query planning of a distributed deployment.', {
@@ -464,6 +479,7 @@ export const frontendSchema = section('tsdb frontend: protocol servers and query
   logging: logging({ default: '/tmp/tsdb/logs' }),
   export_metrics: exportMetricsFull,
   slow_query: slowQuery(true),
+  copy: copyOptions({ default: '/tmp/tsdb/copy' }),
 });
 
 export const datanodeSchema = section('tsdb datanode: hosts regions and stores data.', {
@@ -525,3 +541,4 @@ export type HttpOptions = DatanodeOptions['http'];
 export type LoggingOptions = StandaloneOptions['logging'];
 export type TlsOptions = StandaloneOptions['mysql']['tls'];
 export type SlowQueryOptions = StandaloneOptions['slow_query'];
+export type CopyOptions = StandaloneOptions['copy'];

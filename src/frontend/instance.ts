@@ -58,6 +58,8 @@ import { describeTable, showColumns, showCreateDatabase, showCreateTable, showDa
 import { timedStatement } from './statement-metrics.js';
 import { createView, dropView, showCreateView, showViews } from './statement/view.js';
 import { boundSql, deallocate, prepare } from './statement/prepared.js';
+import { runCopy } from './statement/copy.js';
+import type { Logger } from '../common/logging.js';
 
 /** What a statement does to data, for permissions: read, write, or neither (USE, SET). */
 function accessOf(stmt: Statement): AccessKind | undefined {
@@ -146,6 +148,9 @@ export class FrontendInstance {
     this.metricTables = new MetricTables(catalog, ddl, this.schemaLocks);
     this.ingester = new Ingester(catalog, ddl, this.tables, this.metricTables, this.schemaLocks);
   }
+
+  /** COPY's directory (`[copy] dir`, undefined: COPY refuses local files) and where it logs progress; set by the component. */
+  copy: { readonly dir: string | undefined; readonly logger?: Logger } = { dir: undefined };
 
   /** Told of each statement when it ends (`[slow_query]`, `slow-query/`); set by the component. */
   slowQueries: SlowQueryRecorder | undefined;
@@ -394,6 +399,15 @@ export class FrontendInstance {
         });
         return affected(0);
       }
+      case 'copy':
+        return runCopy(stmt, session, {
+          catalog: this.catalog,
+          tables: this.tables,
+          dir: this.copy.dir,
+          logger: this.copy.logger,
+          withConnection: (s, fn) => this.withConnection(s, fn),
+          execute: (st, s) => this.execute(st, s),
+        });
       default: {
         const unhandled: never = stmt;
         throw new TsdbError(StatusCode.Unsupported, `SQL statement is not supported yet: ${(unhandled as Statement).text}`);
@@ -724,6 +738,40 @@ export class FrontendInstance {
       if (again !== undefined) clearInterval(again);
       // A failed query may leave DuckDB state behind on its connection (a result stopped by a limit
       // keeps its sort runs, hash tables and spill files until the connection's next query): closed.
+      if (failed) {
+        this.busy.delete(conn);
+        conn.closeSync();
+      } else this.giveBack(conn);
+      release();
+    }
+  }
+
+  /**
+   * Runs `fn` on a query connection of its own (COPY's file reads and writes: never one a user query
+   * runs on), under the query budget's admission, interrupted when the statement is cancelled.
+   */
+  private async withConnection<T>(session: Session, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const signal = session.signal;
+    signal?.throwIfAborted();
+    const release = await this.budget.gate.acquire(signal);
+    let conn: DuckDBConnection;
+    try {
+      conn = await this.takeConnection();
+    } catch (err) {
+      release();
+      throw err;
+    }
+    const interrupt = () => conn.interrupt();
+    signal?.addEventListener('abort', interrupt, { once: true });
+    let failed = false;
+    try {
+      return await fn(conn);
+    } catch (err) {
+      failed = true;
+      signal?.throwIfAborted();
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', interrupt);
       if (failed) {
         this.busy.delete(conn);
         conn.closeSync();

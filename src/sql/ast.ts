@@ -201,6 +201,19 @@ export type Statement = Base &
     | { readonly kind: 'comment_on'; readonly name: ObjectName; readonly column?: string; readonly comment: string | null }
     /** `SHOW CHARACTER SET | CHARSET [LIKE | WHERE]`, `SHOW COLLATION [LIKE | WHERE]`. */
     | { readonly kind: 'show_charset' | 'show_collation'; readonly filter?: ShowFilter }
+    /**
+     * `COPY [db.]t TO|FROM '<location>' [WITH (…)] [CONNECTION (…)] [LIMIT n]` and `COPY DATABASE db
+     * TO|FROM '<dir>' …` (`frontend/statement/copy.ts`): options and connection keys lower-cased.
+     */
+    | {
+        readonly kind: 'copy';
+        readonly target: { readonly kind: 'table'; readonly name: ObjectName } | { readonly kind: 'database'; readonly name: string };
+        readonly direction: 'to' | 'from';
+        readonly location: string;
+        readonly options: Options;
+        readonly connection: Options;
+        readonly limit?: number;
+      }
   );
 
 export type StatementKind = Statement['kind'];

@@ -62,6 +62,11 @@ function unsupported(keyword: string): TsdbError {
  */
 const OUTSIDE_WORDS = new Set(['COPY', 'EXPORT', 'IMPORT', 'ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'PRAGMA', 'CALL', 'CHECKPOINT', 'VACUUM', 'RESET']);
 
+/** Option keys as GreptimeDB reads them: case-insensitive. */
+function lowerKeys(o: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
 /** The permission error of a statement that would reach outside the database. */
 export function outsideTheDatabase(what: string): TsdbError {
   return new TsdbError(StatusCode.PermissionDenied, `Permission denied: ${what} is not allowed: tsdb SQL does not reach the server's files, network, extensions or engine settings`);
@@ -253,6 +258,8 @@ class StatementParser {
     const word = first.value.toUpperCase();
     if (word === 'WITH' && this.toks.some((t) => t.kind === 'raw')) return { kind: 'tql_query', ...this.tqlCtes(text), text };
     if (QUERY_WORDS.has(word)) return { kind: 'query', sql: text, text };
+    // COPY of a table or database is tsdb's own statement (its paths checked by the frontend); COPY of a query is not.
+    if (word === 'COPY' && !StatementParser.isOp(this.peek(1), '(')) return this.copy(text);
     if (OUTSIDE_WORDS.has(word)) throw outsideTheDatabase(word === 'FORCE' ? `FORCE ${this.peek(1).text.toUpperCase()}` : word);
     this.pos++;
     switch (word) {
@@ -820,6 +827,37 @@ class StatementParser {
   }
 
   /** `KILL [QUERY | CONNECTION] <n>` or `KILL '<n>'`. */
+  /** `COPY [DATABASE] name TO|FROM 'location' [WITH (…)] [CONNECTION (…)] [LIMIT n]` (after nothing was eaten). */
+  private copy(text: string): Statement {
+    this.pos++;
+    const database = this.peekKw('DATABASE') && this.peek(1).kind !== 'eof' && !this.kwAt(1, 'TO') && !this.kwAt(1, 'FROM');
+    if (database) this.pos++;
+    const name = this.objectName();
+    if (database && name.parts.length > 2) throw this.expected('database name', this.peek());
+    let direction: 'to' | 'from';
+    if (this.eatKw('TO')) direction = 'to';
+    else if (this.eatKw('FROM')) direction = 'from';
+    else throw this.expected('TO or FROM');
+    const location = this.stringLit();
+    let options: Record<string, string> = {};
+    let connection: Record<string, string> = {};
+    let limit: number | undefined;
+    while (!this.atEnd()) {
+      if (this.eatKw('WITH')) options = lowerKeys(this.options());
+      else if (this.eatKw('CONNECTION')) connection = lowerKeys(this.options());
+      else if (this.eatKw('LIMIT')) {
+        if (direction === 'to' || database) throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL, error: limit is not supported');
+        const n = this.peek();
+        if (n.kind !== 'number' || !/^\d+$/.test(n.value)) throw this.unexpected('the number of maximum rows', 'literal int');
+        this.pos++;
+        limit = Number(n.value);
+      } else throw this.expected('end of statement');
+    }
+    // `COPY DATABASE "catalog"."db"` (as GreptimeDB's export tool writes it): the database is the last part.
+    const target = database ? { kind: 'database' as const, name: name.parts[name.parts.length - 1]! } : { kind: 'table' as const, name };
+    return { kind: 'copy', target, direction, location, options, connection, ...(limit !== undefined && { limit }), text };
+  }
+
   private kill(text: string): Statement {
     const target = this.eatKw('QUERY') || this.eatKw('CONNECTION') ? 'connection' : 'process';
     const t = this.peek();

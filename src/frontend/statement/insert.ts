@@ -31,7 +31,7 @@ const INSERT_SOURCE = '__tsdb_insert_source';
 
 
 /** A converted cell: what the column's vector holds (number, bigint, string, boolean, bytes) or null. */
-type Value = number | bigint | string | boolean | Uint8Array | null;
+export type Value = number | bigint | string | boolean | Uint8Array | null;
 
 function parseFailure(text: string, what: string): TsdbError {
   return new TsdbError(StatusCode.InvalidSyntax, `Failed to parse value: Failed to parse ${text} to ${what} value`);
@@ -75,7 +75,7 @@ function literalValue(v: ValueExpr, c: ColumnSchema, session: Session): Value {
 }
 
 /** The value a row gets for a column it does not give (its default, the write time, or NULL). */
-function defaultValue(c: ColumnSchema, table: TableInfo): Value {
+export function defaultValue(c: ColumnSchema, table: TableInfo): Value {
   const d = c.default;
   const unit = timeUnitOf(c.data_type);
   if (d?.kind === 'current_timestamp' && unit !== undefined) return nowIn(unit);
@@ -129,7 +129,7 @@ function vectorValue(v: string | readonly Cell[], dim: number): Uint8Array {
   }
 }
 
-function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vector {
+export function vectorOf(type: ColumnType, values: readonly Value[], name: string): Vector {
   const n = values.length;
   const kind = vectorTypeOf(type);
   const valid = values.some((v) => v === null) ? Uint8Array.from(values, (v) => (v === null ? 0 : 1)) : undefined;
