@@ -70,6 +70,7 @@ test('golden SQL cases give the same results with the regions on a datanode, thr
 });
 
 test('golden SQL cases give the same results through the frontend of a cluster (metasrv, 3 datanodes)', async (t) => {
-  const cluster = await startCluster(t, { datanodes: 3 });
+  // COPY's files in a directory of this test's (a frontend's default is shared by every process).
+  const cluster = await startCluster(t, { datanodes: 3, frontendEnv: { TSDB_FRONTEND__COPY__DIR: join(tempDir(t), 'copy') } });
   await runCases(t, cluster.url, false);
 });

@@ -21,6 +21,8 @@ export interface ClusterOptions {
   /** More arguments of datanode `id`'s command line (e.g. a `--wal-dir` under its `home`). */
   readonly datanodeArgs?: (id: number, home: string) => readonly string[];
   readonly frontendArgs?: readonly string[];
+  /** Environment of every frontend (e.g. its `[copy] dir`). */
+  readonly frontendEnv?: NodeJS.ProcessEnv;
 }
 
 interface NodeInfoJson {
@@ -87,7 +89,7 @@ export class TestCluster {
   }
 
   async startFrontend(extra: readonly string[] = []): Promise<Started> {
-    const fe = await startTsdb(this.t, ['frontend', 'start', '--http-addr', '127.0.0.1:0', '--metasrv-addr', this.metaAddr, ...(this.opts.frontendArgs ?? []), ...extra]);
+    const fe = await startTsdb(this.t, ['frontend', 'start', '--http-addr', '127.0.0.1:0', '--metasrv-addr', this.metaAddr, ...(this.opts.frontendArgs ?? []), ...extra], { env: { ...this.opts.frontendEnv } });
     this.frontends.push(fe);
     return fe;
   }

@@ -243,7 +243,8 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
           const result = await conn.runAndReadAll(sql);
           return Number(result.getRows()[0]?.[0] ?? 0);
         } catch (err) {
-          throw duckdbError(err);
+          const e = duckdbError(err);
+          throw e.message.includes(target.path) ? new TsdbError(e.code, e.message.replaceAll(target.path, location.shown)) : e;
         } finally {
           clearInterval(poll);
         }
@@ -390,6 +391,13 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
   const progress = new CopyProgress(ctx.logger, `${files.length === 1 ? files[0]!.name : `${files.length} files`} to ${fullTableName(info)}`);
   progress.bytes = bytes;
   let ok = false;
+  // DuckDB's messages name the files by their local paths: the server's directories are not the user's business.
+  const hide = (err: unknown): unknown => {
+    if (!(err instanceof TsdbError)) return err;
+    let message = err.message;
+    paths.forEach((p, i) => (message = message.replaceAll(p, files[i]!.name)));
+    return message === err.message ? err : new TsdbError(err.code, message);
+  };
   try {
     const rows = await ctx.withConnection(session, async (conn) => {
       // The file's columns, by name: the table's columns it has are read; the others get their defaults.
@@ -426,6 +434,8 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
         progress.rows = written;
       }
       return written;
+    }).catch((err: unknown) => {
+      throw hide(err);
     });
     ok = true;
     return rows;
