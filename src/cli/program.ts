@@ -14,6 +14,7 @@ import {
 } from '../config/flags.js';
 import { locate, pathText, type Assignment } from '../config/resolve.js';
 import type { Field } from '../config/schema.js';
+import type { TransferOptions } from './data-transfer.js';
 
 export const COMPONENT_NAMES: readonly ComponentName[] = ['standalone', 'frontend', 'datanode', 'metasrv'];
 
@@ -37,6 +38,8 @@ export interface ProgramIo {
   writeOut(text: string): void;
   writeErr(text: string): void;
   onStart(request: StartRequest): void;
+  /** `tsdb cli export|import`: what to transfer. */
+  onTransfer?(kind: 'export' | 'import', options: TransferOptions): void;
 }
 
 /** `--http-addr <addr>  HTTP server address (ip:port). (default: 127.0.0.1:4000; config: http.addr)` */
@@ -127,5 +130,41 @@ export function buildProgram(io: ProgramIo): Command {
       });
     });
   }
+  addCliCommands(program, io);
   return program;
+}
+
+/** `tsdb cli export|import`: backup and restore through a running server (README "Export, import, backup and restore"). */
+function addCliCommands(program: Command, io: ProgramIo): void {
+  const cli = program.command('cli').description('tools that drive a running server').usage('<export|import> [options]').helpCommand(false);
+  const collect = (v: string, prev: string[]) => [...prev, v];
+  for (const kind of ['export', 'import'] as const) {
+    const dirFlag = kind === 'export' ? '--output-dir <dir>' : '--input-dir <dir>';
+    const cmd = cli
+      .command(kind)
+      .description(kind === 'export' ? 'export databases (schema and data) with COPY, into a directory of the server\'s copy directory or on object storage' : 'import databases exported by `tsdb cli export` (tables created when missing)')
+      .requiredOption('--addr <addr>', 'HTTP address of the server (host:port or URL)')
+      .requiredOption(dirFlag, 'directory on the server: a path in its [copy] dir, or s3://bucket/path with --connection; one sub-directory per database')
+      .option('--database <names>', kind === 'export' ? 'databases to export, comma-separated (default: all but the system ones)' : 'databases to import, comma-separated (required)')
+      .option('--format <format>', 'parquet, csv or json', 'parquet')
+      .option('--start-time <time>', 'only rows at or after this time (time index)')
+      .option('--end-time <time>', 'only rows before this time (time index)')
+      .option('--auth-basic <user:password>', 'basic authentication')
+      .option('--timeout <duration>', 'deadline of each statement (x-tsdb-timeout), 0 for none', '0')
+      .option('--connection <key=value>', 'a key of the CONNECTION of an object storage location (repeatable), e.g. access_key_id=…', collect, [] as string[]);
+    cmd.action((values: Record<string, unknown>) => {
+      const v = (k: string) => values[k] as string | undefined;
+      io.onTransfer?.(kind, {
+        addr: v('addr')!,
+        dir: (kind === 'export' ? v('outputDir') : v('inputDir'))!,
+        format: v('format')!,
+        connection: values['connection'] as string[],
+        ...(v('database') !== undefined && { database: v('database')! }),
+        ...(v('startTime') !== undefined && { startTime: v('startTime')! }),
+        ...(v('endTime') !== undefined && { endTime: v('endTime')! }),
+        ...(v('authBasic') !== undefined && { authBasic: v('authBasic')! }),
+        ...(v('timeout') !== undefined && { timeout: v('timeout')! }),
+      });
+    });
+  }
 }

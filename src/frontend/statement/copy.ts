@@ -455,6 +455,10 @@ async function copyDatabaseFrom(database: string, location: CopyLocation, option
   const format = formatOf(options);
   const range = rangeOf(options, session.timezone);
   const dbSession: Session = { ...session, database: db.name };
+  if (location.kind === 'local' && !(await stat(location.path).then((s) => s.isDirectory(), () => false))) throw new TsdbError(StatusCode.InvalidArguments, `File not found: ${location.shown}`);
+  if (location.kind === 'remote' && (await location.store.list(location.path === '' || location.path.endsWith('/') ? location.path : `${location.path}/`)).length === 0) {
+    throw new TsdbError(StatusCode.InvalidArguments, `File not found: ${location.shown}`);
+  }
   // The schema beside the data: tables the database lacks are created first.
   const schema = await readBeside(location, CREATE_TABLES_FILE, ctx, session.signal);
   if (schema !== undefined) {
