@@ -10,6 +10,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { formatDuration, timerDelay } from '../common/time/duration.js';
 import { cancelledError, type ProcessList } from './process-list.js';
 import type { Session } from './session.js';
+import { redactSql } from './slow-query/redact-query.js';
 
 /** How a client bounds and identifies its statements (all optional: in-process callers give none). */
 export interface StatementControl {
@@ -67,7 +68,8 @@ export function startStatements(processes: ProcessList, session: Session, query:
       protocol: session.protocol ?? 'http',
       address: control.address ?? '',
       ...(control.connectionId !== undefined && { connectionId: control.connectionId }),
-      query,
+      // COPY's CONNECTION keys (object storage credentials) are not shown to whoever lists the statements.
+      query: /\bCONNECTION\b/i.test(query) && /^\s*COPY\b/i.test(query) ? redactSql(query, query.length) : query,
     },
     controller,
   );
