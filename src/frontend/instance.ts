@@ -406,6 +406,7 @@ export class FrontendInstance {
           dir: this.copy.dir,
           logger: this.copy.logger,
           withConnection: (s, fn) => this.withConnection(s, fn),
+          query: (q, s) => this.query(q, s, { arrow: true }),
           execute: (st, s) => this.execute(st, s),
         });
       default: {

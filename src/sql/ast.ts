@@ -207,7 +207,7 @@ export type Statement = Base &
      */
     | {
         readonly kind: 'copy';
-        readonly target: { readonly kind: 'table'; readonly name: ObjectName } | { readonly kind: 'database'; readonly name: string };
+        readonly target: { readonly kind: 'table'; readonly name: ObjectName } | { readonly kind: 'database'; readonly name: string } | { readonly kind: 'query'; readonly sql: string };
         readonly direction: 'to' | 'from';
         readonly location: string;
         readonly options: Options;

@@ -1,6 +1,6 @@
 /**
  * The parse of COPY (`parser.ts`): table and database forms, WITH / CONNECTION options (keys
- * case-insensitive), LIMIT on COPY … FROM only, and COPY of a query still refused.
+ * case-insensitive), LIMIT on COPY … FROM only, COPY of a query (TO only).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -41,7 +41,15 @@ test('COPY DATABASE: the database is the last part of the name (GreptimeDB\'s ex
   assert.deepEqual(t.target, { kind: 'table', name: { parts: ['database'] } });
 });
 
-test('COPY errors: LIMIT only FROM a table, a number; TO or FROM; COPY of a query refused', () => {
+test('COPY of a query: its text, TO only', () => {
+  const s = one("COPY (SELECT host, (cpu) FROM demo WHERE host = 'a') TO 'q.csv' WITH (format = 'csv')");
+  assert.ok(s.kind === 'copy');
+  assert.deepEqual(s.target, { kind: 'query', sql: "SELECT host, (cpu) FROM demo WHERE host = 'a'" });
+  assert.equal(s.direction, 'to');
+  assert.deepEqual(s.options, { format: 'csv' });
+});
+
+test('COPY errors: LIMIT only FROM a table, a number; TO or FROM; a query only TO', () => {
   const fails = (sql: string, code: StatusCode, message: string | RegExp) =>
     assert.throws(() => parseSql(sql), (e: unknown) => e instanceof TsdbError && e.code === code && (typeof message === 'string' ? e.message === message : message.test(e.message)));
   fails("COPY t TO 'x.parquet' LIMIT 1", StatusCode.InvalidSyntax, 'Invalid SQL, error: limit is not supported');
@@ -50,5 +58,8 @@ test('COPY errors: LIMIT only FROM a table, a number; TO or FROM; COPY of a quer
   fails("COPY t INTO 'x'", StatusCode.InvalidSyntax, /Expected: TO or FROM, found: INTO/);
   fails('COPY t TO x', StatusCode.InvalidSyntax, /Expected: literal string, found: x/);
   fails("COPY t TO 'x' WITH (format = 'csv') garbage", StatusCode.InvalidSyntax, /Expected: end of statement, found: garbage/);
-  fails("COPY (SELECT 1) TO '/tmp/x.csv'", StatusCode.PermissionDenied, /^Permission denied: COPY is not allowed/);
+  fails("COPY (SELECT 1) FROM 'x.csv'", StatusCode.InvalidSyntax, /Expected: TO, found: FROM/);
+  fails("COPY (INSERT INTO t VALUES (1)) TO 'x.csv'", StatusCode.InvalidSyntax, /Expected: a query, found: INSERT/);
+  fails("COPY (SELECT 1 TO 'x.csv'", StatusCode.InvalidSyntax, /Expected: \)/);
+  fails("COPY (SELECT 1) TO 'x.csv' LIMIT 1", StatusCode.InvalidSyntax, 'Invalid SQL, error: limit is not supported');
 });

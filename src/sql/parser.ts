@@ -258,8 +258,8 @@ class StatementParser {
     const word = first.value.toUpperCase();
     if (word === 'WITH' && this.toks.some((t) => t.kind === 'raw')) return { kind: 'tql_query', ...this.tqlCtes(text), text };
     if (QUERY_WORDS.has(word)) return { kind: 'query', sql: text, text };
-    // COPY of a table or database is tsdb's own statement (its paths checked by the frontend); COPY of a query is not.
-    if (word === 'COPY' && !StatementParser.isOp(this.peek(1), '(')) return this.copy(text);
+    // COPY of a table, a database or a query is tsdb's own statement (its paths checked by the frontend).
+    if (word === 'COPY') return this.copy(text);
     if (OUTSIDE_WORDS.has(word)) throw outsideTheDatabase(word === 'FORCE' ? `FORCE ${this.peek(1).text.toUpperCase()}` : word);
     this.pos++;
     switch (word) {
@@ -830,6 +830,7 @@ class StatementParser {
   /** `COPY [DATABASE] name TO|FROM 'location' [WITH (…)] [CONNECTION (…)] [LIMIT n]` (after nothing was eaten). */
   private copy(text: string): Statement {
     this.pos++;
+    if (this.peekOp('(')) return this.copyQuery(text);
     const database = this.peekKw('DATABASE') && this.peek(1).kind !== 'eof' && !this.kwAt(1, 'TO') && !this.kwAt(1, 'FROM');
     if (database) this.pos++;
     const name = this.objectName();
@@ -856,6 +857,36 @@ class StatementParser {
     // `COPY DATABASE "catalog"."db"` (as GreptimeDB's export tool writes it): the database is the last part.
     const target = database ? { kind: 'database' as const, name: name.parts[name.parts.length - 1]! } : { kind: 'table' as const, name };
     return { kind: 'copy', target, direction, location, options, connection, ...(limit !== undefined && { limit }), text };
+  }
+
+  /** `COPY (<query>) TO 'file' [WITH (…)] [CONNECTION (…)]`, at the `(`. */
+  private copyQuery(text: string): Statement {
+    const open = this.pos;
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < this.toks.length; i++) {
+      if (StatementParser.isOp(this.toks[i]!, '(')) depth++;
+      else if (StatementParser.isOp(this.toks[i]!, ')') && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) throw this.expected(')', this.end);
+    const sql = this.textOf(open + 1, close);
+    const first = this.toks[open + 1];
+    if (first === undefined || first.kind !== 'ident' || !QUERY_WORDS.has(first.value.toUpperCase())) throw this.expected('a query', first ?? this.end);
+    this.pos = close + 1;
+    this.expectKw('TO');
+    const location = this.stringLit();
+    let options: Record<string, string> = {};
+    let connection: Record<string, string> = {};
+    while (!this.atEnd()) {
+      if (this.eatKw('WITH')) options = lowerKeys(this.options());
+      else if (this.eatKw('CONNECTION')) connection = lowerKeys(this.options());
+      else if (this.peekKw('LIMIT')) throw new TsdbError(StatusCode.InvalidSyntax, 'Invalid SQL, error: limit is not supported');
+      else throw this.expected('end of statement');
+    }
+    return { kind: 'copy', target: { kind: 'query', sql }, direction: 'to', location, options, connection, text };
   }
 
   private kill(text: string): Statement {

@@ -30,6 +30,8 @@ import type { Logger } from '../../common/logging.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import { convertTime, parseTimestamp } from '../../common/time/timestamp.js';
 import { queryArrow } from '../../query/arrow-result.js';
+import { publishArrow } from '../../query/arrow-scan-function.js';
+import { valuesRelation } from '../../query/values-relation.js';
 import { duckdbError } from '../../query/duckdb-error.js';
 import { affected, type Output } from '../../query/output.js';
 import type { Statement } from '../../sql/ast.js';
@@ -60,6 +62,8 @@ export interface CopyContext {
   readonly logger: Logger | undefined;
   /** Runs `fn` on a connection of the frontend's DuckDB that nothing else uses meanwhile. */
   withConnection<T>(session: Session, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** Runs the query of `COPY (<query>) TO` in `session` (the SELECT path, its sandbox and result limits), as Arrow where its types allow. */
+  query(sql: string, session: Session): Promise<Output>;
   /** Runs a statement of an export's schema (CREATE TABLE) in `session`. */
   execute(stmt: Statement, session: Session): Promise<Output>;
 }
@@ -140,6 +144,11 @@ export async function runCopy(stmt: Copy, session: Session, ctx: CopyContext): P
   if (stmt.target.kind === 'database') {
     const location = await resolveCopyLocation(stmt.location, stmt.connection, ctx.dir);
     return affected(stmt.direction === 'to' ? await copyDatabaseTo(stmt.target.name, location, stmt.options, session, ctx) : await copyDatabaseFrom(stmt.target.name, location, stmt.options, session, ctx));
+  }
+  if (stmt.target.kind === 'query') {
+    const location = await resolveCopyLocation(stmt.location, stmt.connection, ctx.dir);
+    if (location.directory) throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: COPY TO needs a file name, not the directory ${location.shown}`);
+    return affected(await copyQueryTo(stmt.target.sql, location, formatOf(stmt.options), session, ctx));
   }
   const { database, table } = resolveName(stmt.target.name, session);
   if (stmt.direction === 'from' && database === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Cannot change read-only table: ${table}`);
@@ -257,6 +266,39 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
     ok = true;
     return rows;
   } finally {
+    if (!ok) await target.abandon().catch(() => undefined);
+    progress.end(ok);
+  }
+}
+
+/**
+ * Writes a query's result: run as a SELECT (so held whole, within the result limits of
+ * `[query]`), then handed to the file writer as Arrow batches (`tsdb_arrow_scan`) or, for types Arrow
+ * does not carry here, as a VALUES relation.
+ */
+async function copyQueryTo(sql: string, location: CopyLocation, format: CopyFormat, session: Session, ctx: CopyContext): Promise<number> {
+  const out = await ctx.query(sql, session);
+  if (out.kind !== 'records') throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: COPY needs a query that returns rows');
+  const publication = out.arrow !== undefined ? publishArrow(out.arrow.schema, out.arrow.batches) : undefined;
+  const relation = publication?.sql ?? `(${valuesRelation(out.columns, out.rows)})`;
+  const target = await localTarget(location, ctx, `query.${EXTENSIONS[format]}`);
+  const progress = new CopyProgress(ctx.logger, `a query to ${location.shown}`);
+  let ok = false;
+  try {
+    progress.rows = await ctx.withConnection(session, async (conn) => {
+      try {
+        const result = await conn.runAndReadAll(`COPY (SELECT * FROM ${relation} AS __tsdb_copy) TO ${quoteLiteral(target.path)} (${formatClause(format)})`);
+        return Number(result.getRows()[0]?.[0] ?? 0);
+      } catch (err) {
+        const e = duckdbError(err);
+        throw e.message.includes(target.path) ? new TsdbError(e.code, e.message.replaceAll(target.path, location.shown)) : e;
+      }
+    });
+    progress.bytes = await target.finish();
+    ok = true;
+    return progress.rows;
+  } finally {
+    publication?.dispose();
     if (!ok) await target.abandon().catch(() => undefined);
     progress.end(ok);
   }

@@ -30,6 +30,24 @@ COPY demo TO 'copy_to_fs/demo.parquet' LIMIT 1;
 
 COPY (select host, cpu, ts from demo where host = 'host2') TO 'copy_to_fs/query.parquet';
 
+COPY (select host, cpu, ts, ts2 from demo where host = 'host2') TO 'copy_to_fs/query.csv' WITH (format='csv');
+
+COPY (select host, cpu from demo order by host) TO 'copy_to_fs/query.json' WITH (format='json');
+
+CREATE TABLE from_query(host string, cpu double, ts TIMESTAMP TIME INDEX);
+
+COPY from_query FROM 'copy_to_fs/query.parquet';
+
+COPY from_query FROM 'copy_to_fs/query.csv' WITH (format='csv');
+
+SELECT * FROM from_query;
+
+COPY (select * from not_exists) TO 'copy_to_fs/nothing.parquet';
+
+COPY (select 1) TO '/tmp/query.parquet';
+
+drop table from_query;
+
 COPY DATABASE public TO 'copy_to_fs/db/' LIMIT 2;
 
 drop table demo;
