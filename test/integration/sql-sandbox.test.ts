@@ -90,9 +90,18 @@ const ATTACKS: readonly Attack[] = [
   { name: 'read_parquet of s3://', sql: "SELECT * FROM read_parquet('s3://bucket/x.parquet')", expect: 'permission' },
   // DuckDB statements reaching files, extensions and settings.
   { name: 'COPY a table TO a file', sql: "COPY t TO '{out}/x.csv'", expect: 'permission' },
-  { name: 'COPY a query TO a Parquet file', sql: "COPY (SELECT 1) TO '{out}/x.parquet' (FORMAT parquet)", expect: 'permission' },
+  // DuckDB's spelling of COPY options is no tsdb syntax: refused before any path is looked at.
+  { name: "COPY a query TO a Parquet file (DuckDB's options)", sql: "COPY (SELECT 1) TO '{out}/x.parquet' (FORMAT parquet)", expect: 'refused' },
+  { name: 'COPY a query TO a Parquet file', sql: "COPY (SELECT 1) TO '{out}/x.parquet' WITH (format = 'parquet')", expect: 'permission' },
   { name: 'COPY a read TO a file', sql: "COPY (SELECT content FROM read_text('{secret}')) TO '{out}/leak.csv'", expect: 'permission' },
   { name: 'COPY a table FROM a file', sql: "COPY t FROM '/etc/hostname'", expect: 'permission' },
+  // COPY is tsdb's own statement; its files stay in the copy directory and its query in the sandbox.
+  { name: 'COPY a table TO .. of the copy directory', sql: "COPY t TO '../x.csv' WITH (format = 'csv')", expect: 'permission' },
+  { name: 'COPY a table FROM a secret file', sql: "COPY t FROM '{secret_csv}' WITH (format = 'csv')", expect: 'permission' },
+  { name: 'COPY a table FROM a file:// URL', sql: "COPY t FROM 'file://{secret_csv}' WITH (format = 'csv')", expect: 'permission' },
+  { name: 'COPY DATABASE TO a directory outside', sql: "COPY DATABASE public TO '{out}/db/'", expect: 'permission' },
+  { name: 'COPY DATABASE FROM a directory outside', sql: "COPY DATABASE public FROM '{secret_dir}/'", expect: 'permission' },
+  { name: 'COPY a read into the copy directory', sql: "COPY (SELECT content FROM read_text('{secret}')) TO 'leak.csv' WITH (format = 'csv')", expect: 'permission' },
   { name: 'ATTACH a database file', sql: "ATTACH '{out}/x.db' AS x", expect: 'permission' },
   { name: 'DETACH', sql: 'DETACH x', expect: 'permission' },
   { name: 'INSTALL httpfs', sql: 'INSTALL httpfs', expect: 'permission' },
