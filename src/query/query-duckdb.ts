@@ -19,7 +19,10 @@ export interface QueryDuckDbOptions {
   readonly spillDir: string;
   /** Bytes of spill files at most (DuckDB's `max_temp_directory_size`); undefined: DuckDB's default (90% of the free disk). */
   readonly maxSpillSize?: number;
-  /** The directories queries may read (the engine's: `RegionEngine.readableDirs`). */
+  /**
+   * The directories this DuckDB may open (the engine's: `RegionEngine.readableDirs`; and COPY's
+   * `[copy] dir`, whose files only tsdb's own COPY statements name — user SQL names no file).
+   */
   readonly readableDirs: readonly string[];
   /**
    * Registers the functions the region relations name (in standalone, the engine's memtable scan

@@ -1,7 +1,8 @@
 /**
  * COPY: a table's rows to a file and back, and a whole database (schema and data) to a directory and
  * back, as GreptimeDB's `COPY [db.]t TO|FROM '<path>' WITH (format, start_time, end_time, pattern)
- * [LIMIT n]` and `COPY DATABASE db TO|FROM '<dir>/'` (answers `Affected Rows: <rows copied>`).
+ * [LIMIT n]`, `COPY (<query>) TO '<file>'` and `COPY DATABASE db TO|FROM '<dir>/'` (answers
+ * `Affected Rows: <rows copied>`).
  *
  * Files are written and read by the frontend's DuckDB on a connection of its own (never one a user
  * query runs on, and user SQL never names a file: `query/sandbox.ts`); the copy directory is among
