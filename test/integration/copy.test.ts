@@ -4,7 +4,8 @@
  * (s3rver) — row counts and checksums of the contents equal, and equal to DuckDB's own checksum of
  * the generated source file; CSV and JSON round trips of every type; the progress lines of the log;
  * `tsdb cli export` / `tsdb cli import`; and the path attacks (`..`, absolute paths, symbolic links
- * out of the copy directory) refused with no file read or written outside it.
+ * out of the copy directory) refused with no file read or written outside it; COPY over MySQL and
+ * PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startS3rver } from '../support/object-servers.js';
+import { mysqlClient, pgClient } from '../support/sql-clients.js';
 import { tempDir } from '../support/temp.js';
 import { runTsdb, startTsdb, type Started } from '../support/tsdb-process.js';
 
@@ -240,4 +242,25 @@ test('COPY reaches no file outside the copy directory: .., absolute paths, symbo
   // User SQL still cannot read what COPY wrote: the sandbox refuses DuckDB's file functions.
   const read = await s.sql(`SELECT * FROM read_csv('${join(copyDir, 'inner', 'written.csv')}')`);
   assert.equal(read.code, 7006);
+});
+
+test('COPY over MySQL and PostgreSQL (npm drivers): affected rows, and the permission error of each protocol', async (t) => {
+  const copyDir = tempDir(t);
+  const s = await server(t, copyDir);
+  await s.ok('CREATE TABLE w (host STRING PRIMARY KEY, v DOUBLE, ts TIMESTAMP TIME INDEX)');
+  await s.ok("INSERT INTO w VALUES ('a', 1.5, 1000), ('b', 2.5, 2000)");
+  for (const client of [await mysqlClient(s.mysql!, undefined, 1), await pgClient(s.postgres!, undefined, 1)]) {
+    t.after(() => client.close());
+    const to = await client.run(`COPY w TO '${client.protocol}/w.parquet'`);
+    assert.ok(to.ok, `${client.protocol}: ${to.message}`);
+    const from = await client.run(`COPY w FROM '${client.protocol}/w.parquet'`);
+    assert.ok(from.ok, `${client.protocol}: ${from.message}`);
+    const denied = await client.run("COPY w TO '/etc/w.csv' WITH (format = 'csv')");
+    assert.ok(!denied.ok);
+    if (client.protocol === 'mysql') assert.equal(denied.errno, 1045);
+    else assert.equal(denied.sqlState, '42501');
+    assert.match(denied.message, /COPY may only use files in the configured copy directory/);
+  }
+  assert.ok(existsSync(join(copyDir, 'mysql', 'w.parquet')) && existsSync(join(copyDir, 'postgres', 'w.parquet')));
+  assert.deepEqual((await s.ok('SELECT count(*) FROM w')).rows, [[2]]);
 });
