@@ -37,7 +37,7 @@ import { duckdbError } from '../../query/duckdb-error.js';
 import { affected, type Output } from '../../query/output.js';
 import type { Statement } from '../../sql/ast.js';
 import { parseSql } from '../../sql/parser.js';
-import { SQL_TYPES } from '../../types/sql-types.js';
+import { SQL_TYPES, sqlTypeOf } from '../../types/sql-types.js';
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_PUT, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import { CopyProgress } from '../copy/copy-progress.js';
@@ -456,7 +456,8 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
       if (given.length === 0) throw new TsdbError(StatusCode.InvalidArguments, `None of the columns of table ${info.name} is in ${files.length === 1 ? files[0]!.name : 'the files'}`);
       const defaults = new Map(missing.map((c) => [c.name, defaultValue(c, info)]));
       const { column: ts, unit } = timeIndexOf(info);
-      const items = given.map((c) => `CAST(${quoteIdent(c.name)} AS ${SQL_TYPES[c.data_type]}) AS ${quoteIdent(c.name)}`);
+      // A JSON column's values as text (made canonical and checked where rows are written).
+      const items = given.map((c) => `CAST(${quoteIdent(c.name)} AS ${c.data_type === 'Json' ? 'VARCHAR' : sqlTypeOf(c.data_type)}) AS ${quoteIdent(c.name)}`);
       const where = inFile.has(ts.name) ? rangeCondition(ts.name, unit, range) : '';
       const sql = `SELECT * FROM (SELECT ${items.join(', ')} FROM ${reader(format, paths, format === 'json' ? given.map((c) => c.name) : undefined)})${where === '' ? '' : ` WHERE ${where}`}${limit !== undefined ? ` LIMIT ${limit}` : ''}`;
       const stream = await queryArrow(conn, sql, { batchRows: READ_BATCH_ROWS, ...(session.signal !== undefined && { signal: session.signal }) });
