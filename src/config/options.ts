@@ -383,6 +383,10 @@ function copyOptions(dir: { default?: string; computed?: { doc: string; resolve(
       emptyIsUnset: true,
       ...dir,
     }),
+    allow_object_storage: boolean({
+      doc: 'Allow COPY to and from object storage URLs (`s3://…`, `oss://…`, `gs://…`, `azblob://…` with CONNECTION). Off by default: such a statement makes the server connect to the endpoint it names, so any user who may write could make the server reach hosts of its network.',
+      default: false,
+    }),
   });
 }
 

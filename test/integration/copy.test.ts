@@ -71,8 +71,9 @@ interface Server extends Started {
   ok(sql: string, db?: string): Promise<{ rows: unknown[][]; affected: number }>;
 }
 
-async function server(t: TestContext, copyDir: string): Promise<Server> {
-  const started = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env: { TSDB_STANDALONE__COPY__DIR: copyDir } });
+async function server(t: TestContext, copyDir: string, objectStorage = false): Promise<Server> {
+  const env = { TSDB_STANDALONE__COPY__DIR: copyDir, ...(objectStorage && { TSDB_STANDALONE__COPY__ALLOW_OBJECT_STORAGE: 'true' }) };
+  const started = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env });
   const sql = async (text: string, db = 'public') => {
     const res = await fetch(`${started.baseUrl}/v1/sql?db=${db}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-tsdb-timeout': '0' }, body: new URLSearchParams({ sql: text }).toString() });
     const json = (await res.json()) as { code: number; error?: string; output?: Array<{ affectedrows?: number; records?: { rows: unknown[][] } }> };
@@ -142,7 +143,7 @@ test('COPY DATABASE to S3 (s3rver) and back into an empty server: 1,000,000 rows
   const copyDir = tempDir(t);
   mkdirSync(join(copyDir, 'gen'));
   const expected = await generate(join(copyDir, 'gen', 'every_type.parquet'), ROWS);
-  const src = await server(t, copyDir);
+  const src = await server(t, copyDir, true);
   await src.ok('CREATE DATABASE src');
   await src.ok(CREATE, 'src');
   await src.ok("COPY src.every_type FROM 'gen/every_type.parquet'");
@@ -156,7 +157,7 @@ test('COPY DATABASE to S3 (s3rver) and back into an empty server: 1,000,000 rows
   assert.deepEqual(readdirSync(join(copyDir, '.tsdb-staging')), []);
   await src.proc.stop('SIGTERM');
 
-  const dst = await server(t, tempDir(t));
+  const dst = await server(t, tempDir(t), true);
   await dst.ok('CREATE DATABASE src');
   assert.equal((await dst.ok(`COPY DATABASE src FROM 's3://copy-test/backups/src/' ${conn}`)).affected, ROWS);
   assert.deepEqual(await checksum(dst, 'src.every_type'), expected);
@@ -242,6 +243,11 @@ test('COPY reaches no file outside the copy directory: .., absolute paths, symbo
   // User SQL still cannot read what COPY wrote: the sandbox refuses DuckDB's file functions.
   const read = await s.sql(`SELECT * FROM read_csv('${join(copyDir, 'inner', 'written.csv')}')`);
   assert.equal(read.code, 7006);
+  // Object storage is off by default ([copy] allow_object_storage): the server connects to no
+  // endpoint a statement names.
+  const remote = await s.sql("COPY t TO 's3://bucket/x.parquet' CONNECTION (ENDPOINT = 'http://127.0.0.1:1', REGION = 'us-east-1')");
+  assert.equal(remote.code, 7006, remote.error);
+  assert.match(remote.error ?? '', /allow_object_storage/);
 });
 
 test('COPY over MySQL and PostgreSQL (npm drivers): affected rows, and the permission error of each protocol', async (t) => {

@@ -41,6 +41,7 @@ import { SQL_TYPES, sqlTypeOf } from '../../types/sql-types.js';
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_PUT, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import { CopyProgress } from '../copy/copy-progress.js';
+import { checkPermission } from '../auth/permission.js';
 import { resolveCopyLocation, STAGING_DIR, type CopyLocation } from '../copy/copy-location.js';
 import { vectorFromArrow } from '../copy/arrow-vectors.js';
 import { isPhysicalTable } from '../metric-engine.js';
@@ -60,6 +61,8 @@ export interface CopyContext {
   readonly tables: TableRouter;
   /** The copy directory (`[copy] dir`); undefined: local files are refused. */
   readonly dir: string | undefined;
+  /** `[copy] allow_object_storage`: object storage URLs allowed (off: refused, the server reaches no endpoint a statement names). */
+  readonly objectStorage?: boolean;
   readonly logger: Logger | undefined;
   /** Runs `fn` on a connection of the frontend's DuckDB that nothing else uses meanwhile. */
   withConnection<T>(session: Session, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
@@ -142,6 +145,12 @@ function timeIndexOf(info: TableInfo): { column: ColumnSchema; unit: TimeUnit } 
 
 /** Runs COPY. */
 export async function runCopy(stmt: Copy, session: Session, ctx: CopyContext): Promise<Output> {
+  // COPY … TO reads what it writes out: a user who may not read may not export (the statement's
+  // write permission is checked with every statement's).
+  if (stmt.direction === 'to') checkPermission(session.user, 'read');
+  if (ctx.objectStorage !== true && /^(s3|oss|gs|gcs|azblob):\/\//i.test(stmt.location.trim())) {
+    throw new TsdbError(StatusCode.PermissionDenied, 'Permission denied: COPY to or from object storage is switched off ([copy] allow_object_storage = false)');
+  }
   if (stmt.target.kind === 'database') {
     const location = await resolveCopyLocation(stmt.location, stmt.connection, ctx.dir);
     return affected(stmt.direction === 'to' ? await copyDatabaseTo(stmt.target.name, location, stmt.options, session, ctx) : await copyDatabaseFrom(stmt.target.name, location, stmt.options, session, ctx));
