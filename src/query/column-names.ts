@@ -30,6 +30,7 @@ import { makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
 import type { Output, OutputColumn } from './output.js';
 import { integerOf } from './sql-json.js';
 import { castNode, isNode, type Json, type Node } from './sql-tree.js';
+import { VARIABLE_FUNCTION } from './session-functions.js';
 
 /** A column as DataFusion knows it: its name and the relation that qualifies it, if any. */
 interface Field {
@@ -690,6 +691,11 @@ class Namer {
   private call(n: Node, scope: Scope): string | undefined {
     const name = String(n['function_name']).toLowerCase();
     const children = Array.isArray(n['children']) ? n['children'] : [];
+    // `@@name` as written: the text bridge made it a call (`sql/query-text.ts`), the user did not.
+    if (name === VARIABLE_FUNCTION && children.length === 1 && isNode(children[0]) && children[0]['class'] === 'CONSTANT') {
+      const v = (children[0]['value'] as Node)['value'];
+      if (typeof v === 'string') return v;
+    }
     if (n['is_operator'] === true) {
       if (children.length === 1 && name === '-') {
         const d = this.display(children[0], scope);
