@@ -124,7 +124,7 @@ function divide(left: Json, right: Json): Node {
 }
 
 /** A non-negative integer constant's value, else undefined. */
-function integerOf(n: Json | undefined): number | undefined {
+export function integerOf(n: Json | undefined): number | undefined {
   if (!isNode(n) || n['class'] !== 'CONSTANT' || !isNode(n['value'])) return undefined;
   const v = n['value'];
   const id = isNode(v['type']) ? v['type']['id'] : undefined;

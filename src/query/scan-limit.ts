@@ -4,16 +4,8 @@
  * aggregate, window, DISTINCT or ORDER BY — and `public.numbers` gives as many rows as its scan
  * asks (100 when it asks for none). `LIMIT n OFFSET m` asks for n + m.
  */
+import { integerOf } from './query-split.js';
 import { isNode, type Json, type Node } from './sql-tree.js';
-
-function integerOf(n: Json | undefined): number | undefined {
-  if (!isNode(n) || n['class'] !== 'CONSTANT' || !isNode(n['value'])) return undefined;
-  const v = n['value'];
-  const id = isNode(v['type']) ? v['type']['id'] : undefined;
-  if (v['is_null'] !== false || (id !== 'INTEGER' && id !== 'BIGINT')) return undefined;
-  const value = v['value'];
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-}
 
 /** Whether `n` holds an aggregate call or a window. */
 function aggregating(n: Json, aggregates: ReadonlySet<string>): boolean {

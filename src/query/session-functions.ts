@@ -77,7 +77,8 @@ export function versionOf(channel: SessionValues['channel']): string {
  * for one tsdb does not know.
  */
 function variableValue(name: string, session: SessionValues): string | undefined {
-  switch (name.toLowerCase().replace(/^@@/, '').replace(/^(session|global|local)\./, '')) {
+  const n = name.toLowerCase().replace(/^@@/, '').replace(/^(session|global|local)\./, '');
+  switch (n) {
     case 'version':
       return versionOf(session.channel === 'postgres' ? 'postgres' : 'mysql');
     case 'version_comment':
@@ -86,6 +87,17 @@ function variableValue(name: string, session: SessionValues): string | undefined
       return session.timezone;
     case 'system_time_zone':
       return 'UTC';
+  }
+  return constantVariable(n);
+}
+
+/**
+ * The system variables whose value is the same in every session, as MySQL's server answers them
+ * (`name` lower case, without `@@` and scope): shared by queries and the MySQL server's own answer
+ * (`servers/mysql/mysql-intercept.ts`); undefined for others.
+ */
+export function constantVariable(name: string): string | undefined {
+  switch (name) {
     case 'tx_isolation':
     case 'transaction_isolation':
       return 'REPEATABLE-READ';
@@ -94,6 +106,8 @@ function variableValue(name: string, session: SessionValues): string | undefined
       return '0';
     case 'max_allowed_packet':
       return '134217728';
+    case 'sql_mode':
+      return 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
     case 'interactive_timeout':
     case 'wait_timeout':
     case 'net_write_timeout':

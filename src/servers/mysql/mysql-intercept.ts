@@ -5,6 +5,7 @@
  */
 import type { Cell, OutputColumn } from '../../query/output.js';
 import { isEngineSetting } from '../../sql/engine-settings.js';
+import { constantVariable } from '../../query/session-functions.js';
 
 export { splitStatements } from '../postgres/intercept.js';
 
@@ -48,30 +49,9 @@ export function variableValue(name: string, s: MysqlSession): string {
       return 'UTC';
     case 'max_execution_time':
       return String(s.maxExecutionTime ?? 0);
-    case 'tx_isolation':
-    case 'transaction_isolation':
-      return 'REPEATABLE-READ';
-    case 'max_allowed_packet':
-      return '134217728';
-    case 'sql_mode':
-      return 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
-    case 'lower_case_table_names':
-      return '0';
-    case 'character_set_client':
-    case 'character_set_connection':
-    case 'character_set_results':
-    case 'character_set_server':
-    case 'character_set_database':
-      return 'utf8mb4';
-    case 'collation_connection':
-    case 'collation_server':
-    case 'collation_database':
-      return 'utf8mb4_general_ci';
-    case 'autocommit':
-      return '1';
-    case 'auto_increment_increment':
-      return '1';
   }
+  const constant = constantVariable(n);
+  if (constant !== undefined) return constant;
   if (n.endsWith('_timeout')) return '31536000';
   return '0';
 }
