@@ -570,7 +570,6 @@ test('unknown statements are Unsupported with the first word as written', () => 
 test("statements that would reach outside the database are refused with a permission error, for every user", () => {
   const denied = (what: string) => `Permission denied: ${what} is not allowed: tsdb SQL does not reach the server's files, network, extensions or engine settings`;
   for (const [sql, what] of [
-    ["copy (SELECT 1) TO '/tmp/x.csv'", 'COPY'],
     ["ATTACH '/tmp/x.db' AS x", 'ATTACH'],
     ['DETACH x', 'DETACH'],
     ['INSTALL httpfs', 'INSTALL'],
@@ -594,6 +593,8 @@ test("statements that would reach outside the database are refused with a permis
   ] as const) {
     fails(sql, StatusCode.PermissionDenied, denied(what));
   }
+  // COPY is tsdb's own statement (frontend/statement/copy.ts): its paths are checked when it runs.
+  assert.equal(one("copy (SELECT 1) TO '/tmp/x.csv'").kind, 'copy');
   // Session variables tsdb keeps itself are not the engine's, though DuckDB has settings of those names.
   assert.equal(one("SET TimeZone = 'UTC'").kind, 'set');
   assert.equal(one('SET search_path TO public').kind, 'set');
