@@ -117,3 +117,10 @@ test('JsonPath: predicates, and paths that do not parse', () => {
   assert.equal(JsonPath.parse('$.a').predicate, undefined);
   for (const bad of ['$.a ==', 'a[', '$.a[x]', '$["a"', '$.a == 1 extra']) assert.throws(() => JsonPath.parse(bad), JsonPathError, bad);
 });
+
+test('nesting deeper than 128 arrays or objects is refused with a syntax error, never a stack overflow', () => {
+  assert.equal(jsonText(parseJson(`${'['.repeat(128)}${']'.repeat(128)}`)), `${'['.repeat(128)}${']'.repeat(128)}`);
+  for (const text of ['['.repeat(129) + ']'.repeat(129), '['.repeat(100_000), '{"a":'.repeat(200) + '1' + '}'.repeat(200)]) {
+    assert.throws(() => parseJson(text), (e: unknown) => e instanceof JsonSyntaxError && /^recursion limit exceeded, pos \d+$/.test(e.message));
+  }
+});

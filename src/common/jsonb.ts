@@ -43,8 +43,12 @@ export function parseJson(text: string): JsonValue {
  * jsonb's parser over the UTF-16 text (positions in its errors are converted to bytes of UTF-8, as
  * jsonb's count them, only when an error is thrown).
  */
+/** How deep arrays and objects may nest (serde_json's limit): deeper input is refused, never a stack overflow. */
+export const MAX_JSON_DEPTH = 128;
+
 class Parser {
   private idx = 0;
+  private depth = 0;
 
   constructor(private readonly s: string) {}
 
@@ -113,9 +117,15 @@ class Parser {
       case 0x22:
         return this.string();
       case 0x5b:
-        return this.array();
-      case 0x7b:
-        return this.object();
+      case 0x7b: {
+        if (++this.depth > MAX_JSON_DEPTH) {
+          this.idx++;
+          throw this.error('recursion limit exceeded');
+        }
+        const v = c === 0x5b ? this.array() : this.object();
+        this.depth--;
+        return v;
+      }
       default:
         if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
         this.idx++;
