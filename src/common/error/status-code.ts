@@ -75,7 +75,10 @@ export function statusCodeName(code: StatusCode): string {
  * RuntimeResourcesExhausted (a query past its memory, spill or result limits) is 400, not the
  * reference's 500 — the query must change before it can succeed, so it is the request's matter, and
  * a 5xx would invite clients and proxies to retry it as a server fault. Waiting too long for a query
- * slot is RateLimited, 429, which is worth retrying.
+ * slot is RateLimited, 429, which is worth retrying. Likewise EngineExecuteQuery (3001) is 400: in tsdb
+ * it is a query failing on its own input — a value a cast cannot convert, a function's bad argument,
+ * sketches of different parameters — answered with GreptimeDB's code and text, but the client's
+ * matter, never a server fault (failures of tsdb itself are Internal, 500).
  */
 export const HTTP_STATUS: Record<StatusCode, number> = {
   [StatusCode.Success]: 200,
@@ -91,7 +94,7 @@ export const HTTP_STATUS: Record<StatusCode, number> = {
   [StatusCode.Suspended]: 503,
   [StatusCode.InvalidSyntax]: 400,
   [StatusCode.PlanQuery]: 400,
-  [StatusCode.EngineExecuteQuery]: 500,
+  [StatusCode.EngineExecuteQuery]: 400,
   [StatusCode.TableAlreadyExists]: 400,
   [StatusCode.TableNotFound]: 400,
   [StatusCode.TableColumnNotFound]: 400,
@@ -129,7 +132,6 @@ export function shouldLogError(code: StatusCode): boolean {
     case StatusCode.Internal:
     case StatusCode.IllegalState:
     case StatusCode.External:
-    case StatusCode.EngineExecuteQuery:
     case StatusCode.StorageUnavailable:
     case StatusCode.RuntimeResourcesExhausted:
       return true;
