@@ -26,8 +26,9 @@ export function commented(table: TableInfo, stmt: CommentOn): TableInfo {
     return out;
   }
   const column = table.columns.find((c) => c.name === stmt.column);
-  // GreptimeDB's words and status for a column the table does not have.
-  if (column === undefined) throw new TsdbError(StatusCode.Unexpected, `Column not found in column metadata, column_name: ${stmt.column}, column_id: 0`);
+  // GreptimeDB's words for a column the table does not have; its code there is 1002 (Unexpected,
+  // HTTP 500), but a user's mistake is never a server error here: TableColumnNotFound (400).
+  if (column === undefined) throw new TsdbError(StatusCode.TableColumnNotFound, `Column not found in column metadata, column_name: ${stmt.column}, column_id: 0`);
   const updated = { ...column };
   if (stmt.comment === null) delete (updated as { comment?: string }).comment;
   else (updated as { comment?: string }).comment = stmt.comment;
