@@ -2,8 +2,7 @@
  * GreptimeDB's geo functions on tsdb's DuckDB: `geohash(lat, lng, resolution)` and
  * `geohash_neighbours(lat, lng, resolution)` (`geohash.ts`), scalar functions of JavaScript's
  * (`js-functions.ts`), registered with tsdb's other functions (`session-functions.ts`). NULL in
- * any argument gives NULL, as in GreptimeDB. (The `h3_*` functions need the H3 library, which
- * tsdb does not ship.)
+ * any argument gives NULL, as in GreptimeDB. The `h3_*` functions are in `h3-functions.ts`.
  */
 import { BIGINT, DOUBLE, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { checkResolution, geohashEncode, geohashNeighbours } from './geohash.js';

@@ -18,6 +18,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { installCompatFunctions } from './compat-functions.js';
 import { installSketchFunctions } from './sketch-functions.js';
 import { registerGeoFunctions } from './geo-functions.js';
+import { installH3Functions } from './h3-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -46,6 +47,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   await installCompatFunctions(conn);
   await installSketchFunctions(conn);
   registerGeoFunctions(conn);
+  await installH3Functions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -68,6 +68,8 @@ function cellText(v: unknown, type: string): string {
   if (type in NS_PER && (typeof v === 'number' || typeof v === 'string')) return timestampText(v, type);
   if (type === 'Date' && typeof v === 'number') return new Date(v * 86_400_000).toISOString().slice(0, 10);
   if ((type === 'Float64' || type === 'Float32') && typeof v === 'number') return Number.isInteger(v) && !String(v).includes('e') ? `${v}.0` : String(v);
+  // An integer list's elements beyond 2^53 were kept as strings by parseJsonExact: printed as the numbers they are.
+  if (typeof v === 'object' && /^List<U?Int\d+>$/.test(type)) return JSON.stringify(v).replace(/"(-?\d{16,})"/g, '$1');
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }
