@@ -371,11 +371,14 @@ class Namer {
       while (core['class'] === 'FUNCTION' && core['is_operator'] === true && core['function_name'] === '+' && Array.isArray(core['children']) && core['children'].length === 1 && isNode(core['children'][0])) core = core['children'][0];
       const column = core['class'] === 'COLUMN_REF';
       let field: Field | undefined;
-      if (typeof alias === 'string' && alias !== '') field = { name: alias, qualifier: undefined };
+      const aliased = typeof alias === 'string' && alias !== '';
+      // DataFusion folds an unquoted alias to lower case (`AS R00` names the column `r00`).
+      const folded = aliased && alias !== alias.toLowerCase() && !this.quotedSomewhere(alias) ? alias.toLowerCase() : undefined;
+      if (aliased) field = { name: folded ?? alias, qualifier: undefined };
       else if (column) field = this.resolve(core, inner);
       else if (display !== undefined) field = { name: display, qualifier: undefined };
-      // The result column's name: an alias's is DuckDB's too; a plain column's, its own.
-      const name = field === undefined || (typeof alias === 'string' && alias !== '') ? undefined : column ? field.name : display;
+      // The result column's name: an alias's is DuckDB's too (unless folded); a plain column's, its own.
+      const name = folded ?? (field === undefined || aliased ? undefined : column ? field.name : display);
       segments.push({ kind: 'one', item, column, field, display, name });
     }
     if (root) checkUnique(segments);
@@ -843,6 +846,11 @@ class Namer {
    * Whether the reference at `n` was written unquoted (DataFusion then reads its names in lower
    * case): no `"` in the dotted name at its offset. Unknown (no offset): as written.
    */
+  /** Whether `name` is written quoted (`"Name"` or a MySQL backquote) anywhere in the statement. */
+  private quotedSomewhere(name: string): boolean {
+    return this.ctx.sql.includes(`"${name.replace(/"/g, '""')}"`) || this.ctx.sql.includes(`\`${name}\``);
+  }
+
   private unquoted(n: Node): boolean {
     const at = n['query_location'];
     if (typeof at !== 'number' || at <= 0) return false;
