@@ -10,6 +10,7 @@
  */
 import { DateUnit, Type, type Data, type Date_ as DateType, type Field, type RecordBatch, type Schema, type Timestamp, TimeUnit } from 'apache-arrow';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { shortestFloat32 } from '../common/float32.js';
 import type { RegionQueryStream } from '../types/region-server.js';
 import { isArrowTypeUnsupported, queryArrow } from './arrow-result.js';
 import { readResult } from './result-conversion.js';
@@ -40,6 +41,11 @@ function safeInteger(v: bigint): number | bigint {
 const numbers: ColumnFill = (rows, base, c, d) => {
   const values = d.values as ArrayLike<number>;
   for (let r = 0, at = d.offset; r < d.length; r++, at++) rows[base + r]![c] = values[at]!;
+};
+// A float32 as its shortest decimal (`0.04`), as GreptimeDB shows a FLOAT.
+const float32s: ColumnFill = (rows, base, c, d) => {
+  const values = d.values as Float32Array;
+  for (let r = 0, at = d.offset; r < d.length; r++, at++) rows[base + r]![c] = shortestFloat32(values[at]!);
 };
 const int64s: ColumnFill = (rows, base, c, d) => {
   const values = d.values as BigInt64Array | BigUint64Array;
@@ -147,7 +153,7 @@ function planOf(field: Field): ColumnPlan | undefined {
       return plain(`${isSigned ? 'Int' : 'UInt'}${bitWidth}`, bitWidth === 64 ? int64s : numbers);
     }
     case Type.Float:
-      return plain((t as { precision: number }).precision === 2 ? 'Float64' : 'Float32', numbers);
+      return (t as { precision: number }).precision === 2 ? plain('Float64', numbers) : plain('Float32', float32s);
     case Type.Utf8:
       // DuckDB's JSON (`queryArrow` marks it): a JSON column's canonical text, shown as Json.
       return { dataType: field.metadata.get(DUCKDB_TYPE_KEY) === 'JSON' ? 'Json' : 'String', fill: strings, text: true };

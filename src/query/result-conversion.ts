@@ -27,6 +27,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { shortestFloat32 } from '../common/float32.js';
 import duckdb from '@duckdb/node-bindings';
 import { StatusCode } from '../common/error/status-code.js';
 import { intervalText } from '../common/time/interval-text.js';
@@ -139,8 +140,9 @@ function safeInteger(v: bigint): number | bigint {
 /** A converter of one column's values, chosen once per column from its type (the hot path of results). */
 function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
   switch (t.typeId) {
-    case DuckDBTypeId.DOUBLE:
     case DuckDBTypeId.FLOAT:
+      return (v) => (typeof v === 'number' ? shortestFloat32(v) : (v as Cell));
+    case DuckDBTypeId.DOUBLE:
     case DuckDBTypeId.VARCHAR:
     case DuckDBTypeId.BOOLEAN:
     case DuckDBTypeId.INTEGER:

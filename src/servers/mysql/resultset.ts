@@ -13,6 +13,7 @@
  * Cells are as `query/result-conversion.ts` makes them: timestamps and times integers in their
  * unit, dates days since the epoch, decimals strings, binaries byte arrays.
  */
+import { shortestFloat32 } from '../../common/float32.js';
 import { parseTimestamp } from '../../common/time/timestamp.js';
 import type { TimeUnit } from '../../types/time-unit.js';
 import { intervalIso8601, parseIntervalText } from '../../common/time/interval-text.js';
@@ -204,13 +205,8 @@ function numberOf(cell: Cell): number {
 
 /** Shortest decimal text that reads back as the same float32. */
 function float32Text(v: number): string {
-  const f = Math.fround(v);
-  if (!Number.isFinite(f) || f === 0) return floatText(f);
-  for (let p = 1; p <= 9; p++) {
-    const s = Number(f.toPrecision(p));
-    if (Math.fround(s) === f) return String(s);
-  }
-  return String(f);
+  const f = shortestFloat32(v);
+  return Number.isFinite(f) && f !== 0 ? String(f) : floatText(f);
 }
 
 function floatText(v: number): string {

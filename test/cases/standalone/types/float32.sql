@@ -1,0 +1,9 @@
+CREATE TABLE f32(host STRING PRIMARY KEY, v FLOAT, ts TIMESTAMP TIME INDEX);
+
+INSERT INTO f32 VALUES ('a', 0.04, 1), ('b', 3.14159, 2), ('c', 16777217, 3), ('d', -1.5e-20, 4), ('e', NULL, 5);
+
+SELECT host, v FROM f32 ORDER BY host;
+
+SELECT CAST(0.1 AS FLOAT) AS tenth, max(v) AS top FROM f32;
+
+DROP TABLE f32;
