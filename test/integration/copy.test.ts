@@ -37,6 +37,11 @@ const COLUMNS: ReadonlyArray<readonly [string, string, string, string]> = [
   ['c_ts_ms', 'TIMESTAMP(3)', 'TIMESTAMP_MS', 'make_timestamp(1500000000000000 + i * 1001)'],
   ['c_ts_us', 'TIMESTAMP(6)', 'TIMESTAMP', 'make_timestamp(1500000000000000 + i * 7)'],
   ['c_ts_ns', 'TIMESTAMP(9)', 'TIMESTAMP_NS', 'make_timestamp_ns(1500000000000000000 + i * 13)'],
+  ['c_dec', 'DECIMAL(18,4)', 'DECIMAL(18,4)', 'CAST(i AS DECIMAL(18,4)) * 1.2345 - 5000.0001'],
+  ['c_dec38', 'DECIMAL(38,10)', 'DECIMAL(38,10)', "CAST(i AS DECIMAL(38,10)) * CAST('123456789012.3456789012' AS DECIMAL(38,10)) / 1000"],
+  // A JSON column's text is canonical (keys sorted, no spaces, common/jsonb.ts): generated so, it reads back the same.
+  ['c_json', 'JSON', 'VARCHAR', `'{"a":[' || i || ',null,true],"s":"v' || (i % 7) || '\\n\\"q\\"","x":{"f":' || (i % 5) || '.5}}'`],
+  ['c_vec', 'VECTOR(3)', 'FLOAT[3]', '[i / 3.0, -i, 0.5]'],
 ];
 
 const CREATE = `CREATE TABLE every_type (host STRING, ts TIMESTAMP(3) TIME INDEX, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')}, PRIMARY KEY (host))`;
@@ -55,7 +60,13 @@ async function generate(path: string, rows: number): Promise<string[]> {
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   try {
-    const items = COLUMNS.map(([n, , type, expr]) => `CASE WHEN i % 11 = 0 THEN NULL ELSE CAST(${expr} AS ${type}) END AS ${n}`);
+    // DuckDB's CASE takes no fixed-size array: a vector is made a list first.
+    const nullable = (type: string, expr: string) => {
+      const array = /^(\w+)\[\d+\]$/.exec(type);
+      if (array === null) return `CASE WHEN i % 11 = 0 THEN NULL ELSE CAST(${expr} AS ${type}) END`;
+      return `CAST(CASE WHEN i % 11 = 0 THEN NULL ELSE CAST(${expr} AS ${array[1]}[]) END AS ${type})`;
+    };
+    const items = COLUMNS.map(([n, , type, expr]) => `${nullable(type, expr)} AS ${n}`);
     const select = `SELECT 'host' || (i % 1000) AS host, CAST(make_timestamp(1600000000000000 + i * 1000) AS TIMESTAMP_MS) AS ts, ${items.join(', ')} FROM range(${rows}) r(i)`;
     await conn.run(`COPY (${select}) TO '${path}' (FORMAT parquet)`);
     const sum = await conn.runAndReadAll(CHECKSUM(`read_parquet('${path}')`));

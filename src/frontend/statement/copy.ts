@@ -40,6 +40,7 @@ import { parseSql } from '../../sql/parser.js';
 import { SQL_TYPES, sqlTypeOf } from '../../types/sql-types.js';
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_PUT, type Vector, type WriteBatch } from '../../types/write-batch.js';
+import { decimalOf, vectorDimOf } from '../../types/region-metadata.js';
 import { CopyProgress } from '../copy/copy-progress.js';
 import { checkPermission } from '../auth/permission.js';
 import { resolveCopyLocation, STAGING_DIR, type CopyLocation } from '../copy/copy-location.js';
@@ -47,7 +48,7 @@ import { vectorFromArrow } from '../copy/arrow-vectors.js';
 import { isPhysicalTable } from '../metric-engine.js';
 import type { TableRouter } from '../table-router.js';
 import type { Session } from '../session.js';
-import { defaultValue, vectorOf } from './insert.js';
+import { defaultValue, vectorOf, vectorValue } from './insert.js';
 import { resolveName } from './names.js';
 import { showCreateDatabase, showCreateTable } from './show.js';
 
@@ -243,7 +244,8 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
     let rows: number;
     try {
       const where = rangeCondition(column.name, unit, range);
-      const columns = info.columns.map((c) => quoteIdent(c.name)).join(', ');
+      // JSON numbers are read back through doubles: a DECIMAL goes to JSON as its exact text instead.
+      const columns = info.columns.map((c) => (format === 'json' && decimalOf(c.data_type) !== undefined ? `CAST(${quoteIdent(c.name)} AS VARCHAR) AS ${quoteIdent(c.name)}` : quoteIdent(c.name))).join(', ');
       const sql = `COPY (SELECT ${columns} FROM (${relation.sql}) AS __tsdb_copy${where === '' ? '' : ` WHERE ${where}`}) TO ${quoteLiteral(target.path)} (${formatClause(format)})`;
       rows = await ctx.withConnection(session, async (conn) => {
         const poll = setInterval(() => {
@@ -465,8 +467,17 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
       if (given.length === 0) throw new TsdbError(StatusCode.InvalidArguments, `None of the columns of table ${info.name} is in ${files.length === 1 ? files[0]!.name : 'the files'}`);
       const defaults = new Map(missing.map((c) => [c.name, defaultValue(c, info)]));
       const { column: ts, unit } = timeIndexOf(info);
-      // A JSON column's values as text (made canonical and checked where rows are written).
-      const items = given.map((c) => `CAST(${quoteIdent(c.name)} AS ${c.data_type === 'Json' ? 'VARCHAR' : sqlTypeOf(c.data_type)}) AS ${quoteIdent(c.name)}`);
+      // A JSON column's values as text (made canonical and checked where rows are written); a
+      // vector's as its text `[a, b, …]` (a Parquet list, CSV text or a JSON array alike), made bytes below.
+      const asText = (c: ColumnSchema) => c.data_type === 'Json' || vectorDimOf(c.data_type) !== undefined;
+      // A DECIMAL's as the text DuckDB prints at the column's scale, which is how rows carry it (types/decimal.ts).
+      const item = (c: ColumnSchema) => {
+        const n = quoteIdent(c.name);
+        if (asText(c)) return `CAST(${n} AS VARCHAR)`;
+        if (decimalOf(c.data_type) !== undefined) return `CAST(CAST(${n} AS ${sqlTypeOf(c.data_type)}) AS VARCHAR)`;
+        return `CAST(${n} AS ${sqlTypeOf(c.data_type)})`;
+      };
+      const items = given.map((c) => `${item(c)} AS ${quoteIdent(c.name)}`);
       const where = inFile.has(ts.name) ? rangeCondition(ts.name, unit, range) : '';
       const sql = `SELECT * FROM (SELECT ${items.join(', ')} FROM ${reader(format, paths, format === 'json' ? given.map((c) => c.name) : undefined)})${where === '' ? '' : ` WHERE ${where}`}${limit !== undefined ? ` LIMIT ${limit}` : ''}`;
       const stream = await queryArrow(conn, sql, { batchRows: READ_BATCH_ROWS, ...(session.signal !== undefined && { signal: session.signal }) });
@@ -476,7 +487,8 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
         if (n === 0) continue;
         const columns = new Map<number, Vector>();
         given.forEach((c, i) => {
-          const v = vectorFromArrow(batch.getChildAt(i)!.data[0]!, c.data_type, c.name);
+          const dim = vectorDimOf(c.data_type);
+          const v = dim === undefined ? vectorFromArrow(batch.getChildAt(i)!.data[0]!, c.data_type, c.name) : vectorColumn(batch.getChildAt(i)!.data[0]!, dim, c.name);
           if (!c.nullable && hasNull(v)) throw new TsdbError(StatusCode.InvalidArguments, `Column ${c.name} of table ${fullTableName(info)} is not null, but a value is NULL`);
           columns.set(c.column_id, v);
         });
@@ -547,4 +559,11 @@ async function readBeside(location: CopyLocation, name: string, ctx: CopyContext
   } finally {
     await cleanup();
   }
+}
+
+/** A VECTOR(n) column read as text (`[a, b, …]`) as its stored bytes. */
+function vectorColumn(data: Parameters<typeof vectorFromArrow>[0], dim: number, name: string): Vector {
+  const text = vectorFromArrow(data, 'String', name);
+  if (text.type !== 'string') throw new TsdbError(StatusCode.Unexpected, `COPY FROM: column ${name} is not read as text`);
+  return { type: 'binary', data: text.data.map((s) => (s === null ? null : vectorValue(s, dim))) };
 }

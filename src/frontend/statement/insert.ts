@@ -118,7 +118,7 @@ function castTypeOf(type: ColumnType): string {
 }
 
 /** A value written to a VECTOR(n) column (its text, or its floats) as its stored bytes; GreptimeDB's errors. */
-function vectorValue(v: string | readonly Cell[], dim: number): Uint8Array {
+export function vectorValue(v: string | readonly Cell[], dim: number): Uint8Array {
   try {
     const floats = typeof v === 'string' ? parseVectorText(v, dim) : Float32Array.from(v as number[]);
     if (floats.length !== dim) throw new VectorTextError(`Invalid Vector: Failed to parse ${JSON.stringify(v)} to Vector value: wrong dimension`);
