@@ -48,7 +48,11 @@ export function frontendHandlers(frontend: FrontendInstance, catalog: CatalogMan
     sql: {
       executeSql: (sql, ctx) => {
         const timeoutMs = statementTimeout(ctx.timeoutMs, queryTimeoutMs);
-        const session: Session = { ...newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol), ...(ctx.prepared !== undefined && { prepared: ctx.prepared }) };
+        const session: Session = {
+          ...newSession(ctx.database, ctx.timezone, ctx.user, ctx.protocol),
+          ...(ctx.prepared !== undefined && { prepared: ctx.prepared }),
+          ...(ctx.connectionId !== undefined && { connectionId: ctx.connectionId }),
+        };
         return frontend.executeSql(sql, ctx.arrow === true ? { ...session, arrow: true } : session, {
           ...(ctx.signal !== undefined && { signal: ctx.signal }),
           ...(timeoutMs > 0 && { timeoutMs }),

@@ -77,6 +77,7 @@ function accessOf(stmt: Statement): AccessKind | undefined {
     case 'show_create_database':
     case 'describe_table':
     case 'show_variables':
+    case 'show_status':
     case 'show_processlist':
     case 'show_table_status':
     case 'show_charset':
@@ -361,6 +362,8 @@ export class FrontendInstance {
         return this.set(stmt.variable, stmt.value, session);
       case 'show_variables':
         return this.showVariable(stmt.name, session);
+      case 'show_status':
+        return records([{ name: 'Variable_name', data_type: 'String' }, { name: 'Value', data_type: 'String' }], []);
       case 'show_processlist':
         return showProcessList(stmt.full, this.processes.list(session.user));
       case 'kill':
@@ -631,6 +634,7 @@ export class FrontendInstance {
       timezone: session.timezone,
       user: session.user.username,
       ...(session.protocol !== undefined && { channel: session.protocol }),
+      ...(session.connectionId !== undefined && { connectionId: session.connectionId }),
       ...(pg !== undefined && {
         dialect: pgDialect({
           user: pg.user,
@@ -760,6 +764,17 @@ export class FrontendInstance {
     try {
       conn = await this.takeConnection();
     } catch (err) {
+      release();
+      throw err;
+    }
+    try {
+      // COPY's statements read tables (VECTOR and JSON columns through tsdb's functions) before any query may have run.
+      this.functionsInstalled ??= installFunctions(conn);
+      await this.functionsInstalled;
+    } catch (err) {
+      this.functionsInstalled = undefined;
+      this.busy.delete(conn);
+      conn.closeSync();
       release();
       throw err;
     }

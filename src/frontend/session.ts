@@ -29,6 +29,8 @@ export interface Session {
   readonly arrow?: boolean;
   /** Statements tsdb runs for itself (a PromQL query's reads): not counted in `tsdb_query_elapsed`. */
   readonly internal?: boolean;
+  /** The MySQL connection id or PostgreSQL backend pid (`connection_id()`, `pg_backend_pid()`); absent: 0. */
+  readonly connectionId?: number;
   /** SQL `PREPARE`d statements by name (`statement/prepared.ts`); created by the first PREPARE. */
   prepared?: Map<string, PreparedStatement>;
 }

@@ -179,6 +179,8 @@ export interface QueryContext {
   /** The logged-in user (`user()`, `current_user`) and the session's protocol (`version()`): `session-functions.ts`. */
   readonly user?: string;
   readonly channel?: 'mysql' | 'postgres' | 'http' | 'grpc';
+  /** `connection_id()` / `pg_backend_pid()`: the wire connection's id. */
+  readonly connectionId?: number;
   /** The table `database.name` of catalog `catalog` ('' = the session's); throws TableNotFound. */
   resolve(catalog: string, database: string, name: string): Promise<TableSource>;
   /** The session's protocol dialect, if it has one. */

@@ -60,6 +60,8 @@ export interface SessionValues {
   readonly user?: string;
   /** The protocol the session came over (`version()` answers per protocol, as GreptimeDB's). */
   readonly channel?: 'mysql' | 'postgres' | 'http' | 'grpc';
+  /** The MySQL connection id or PostgreSQL backend pid (`connection_id()`, `pg_backend_pid()`); absent: 0. */
+  readonly connectionId?: number;
 }
 
 /** The function tsdb's text bridge writes for a system variable (`@@version`: `__tsdb_variable('@@version')`, `sql/query-text.ts`). */
@@ -139,6 +141,11 @@ const USER_FUNCTIONS = new Set(['user', 'current_user', 'session_user', 'system_
 /** Those MySQL also reads without parentheses (DuckDB parses them as column references). */
 const USER_COLUMNS = new Set(['current_user', 'session_user']);
 
+/** GreptimeDB's functions of the connection's id (UInt32): the MySQL connection id, the PostgreSQL backend pid. */
+const CONNECTION_FUNCTIONS = new Set(['connection_id', 'pg_backend_pid']);
+
+const uint32Constant = (value: number, alias: string): Json => ({ class: 'CONSTANT', type: 'VALUE_CONSTANT', alias, query_location: 0, value: { type: { id: 'UINTEGER', type_info: null }, is_null: false, value } });
+
 const constant = (value: string, alias: string): Json => ({ class: 'CONSTANT', type: 'VALUE_CONSTANT', alias, query_location: 0, value: { type: { id: 'VARCHAR', type_info: null }, is_null: false, value } });
 
 /**
@@ -159,6 +166,10 @@ export function rewriteSessionFunctions(tree: unknown, session: SessionValues, c
     if (n['class'] === 'FUNCTION' && typeof n['function_name'] === 'string' && Array.isArray(n['children']) && n['schema'] === '') {
       const name = n['function_name'].toLowerCase();
       const value = n['children'].length === 0 ? values[name] : undefined;
+      if (n['children'].length === 0 && CONNECTION_FUNCTIONS.has(name)) {
+        changed = true;
+        return uint32Constant(session.connectionId ?? 0, alias !== '' ? alias : selectItem ? `${n['function_name']}()` : '');
+      }
       if (value !== undefined) {
         changed = true;
         return constant(value, alias !== '' ? alias : selectItem ? `${n['function_name']}()` : '');

@@ -214,6 +214,8 @@ export type Statement = Base &
         readonly connection: Options;
         readonly limit?: number;
       }
+    /** `SHOW STATUS`: MySQL's server status counters, none in tsdb (GreptimeDB answers no rows). */
+    | { readonly kind: 'show_status' }
   );
 
 export type StatementKind = Statement['kind'];

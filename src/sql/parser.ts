@@ -748,6 +748,10 @@ class StatementParser {
       }
       throw this.peek().kind === 'eof' ? this.expected('TABLE or DATABASE') : unsupported(this.peek().text);
     }
+    if (this.eatKw('STATUS')) {
+      if (!this.atEnd()) throw unsupported(this.peek().text);
+      return { kind: 'show_status', text };
+    }
     if (this.eatKw('VARIABLES')) {
       const parts = [this.ident()];
       while (this.eatOp('.')) parts.push(this.ident());

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { buildInfo } from '../../src/common/build-info.js';
 import { tempDir } from '../support/temp.js';
@@ -36,7 +37,31 @@ test('user(), current_user, version() and @@version over HTTP and PostgreSQL', a
   try {
     const rows = (await client.query('SELECT version() AS v, current_user AS u')).rows as Array<Record<string, unknown>>;
     assert.deepEqual(rows, [{ v: `PostgreSQL 16.3 tsdb ${version}`, u: 'alice' }]);
+    // pg_backend_pid() is the backend pid the server gave this connection (its CancelRequest key).
+    const pid = (client as unknown as { processID: number }).processID;
+    assert.ok(pid > 0);
+    assert.deepEqual((await client.query('SELECT pg_backend_pid() AS pid')).rows, [{ pid }]);
   } finally {
     await client.end();
   }
+});
+
+test('connection_id() is the MySQL connection id of the handshake, one per connection; 0 over HTTP', async (t) => {
+  const s = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--mysql-addr', '127.0.0.1:0', '--data-home', tempDir(t)]);
+  const addr = s.mysql!;
+  const open = () => mysql.createConnection({ host: addr.slice(0, addr.lastIndexOf(':')), port: Number(addr.slice(addr.lastIndexOf(':') + 1)), user: 'root', database: 'public' });
+  const [a, b] = [await open(), await open()];
+  try {
+    for (const conn of [a, b]) {
+      const [rows, fields] = await conn.query('SELECT connection_id()');
+      assert.equal(fields[0]!.name, 'connection_id()');
+      assert.deepEqual(rows, [{ 'connection_id()': conn.threadId }]);
+    }
+    assert.notEqual(a.threadId, b.threadId);
+  } finally {
+    await a.end();
+    await b.end();
+  }
+  const res = await fetch(`${s.baseUrl}/v1/sql?db=public`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ sql: 'SELECT connection_id() AS id' }).toString() });
+  assert.deepEqual(((await res.json()) as { output: Array<{ records: { rows: unknown[][] } }> }).output[0]!.records.rows, [[0]]);
 });

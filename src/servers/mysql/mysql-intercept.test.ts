@@ -27,3 +27,16 @@ test("a statement's time limit: a SELECT's hint, else the session's; MySQL limit
   assert.equal(executionTimeOf('INSERT INTO t SELECT 1', 700), 0);
   assert.equal(executionTimeOf('KILL 3', 700), 0);
 });
+
+test("tools' probes GreptimeDB answers with nothing: mysqldump/mydumper replication and backup locks, DBeaver's plugins and engines", () => {
+  for (const q of ['SHOW MASTER STATUS', 'show all slaves status', 'LOCK BINLOG FOR BACKUP', 'UNLOCK BINLOG', 'SELECT $$', "SELECT LOGFILE_GROUP_NAME, FILE_NAME, TOTAL_EXTENTS, INITIAL_SIZE, ENGINE, EXTRA FROM INFORMATION_SCHEMA.FILES WHERE FILE_TYPE = 'UNDO LOG'"]) {
+    assert.deepEqual(intercept(q, session), { kind: 'ok' }, q);
+  }
+  assert.deepEqual(intercept('/* ApplicationName=DBeaver 24.1.0 - Main */ SHOW PLUGINS', session), { kind: 'ok' });
+  assert.deepEqual(intercept('/* ApplicationName=DBeaver 24.1.0 - Main */ SHOW ENGINES', session), { kind: 'ok' });
+  // With the prefix, what tsdb answers itself is answered the same; the rest runs as SQL.
+  assert.deepEqual(intercept('/* ApplicationName=DBeaver 24.1.0 - Metadata */ SELECT @@max_execution_time', session), { kind: 'rows', columns: [{ name: '@@max_execution_time', data_type: 'String' }], rows: [['700']] });
+  assert.equal(intercept('/* ApplicationName=DBeaver 24.1.0 - Main */ SELECT * FROM t', session), undefined);
+  assert.deepEqual(intercept('SELECT TIMEDIFF(NOW(), UTC_TIMESTAMP())', session), { kind: 'rows', columns: [{ name: 'TIMEDIFF(NOW(), UTC_TIMESTAMP())', data_type: 'String' }], rows: [['00:00:00']] });
+  assert.equal(intercept('SHOW MASTER STATUS FOR x', session), undefined);
+});

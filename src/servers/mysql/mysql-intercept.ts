@@ -64,6 +64,16 @@ function unquote(v: string): string {
   return t;
 }
 
+/** Statements of tools GreptimeDB answers with nothing (its `federated.rs`), tsdb likewise. */
+const NOTHING_TO_ANSWER: readonly RegExp[] = [
+  /^show master status$/i,
+  /^show all slaves status$/i,
+  /^lock binlog for backup$/i,
+  /^unlock binlog\b/i,
+  /^select \$\$$/i,
+  /^select logfile_group_name, file_name, total_extents, initial_size, engine, extra from information_schema\.files\b/i,
+];
+
 const SELECT_VARS = /^select\s+(@@[\w.]+(?:\s+as\s+[`'"]?\w+[`'"]?)?(?:\s*,\s*@@[\w.]+(?:\s+as\s+[`'"]?\w+[`'"]?)?)*)(?:\s+limit\s+\d+)?\s*;?$/i;
 
 /** The statement as the server answers it itself, or undefined to run it as SQL. */
@@ -72,7 +82,21 @@ export function intercept(stmt: string, s: MysqlSession): MysqlIntercepted | und
   if (/^insert\b/i.test(t)) return undefined;
   // `/*!40101 SET … */` and other version comments mysqldump and clients send.
   if (/^\/\*!\d*\s*set\b[\s\S]*\*\/$/i.test(t)) return { kind: 'ok' };
+  // DBeaver prefixes its statements with `/* ApplicationName=DBeaver … */`: answered as without it,
+  // and its SHOW PLUGINS / SHOW ENGINES probes answered empty (as GreptimeDB answers them).
+  const app = /^\/\*\s*ApplicationName=[^*]*\*\/\s*([\s\S]*)$/i.exec(t);
+  if (app) {
+    const inner = intercept(app[1]!, s);
+    if (inner !== undefined) return inner;
+    if (/^show (?:plugins|engines|@@[\w.]+)\s*$/i.test(app[1]!.trim())) return { kind: 'ok' };
+    return undefined;
+  }
   const norm = t.replace(/\s+/g, ' ');
+  // Replication, backup-lock and mysqlclient probes of mysqldump, mydumper and clients: nothing to answer.
+  if (NOTHING_TO_ANSWER.some((re) => re.test(norm))) return { kind: 'ok' };
+  if (/^select timediff\(now\(\), ?utc_timestamp\(\)\)$/i.test(norm)) {
+    return { kind: 'rows', columns: [str('TIMEDIFF(NOW(), UTC_TIMESTAMP())')], rows: [['00:00:00']] };
+  }
 
   let m = SELECT_VARS.exec(norm);
   if (m) {
