@@ -84,10 +84,21 @@ export function bindParameters(sql: string, args: readonly ValueExpr[], types: r
   for (const s of spots) {
     const value = literal(args[s.index]!);
     const type = types[s.index];
-    out += sql.slice(at, s.start) + (type === undefined ? value : `CAST(${value} AS ${type})`);
+    out += sql.slice(at, s.start) + (type === undefined || isIntegerAlready(value, type) ? value : `CAST(${value} AS ${type})`);
     at = s.end;
   }
   return out + sql.slice(at);
+}
+
+const INTEGER_TYPE = /^(?:(?:TINY|SMALL|BIG)?INT(?:EGER)?(?:\s+UNSIGNED)?|INT[248]|INT(?:8|16|32|64)|U?(?:TINY|SMALL|BIG)?INT|UINT(?:8|16|32|64)|HUGEINT|LONG)$/i;
+
+/**
+ * Whether an integer parameter is its literal as it is: a bare integer is already the
+ * Int64 DataFusion types it, and stays comparable with a timestamp column (`ts = $1` with BIGINT
+ * milliseconds), which DuckDB's cast to BIGINT would not be.
+ */
+function isIntegerAlready(value: string, type: string): boolean {
+  return INTEGER_TYPE.test(type.trim()) && /^-?\d+$/.test(value);
 }
 
 /** Where the placeholders of `sql` are (which argument each takes), and how many parameters it has. */
