@@ -50,12 +50,6 @@ export interface TableInfo {
   readonly engine: string;
   /** Table options as the user wrote them, normalized (`ttl`, `append_mode`, `merge_mode`, …). */
   readonly options: Readonly<Record<string, string>>;
-  /**
-   * The `compaction.*` keys of `options` that came from the database when the table was created
-   * (GreptimeDB applies a database's compaction options to its tables without showing them on the
-   * table); absent: none.
-   */
-  readonly inherited_options?: readonly string[];
   readonly region_numbers: readonly number[];
   /**
    * `PARTITION ON COLUMNS (columns) (exprs)`: region `region_numbers[i]` holds the rows for which

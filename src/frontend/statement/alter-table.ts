@@ -67,14 +67,6 @@ function checkKey(key: string): void {
 }
 
 /** The table after the statement's action (`zone`: the session's, in which a timestamp DEFAULT string is read). */
-/** `info` after options `keys` were set or unset on the table: they are its own now, none inherited. */
-function withOwnOptions(info: TableInfo, keys: readonly string[]): TableInfo {
-  const own = new Set(keys.map((k) => k.toLowerCase()));
-  const inherited = (info.inherited_options ?? []).filter((k) => !own.has(k));
-  const { inherited_options: _, ...rest } = info;
-  return inherited.length > 0 ? { ...rest, inherited_options: inherited } : rest;
-}
-
 export function altered(table: TableInfo, action: AlterTable['action'], zone = 'UTC'): TableInfo {
   const next = { ...table, schema_version: table.schema_version + 1 };
   const find = (name: string) => table.columns.find((c) => c.name === name);
@@ -139,7 +131,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
         } else Object.assign(options, checkOptions({ [k]: v }, 'table'));
       }
       regionOptionsOf(checkOptions(options, 'table'));
-      return withOwnOptions({ ...next, options }, Object.keys(action.options));
+      return { ...next, options };
     }
     case 'unset_options': {
       const options: Record<string, string> = { ...table.options };
@@ -147,7 +139,7 @@ export function altered(table: TableInfo, action: AlterTable['action'], zone = '
         checkKey(k);
         delete options[k.toLowerCase()];
       }
-      return withOwnOptions({ ...next, options }, action.keys);
+      return { ...next, options };
     }
     case 'set_index':
     case 'unset_index': {

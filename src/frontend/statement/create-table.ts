@@ -86,11 +86,7 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
   // checked against its physical table's when it is created (`metric-tables.ts`).
   const partition = stmt.partition === undefined ? undefined : checkedPartition(stmt.partition, { name, columns }, zone);
   const regionCount = Math.max(1, partition?.exprs.length ?? 0);
-  const own = checkOptions(stmt.options, 'table');
-  // A table's own compaction type overrides its database's, marked so as GreptimeDB marks it.
-  if (own['compaction.type'] !== undefined) own['compaction.override'] = 'true';
-  const options = withDatabaseOptions(own, databaseOptions);
-  const inherited = Object.keys(options).filter((k) => k.startsWith('compaction.') && own[k] === undefined);
+  const options = withDatabaseOptions(checkOptions(stmt.options, 'table'), databaseOptions);
   return {
     table_id: tableId,
     catalog: DEFAULT_CATALOG,
@@ -101,7 +97,6 @@ export function tableInfoOf(stmt: CreateTable, database: string, tableId: number
     time_index: timeIndex,
     engine,
     options,
-    ...(inherited.length > 0 && { inherited_options: inherited }),
     region_numbers: Array.from({ length: regionCount }, (_, i) => i),
     ...(partition !== undefined && { partition }),
     next_column_id: columns.length,

@@ -173,12 +173,6 @@ function partitionBlock(partition: TableInfo['partition']): string {
   return `PARTITION ON COLUMNS (${partition.columns.map(quoteIdent).join(', ')}) (\n${partition.exprs.map((e) => `  ${e}`).join(',\n')}\n)`;
 }
 
-/** The options SHOW CREATE TABLE writes: a table's own, not the compaction options its database gave it. */
-function shownTableOptions(info: TableInfo): Record<string, string> {
-  const inherited = new Set(info.inherited_options ?? []);
-  return Object.fromEntries(Object.entries(info.options).filter(([k]) => !inherited.has(k)));
-}
-
 /**
  * The CREATE TABLE statement that re-creates a table (GreptimeDB's layout); `storage` is the table
  * whose partition rule it shows (a logical metric table's is its physical table's).
@@ -194,8 +188,7 @@ export function createTableSql(info: TableInfo, storage: TableInfo = info): stri
   });
   lines.push(`  TIME INDEX (${quoteIdent(info.time_index)})${primaryKey.length > 0 ? ',' : ''}`);
   if (primaryKey.length > 0) lines.push(`  PRIMARY KEY (${primaryKey.map(quoteIdent).join(', ')})`);
-  const shown = shownTableOptions(info);
-  const withClause = Object.keys(shown).length === 0 ? '' : `WITH(\n${optionList(shown)}\n)`;
+  const withClause = Object.keys(info.options).length === 0 ? '' : `WITH(\n${optionList(info.options)}\n)`;
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(info.name)} (\n${lines.join('\n')}\n)\n${partitionBlock(storage.partition)}\nENGINE=${info.engine}\n${withClause}`;
 }
 
