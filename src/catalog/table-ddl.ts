@@ -15,7 +15,7 @@ import type { RegionServer } from '../types/region-server.js';
 import { regionId } from '../types/region-id.js';
 import type { CatalogManager } from './catalog-manager.js';
 import { ownsNoRegions, regionDir, regionMetadataOf, tableRegionIds, type TableInfo } from './table-info.js';
-import { regionOptionsOf } from './table-options.js';
+import { effectiveOptions, regionOptionsOf } from './table-options.js';
 import type { ViewInfo } from './view-info.js';
 
 export interface TableDdl {
@@ -65,7 +65,7 @@ export class LocalTableDdl implements TableDdl {
 
   async createTable(info: TableInfo, ifNotExists: boolean): Promise<boolean> {
     const own = !ownsNoRegions(info);
-    const options = regionOptionsOf(info.options);
+    const options = await this.regionOptions(info);
     const created: number[] = [];
     try {
       if (own) {
@@ -85,10 +85,15 @@ export class LocalTableDdl implements TableDdl {
 
   async alterTable(before: TableInfo, after: TableInfo): Promise<void> {
     if (altersRegions(before, after)) {
-      const options = regionOptionsOf(after.options);
+      const options = await this.regionOptions(after);
       for (const [i, id] of tableRegionIds(after).entries()) await this.regions.alterRegion(id, regionMetadataOf(after, after.region_numbers[i]!, options));
     }
     await this.catalog.updateTable(before, after);
+  }
+
+  /** The options of a table's regions: the table's own with its database's dynamic ones. */
+  private async regionOptions(info: TableInfo) {
+    return regionOptionsOf(effectiveOptions(info.options, (await this.catalog.database(info.database))?.options));
   }
 
   async dropTable(info: TableInfo): Promise<void> {

@@ -47,6 +47,11 @@ const DATABASE_KEYS = new Set([
 ]);
 const DATABASE_PREFIXES = ['compaction.twcs.'];
 
+/** Whether a database accepts option `key` (lower case). */
+export function isDatabaseOptionKey(key: string): boolean {
+  return DATABASE_KEYS.has(key) || DATABASE_PREFIXES.some((p) => key.startsWith(p));
+}
+
 function invalid(message: string): TsdbError {
   return new TsdbError(StatusCode.InvalidArguments, message);
 }
@@ -206,4 +211,34 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
     ...(options['storage'] !== undefined && { storage: options['storage'] }),
     ...(invertedIndex !== undefined && { inverted_index: invertedIndex }),
   };
+}
+
+/** The option that keeps a table's compaction options over its database's (set with `compaction.type`). */
+export const COMPACTION_OVERRIDE = 'compaction.override';
+
+/**
+ * Whether a database option applies to its tables as it is now rather than as it was when they
+ * were created (GreptimeDB's dynamic options: the TTL and the `compaction.*` options). A table does
+ * not copy these: they reach its regions from the database, and again after ALTER DATABASE.
+ */
+export function isDynamicDatabaseOption(key: string): boolean {
+  return key === 'ttl' || key.startsWith('compaction.');
+}
+
+/**
+ * The options a table's regions work by: the table's own, its database's TTL when it has none, and
+ * its database's compaction options unless the table overrides them (`compaction.type` or
+ * `compaction.override`), which then replace the table's as GreptimeDB's compaction does.
+ */
+export function effectiveOptions(table: Readonly<Record<string, string>>, database: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = { ...table };
+  if (database === undefined) return out;
+  if (out['ttl'] === undefined && database['ttl'] !== undefined) out['ttl'] = database['ttl'];
+  const overridden = table['compaction.type'] !== undefined || table[COMPACTION_OVERRIDE] === 'true';
+  const fromDatabase = Object.entries(database).filter(([k]) => k.startsWith('compaction.'));
+  if (!overridden && fromDatabase.length > 0) {
+    for (const k of Object.keys(out)) if (k.startsWith('compaction.')) delete out[k];
+    for (const [k, v] of fromDatabase) out[k] = v;
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { CatalogManager } from '../catalog/catalog-manager.js';
 import { LocalTableDdl, type TableDdl } from '../catalog/table-ddl.js';
-import { checkOptions, regionOptionsOf } from '../catalog/table-options.js';
+import { regionOptionsOf } from '../catalog/table-options.js';
 import type { RegionRoute } from '../catalog/table-route.js';
 import { informationSchemaTable, type ClusterNodeRow, type InformationSchemaSource } from '../catalog/information-schema.js';
 import { fullTableName, INFORMATION_SCHEMA, regionDir, tableRegionIds, type TableInfo } from '../catalog/table-info.js';
@@ -50,6 +50,7 @@ import type { SlowQueryRecorder } from './slow-query/slow-query-recorder.js';
 import { endedSql } from './slow-query/ended-statement.js';
 import { altered, alterTable } from './statement/alter-table.js';
 import { createTable } from './statement/create-table.js';
+import { alterDatabase, createDatabaseOptions } from './statement/alter-database.js';
 import { deleteRows, insertSelect, insertValues } from './statement/insert.js';
 import { resolveName } from './statement/names.js';
 import { runTql, tqlArrow, tqlTable, type TqlContext } from './statement/tql.js';
@@ -291,10 +292,10 @@ export class FrontendInstance {
       }
       case 'create_database':
         this.checkStorage(stmt.options);
-        return affected((await this.ddl.createDatabase(stmt.name, checkOptions(stmt.options, 'database'), stmt.ifNotExists)) ? 1 : 0);
+        return affected((await this.ddl.createDatabase(stmt.name, createDatabaseOptions(stmt.options), stmt.ifNotExists)) ? 1 : 0);
       case 'alter_database':
         this.checkStorage(stmt.set);
-        await this.ddl.alterDatabase(stmt.name, checkOptions(stmt.set, 'database'), stmt.unset);
+        await alterDatabase(stmt.name, stmt.set, stmt.unset, this.catalog, this.ddl);
         return affected(0);
       case 'drop_database':
         return this.dropDatabase(stmt.name, stmt.ifExists);

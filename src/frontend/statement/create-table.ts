@@ -8,7 +8,7 @@ import type { CatalogManager } from '../../catalog/catalog-manager.js';
 import type { TableDdl } from '../../catalog/table-ddl.js';
 import { checkColumnCount, checkColumnName, checkTableName } from '../../catalog/limit-checks.js';
 import { checkedPartition } from '../../catalog/partition-rule.js';
-import { checkOptions, regionOptionsOf } from '../../catalog/table-options.js';
+import { checkOptions, COMPACTION_OVERRIDE, isDynamicDatabaseOption, regionOptionsOf } from '../../catalog/table-options.js';
 import { columnIndexFields } from '../../catalog/column-indexes.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, type ColumnDefault, type ColumnSchema, type TableInfo } from '../../catalog/table-info.js';
 import { StatusCode } from '../../common/error/status-code.js';
@@ -36,10 +36,17 @@ function defaultOf(def: ColumnDef, type: ColumnType, v: ValueExpr, zone: string)
   throw invalidColumn(def.name, d.reason === 'expression' ? `unsupported default expression ${d.detail}` : `invalid default value: ${d.detail}`);
 }
 
-/** A table's options: its own, over those of its database it does not set (checked for the engine). */
+/**
+ * A table's options: its own, over those of its database it does not set (checked for the engine).
+ * The database's TTL and compaction options are not copied: they apply from the database as it is
+ * (`effectiveOptions`), so that ALTER DATABASE reaches the table. Compaction options of its own
+ * mark the table as overriding its database's (`compaction.override`), as GreptimeDB does.
+ */
 export function withDatabaseOptions(own: Readonly<Record<string, string>>, databaseOptions: Readonly<Record<string, string>>): Record<string, string> {
-  const inherited = Object.fromEntries(Object.entries(databaseOptions).filter(([k]) => own[k] === undefined && !(k === 'merge_mode' && own['append_mode'] === 'true')));
-  const options = { ...inherited, ...own };
+  const inherited = Object.fromEntries(
+    Object.entries(databaseOptions).filter(([k]) => own[k] === undefined && !isDynamicDatabaseOption(k) && !(k === 'merge_mode' && own['append_mode'] === 'true')),
+  );
+  const options = { ...inherited, ...own, ...(own['compaction.type'] !== undefined && { [COMPACTION_OVERRIDE]: 'true' }) };
   regionOptionsOf(options);
   return options;
 }

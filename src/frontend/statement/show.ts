@@ -200,12 +200,15 @@ export async function showCreateTable(stmt: Extract<Statement, { kind: 'show_cre
   }
   const info = await requireTable(catalog, session, stmt.name, false);
   const storage = isLogicalTable(info) ? await catalog.table(info.database, info.options[LOGICAL_TABLE_OPTION]!) : info;
+  // A table without a TTL of its own shows its database's, as it is now (GreptimeDB's).
+  const databaseTtl = info.options['ttl'] === undefined ? (await catalog.database(info.database))?.options['ttl'] : undefined;
+  const shown = databaseTtl === undefined ? info : { ...info, options: { ...info.options, ttl: databaseTtl } };
   return records(
     [
       { name: 'Table', data_type: 'String' },
       { name: 'Create Table', data_type: 'String' },
     ],
-    [[info.name, createTableSql(info, storage)]],
+    [[info.name, createTableSql(shown, storage)]],
   );
 }
 

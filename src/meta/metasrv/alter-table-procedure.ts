@@ -9,7 +9,7 @@
  */
 import { altersRegions } from '../../catalog/table-ddl.js';
 import { fullTableName, regionMetadataOf, type TableInfo } from '../../catalog/table-info.js';
-import { regionOptionsOf } from '../../catalog/table-options.js';
+import { effectiveOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import type { TableRoute } from '../../catalog/table-route.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
@@ -103,7 +103,9 @@ export class AlterTableProcedure extends Procedure<AlterTableData> {
 
   private async alterRegions(ctx: ProcedureContext, route: TableRoute): Promise<void> {
     const after = this.data.after;
-    const options = regionOptionsOf(after.options);
+    // With the database's dynamic options (TTL, compaction) as they are now.
+    const database = await ctx.guard(ctx.catalog.database(after.database));
+    const options = regionOptionsOf(effectiveOptions(after.options, database?.options));
     const results = await Promise.allSettled(
       after.region_numbers.map((n) => {
         const id = regionId(after.table_id, n);

@@ -12,7 +12,7 @@
  * regions are dropped — no half-created table remains.
  */
 import { regionDir, regionMetadataOf, fullTableName, ownsNoRegions, type TableInfo } from '../../catalog/table-info.js';
-import { regionOptionsOf } from '../../catalog/table-options.js';
+import { effectiveOptions, regionOptionsOf } from '../../catalog/table-options.js';
 import { tablePlacement, type Peer } from '../../catalog/table-route.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
@@ -111,7 +111,9 @@ export class CreateTableProcedure extends Procedure<CreateTableData> {
   private async createRegions(ctx: ProcedureContext): Promise<void> {
     const info = this.data.info;
     const leaders = this.data.leaders!;
-    const options = regionOptionsOf(info.options);
+    // With the database's dynamic options (TTL, compaction) as they are now.
+    const database = await ctx.guard(ctx.catalog.database(info.database));
+    const options = regionOptionsOf(effectiveOptions(info.options, database?.options));
     const results = await Promise.allSettled(
       info.region_numbers.map((n, i) =>
         ctx.regionCall(leaders[i]!, `create region ${n} of ${fullTableName(info)}`, (rs) => rs.createRegion(regionMetadataOf(info, n, options), regionDir(info, n)), {
