@@ -2,7 +2,7 @@
  * The information_schema tables beyond the catalog's own (`information-schema.ts`): `statistics`
  * (the indexes SHOW INDEX reads), `table_constraints`, the MySQL compatibility tables (with
  * GreptimeDB's fixed rows, or none where GreptimeDB has none), the tables of features tsdb does not
- * have (flows, procedures, SST listings: their columns, no rows), and the `numbers` test table of
+ * have (flows, procedures: their columns, no rows), and the `numbers` test table of
  * `public`. Columns and types are GreptimeDB's (`src/catalog/src/system_schema/information_schema/`),
  * with `greptime` renamed `tsdb`.
  */

@@ -325,7 +325,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 // GreptimeDB's tables of information_schema, `flow_statistics`… included.
-const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_peers region_statistics routines schema_privileges schemata session_status statistics table_constraints table_privileges table_semantics tables views'.split(' ');
+const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_peers region_statistics routines schema_privileges schemata session_status ssts_manifest ssts_storage statistics table_constraints table_privileges table_semantics tables views'.split(' ');
 
 test('the tables of information_schema; an unknown name has none', async () => {
   assert.deepEqual(INFORMATION_SCHEMA_TABLES, ALL_TABLES);
@@ -591,4 +591,30 @@ test('statistics and table_constraints: PRIMARY (key order), TIME INDEX and inve
   assert.deepEqual((await get('character_sets')).rows, [['utf8', 'utf8_bin', 'UTF-8 Unicode', 4]]);
   assert.deepEqual((await get('collations')).rows, [['utf8_bin', 'utf8', 1, 'Yes', 'Yes', 1]]);
   assert.deepEqual((await get('routines')).rows, []);
+});
+
+test('ssts_manifest and ssts_storage: the SST files of each region of each table with regions, from the region servers', async () => {
+  const manifest = [
+    { file_id: 'f1', level: 1, file_path: 'tsdb/public/1024/r0/f1.parquet', file_size: 2000, index_file_path: 'tsdb/public/1024/r0/f1.invidx', index_file_size: 40, num_rows: 13, num_row_groups: 1, min_ts: '1700000000000000000', max_ts: '9223372036854775807', sequence: 9 },
+  ];
+  const storage = [{ file_path: 'tsdb/public/1024/r0/f1.parquet', file_size: 2000 }, { file_path: 'tsdb/public/1024/r0/orphan.parquet', file_size: 7 }];
+  const asked: number[] = [];
+  const withSsts: InformationSchemaSource = {
+    ...source,
+    regionSsts: async (t) => {
+      asked.push(t.table_id);
+      return t.table_id === 1024 ? [{ region_number: (1 << 24) | 5, node_id: 3, ssts: { manifest, storage } }] : [];
+    },
+  };
+  const m = await informationSchemaTable('ssts_manifest', withSsts);
+  const id = (1024n << 32n) | BigInt((1 << 24) | 5);
+  assert.deepEqual(m?.rows, [
+    ['tsdb/public/1024/', Number(id), 1024, (1 << 24) | 5, 1, 5, 'f1', 0, 1, 'tsdb/public/1024/r0/f1.parquet', 2000, 'tsdb/public/1024/r0/f1.invidx', 40, 13, 1, null, 1_700_000_000_000_000_000n, 9_223_372_036_854_775_807n, 9, Number(id), 3, true, null, null],
+  ]);
+  assert.deepEqual((await informationSchemaTable('ssts_storage', withSsts))?.rows, [
+    ['tsdb/public/1024/r0/f1.parquet', 2000, null, 3],
+    ['tsdb/public/1024/r0/orphan.parquet', 7, null, 3],
+  ]);
+  assert.ok(asked.includes(1024) && asked.includes(1025));
+  assert.deepEqual((await get('ssts_manifest')).rows, [], 'no region servers to ask: no rows');
 });

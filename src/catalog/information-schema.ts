@@ -12,6 +12,7 @@ import { regionId } from '../types/region-id.js';
 import type { Cell, OutputColumn } from '../query/output.js';
 import { SHOW_TYPES, showTypeOf } from './column-types.js';
 import { MORE_TABLES, NUMBERS, NUMBERS_TABLE } from './information-schema-more.js';
+import { SSTS_TABLES, type RegionSstsRow } from './information-schema-ssts.js';
 import { partitionRuleOf } from './partition-rule.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, LOGICAL_TABLE_OPTION, ownsNoRegions, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 import type { RegionRoute } from './table-route.js';
@@ -46,6 +47,8 @@ export interface InformationSchemaSource {
   regionRoutes?(t: TableInfo): Promise<readonly RegionRoute[] | undefined>;
   /** The views of a database (`views`, and `tables` rows of type VIEW); none when absent. */
   views?(db: string): Promise<ViewInfo[]>;
+  /** The SST files of each region of a table with regions of its own (`ssts_manifest`, `ssts_storage`); none when absent. */
+  regionSsts?(t: TableInfo): Promise<RegionSstsRow[]>;
   /** The nodes of the cluster (`cluster_info`); absent in a standalone server (one STANDALONE row). */
   clusterNodes?(): Promise<ClusterNodeRow[]>;
 }
@@ -728,6 +731,7 @@ const TABLES: Readonly<Record<string, VirtualTable>> = {
   tables: { id: 3, columns: TABLES_COLUMNS, rows: tablesRows },
   views: { id: 32, columns: VIEWS_COLUMNS, rows: viewsRows },
   ...MORE_TABLES,
+  ...SSTS_TABLES,
 };
 
 /** The tables of `information_schema`, sorted by name. */

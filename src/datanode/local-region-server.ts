@@ -18,7 +18,8 @@ import { duckdbError } from '../query/duckdb-error.js';
 import { installFunctions } from '../query/session-functions.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionMetadata, TimestampType } from '../types/region-metadata.js';
-import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionStatistics, type ScanRelation } from '../types/region-server.js';
+import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionSsts, type RegionStatistics, type ScanRelation } from '../types/region-server.js';
+import { indexPath, sstPath } from '../engine/sst/file-meta.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import type { WriteBatch } from '../types/write-batch.js';
 
@@ -44,6 +45,9 @@ export function scanCondition(metadata: RegionMetadata, scan: ScanRequest): stri
   }
   return parts.length === 0 ? undefined : parts.join(' AND ');
 }
+
+/** Nanoseconds of one tick of a time index unit (ssts_manifest shows time ranges in nanoseconds). */
+const NANOS_PER_TICK: Record<TimestampType, bigint> = { TimestampSecond: 1_000_000_000n, TimestampMillisecond: 1_000_000n, TimestampMicrosecond: 1000n, TimestampNanosecond: 1n };
 
 export class LocalRegionServer implements RegionServer {
   /**
@@ -114,6 +118,28 @@ export class LocalRegionServer implements RegionServer {
       sst_bytes: files.reduce((n, f) => n + f.file_size, 0),
       sst_rows: files.reduce((n, f) => n + f.num_rows, 0),
     };
+  }
+
+  async ssts(id: RegionId): Promise<RegionSsts> {
+    const r = this.engine.region(id);
+    const md = r.metadata;
+    const perTick = NANOS_PER_TICK[md.columns.find((c) => c.column_id === md.time_index)!.type as TimestampType];
+    const nanos = (v: number) => (BigInt(Math.round(v)) * perTick).toString();
+    const manifest = r.files().map((f) => ({
+      file_id: f.file_id,
+      level: f.level,
+      file_path: sstPath(r.dir, f.file_id),
+      file_size: f.file_size,
+      index_file_path: f.index_file_size === undefined ? null : indexPath(r.dir, f.file_id),
+      index_file_size: f.index_file_size ?? null,
+      num_rows: f.num_rows,
+      num_row_groups: f.num_row_groups,
+      min_ts: nanos(f.time_range[0]),
+      max_ts: nanos(f.time_range[1]),
+      sequence: f.max_sequence,
+    }));
+    const storage = (await r.storedFiles()).map((e) => ({ file_path: e.path, file_size: e.size }));
+    return { manifest, storage };
   }
 
   async scanRelation(id: RegionId, scan: ScanRequest, signal?: AbortSignal): Promise<ScanRelation> {

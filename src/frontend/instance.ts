@@ -870,6 +870,17 @@ export class FrontendInstance {
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
       views: (db) => this.catalog.views(db),
+      regionSsts: async (t) => {
+        const routes = await this.cluster?.routes(t);
+        return Promise.all(
+          t.region_numbers.map(async (n, i) => ({
+            region_number: n,
+            // A standalone server is GreptimeDB's node 0; a cluster's region is on its route's leader.
+            node_id: routes === undefined ? 0 : (routes.find((r) => r.region_number === n)?.leader_peer?.id ?? null),
+            ssts: await this.regions.ssts(tableRegionIds(t)[i]!),
+          })),
+        );
+      },
       regionStatistics: (t) =>
         isLogicalTable(t)
           ? Promise.resolve([])

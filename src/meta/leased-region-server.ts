@@ -21,7 +21,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { formatDuration } from '../common/time/duration.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionStatistics, ScanRelation } from '../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics, ScanRelation } from '../types/region-server.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import type { WriteBatch } from '../types/write-batch.js';
 
@@ -147,6 +147,10 @@ export class LeasedRegionServer implements RegionServer, RegionLeases {
 
   statistics(id: RegionId): Promise<RegionStatistics> {
     return this.inner.statistics(id);
+  }
+
+  ssts(id: RegionId): Promise<RegionSsts> {
+    return this.inner.ssts(id);
   }
 
   query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {

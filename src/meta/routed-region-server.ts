@@ -13,7 +13,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, regionNumberOf, tableIdOf, type RegionId } from '../types/region-id.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionStatistics } from '../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics } from '../types/region-server.js';
 import type { WriteBatch } from '../types/write-batch.js';
 import { leaderOf, tableRouteKey, type Peer, type TableRoute } from '../catalog/table-route.js';
 
@@ -142,6 +142,10 @@ export class RoutedRegionServer implements RegionServer {
 
   statistics(id: RegionId): Promise<RegionStatistics> {
     return this.onLeader(id, (s) => s.statistics(id));
+  }
+
+  ssts(id: RegionId): Promise<RegionSsts> {
+    return this.onLeader(id, (s) => s.ssts(id));
   }
 
   query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {

@@ -21,6 +21,38 @@ export interface RegionStatistics {
   readonly sst_rows: number;
 }
 
+/** One SST file of a region as its manifest records it (information_schema.ssts_manifest). */
+export interface RegionSstEntry {
+  readonly file_id: string;
+  /** 0: written by a flush; 1: by a compaction. */
+  readonly level: number;
+  /** The file's object path in its storage provider. */
+  readonly file_path: string;
+  readonly file_size: number;
+  /** The file's index, when it has one. */
+  readonly index_file_path: string | null;
+  readonly index_file_size: number | null;
+  readonly num_rows: number;
+  readonly num_row_groups: number;
+  /** The file's smallest and largest time index value, in nanoseconds since the epoch (decimal text: an int64). */
+  readonly min_ts: string;
+  readonly max_ts: string;
+  /** The largest sequence number of the file's rows. */
+  readonly sequence: number;
+}
+
+/** An SST or index file found in a region's directory of its storage (information_schema.ssts_storage). */
+export interface RegionStorageEntry {
+  readonly file_path: string;
+  readonly file_size: number;
+}
+
+/** The SST files of one region: those its manifest records and those its storage holds. */
+export interface RegionSsts {
+  readonly manifest: readonly RegionSstEntry[];
+  readonly storage: readonly RegionStorageEntry[];
+}
+
 /** The name a fragment's SQL reads the region's rows by. */
 export const REGION_RELATION = 'region';
 
@@ -75,6 +107,8 @@ export interface RegionServer {
   /** Writes the rows of `batch` (puts or deletes, `batch.op`); acknowledged once durable. Returns the rows written. */
   write(id: RegionId, batch: WriteBatch): Promise<number>;
   statistics(id: RegionId): Promise<RegionStatistics>;
+  /** The SST files of region `id`: its manifest's and those in its directory of its storage. */
+  ssts(id: RegionId): Promise<RegionSsts>;
   /**
    * Runs `query` against region `id`; `signal` cancels it (the region server stops its scan).
    * Files not in a file cache are downloaded first.

@@ -10,7 +10,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Logger } from '../../common/logging.js';
 import { formatSize } from '../../common/size/size.js';
-import type { ObjectStore } from '../../storage/object-store.js';
+import type { ObjectEntry, ObjectStore } from '../../storage/object-store.js';
 import type { LocalFile, StorageProvider } from '../../storage/storage-provider.js';
 import { decodeBatch, encodeBatch } from '../batch/batch-codec.js';
 import type { Vector, WriteBatch } from '../../types/write-batch.js';
@@ -210,6 +210,15 @@ export class Region {
     });
     for (const o of orphans) await this.ctx.provider.delete(o.path);
     if (orphans.length > 0) this.log.warn({ files: orphans.map((o) => o.path) }, 'removed SST and index files the manifest does not record (a flush or compaction cut short)');
+  }
+
+  /** The SST and index files in the region's directory of its storage, whether the manifest records them or not. */
+  async storedFiles(): Promise<ObjectEntry[]> {
+    this.checkOpen();
+    return (await this.ctx.store.list(this.dir)).filter((e) => {
+      const name = e.path.slice(this.dir.length);
+      return !name.includes('/') && (name.endsWith('.parquet') || name.endsWith(INDEX_SUFFIX));
+    });
   }
 
   private checkOpen(): void {

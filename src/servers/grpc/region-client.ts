@@ -25,7 +25,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { RegionId } from '../../types/region-id.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionStatistics } from '../../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics } from '../../types/region-server.js';
 import type { WriteBatch } from '../../types/write-batch.js';
 import { IpcMessageDecoder } from './arrow-ipc.js';
 import { FLIGHT_SERVICE_NAME, flightPackageDefinition, type FlightDataMessage } from './flight-service.js';
@@ -175,6 +175,14 @@ export class RemoteRegionServer implements RegionServer {
       throw new TsdbError(StatusCode.Internal, `statistics of region ${id} on region server ${this.addr}: the answer holds no statistics`);
     }
     return statisticsOf(response.statistics);
+  }
+
+  async ssts(id: RegionId): Promise<RegionSsts> {
+    const response = await this.handle({ body: 'ssts', ssts: { region_id: id.toString() } }, `SST files of region ${id}`);
+    if (typeof response.ssts !== 'string' || response.ssts === '') {
+      throw new TsdbError(StatusCode.Internal, `SST files of region ${id} on region server ${this.addr}: the answer holds no SST files`);
+    }
+    return JSON.parse(response.ssts) as RegionSsts;
   }
 
   async query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {

@@ -126,8 +126,12 @@ async function handle(regions: RegionServer, request: RegionRequestMessage): Pro
       const s = await regions.statistics(regionIdOf(member(request, 'statistics').region_id));
       return { affected_rows: 0, statistics: statisticsMessage(s) };
     }
+    case 'ssts': {
+      const s = await regions.ssts(regionIdOf(member(request, 'ssts').region_id));
+      return { affected_rows: 0, statistics: null, ssts: JSON.stringify(s) };
+    }
     default:
-      throw invalid('The RegionRequest holds no request this server knows (create, open, close, alter, drop, truncate, flush, compact, write, statistics)');
+      throw invalid('The RegionRequest holds no request this server knows (create, open, close, alter, drop, truncate, flush, compact, write, statistics, ssts)');
   }
 }
 

@@ -1,0 +1,113 @@
+/**
+ * `information_schema.ssts_manifest` and `ssts_storage`: the SST files of every region of every
+ * table, as the region's manifest records them and as its directory of its storage holds them
+ * (GreptimeDB's, for finding files a manifest lost or kept). The rows come from the region servers
+ * (`RegionServer.ssts`, through `InformationSchemaSource.regionSsts`), so a cluster frontend lists
+ * its datanodes' files. Columns and types are GreptimeDB's (`store-api/src/sst_entry.rs`); tsdb keeps
+ * neither series counts nor primary key bounds per file (null) and has one index version (0).
+ */
+import type { Cell } from '../query/output.js';
+import { regionId } from '../types/region-id.js';
+import type { RegionSsts } from '../types/region-server.js';
+import type { InformationSchemaSource, VirtualColumn, VirtualTable } from './information-schema.js';
+import { INFORMATION_SCHEMA, ownsNoRegions, type TableInfo } from './table-info.js';
+
+/** The SST files of one region of a table, and the datanode holding it (0 in a standalone server). */
+export interface RegionSstsRow {
+  readonly region_number: number;
+  readonly node_id: number | null;
+  readonly ssts: RegionSsts;
+}
+
+function col(name: string, type: VirtualColumn['type'], nullable: boolean): VirtualColumn {
+  return { name, type, nullable };
+}
+
+const SSTS_MANIFEST_COLUMNS: readonly VirtualColumn[] = [
+  col('table_dir', 'String', false),
+  col('region_id', 'UInt64', false),
+  col('table_id', 'UInt32', false),
+  col('region_number', 'UInt32', false),
+  col('region_group', 'UInt8', false),
+  col('region_sequence', 'UInt32', false),
+  col('file_id', 'String', false),
+  col('index_version', 'UInt64', false),
+  col('level', 'UInt8', false),
+  col('file_path', 'String', false),
+  col('file_size', 'UInt64', false),
+  col('index_file_path', 'String', true),
+  col('index_file_size', 'UInt64', true),
+  col('num_rows', 'UInt64', false),
+  col('num_row_groups', 'UInt64', false),
+  col('num_series', 'UInt64', true),
+  col('min_ts', 'TimestampNanosecond', true),
+  col('max_ts', 'TimestampNanosecond', true),
+  col('sequence', 'UInt64', true),
+  col('origin_region_id', 'UInt64', false),
+  col('node_id', 'UInt64', true),
+  col('visible', 'Boolean', false),
+  col('primary_key_min', 'Binary', true),
+  col('primary_key_max', 'Binary', true),
+];
+
+const SSTS_STORAGE_COLUMNS: readonly VirtualColumn[] = [
+  col('file_path', 'String', false),
+  col('file_size', 'UInt64', true),
+  col('last_modified_ms', 'TimestampMillisecond', true),
+  col('node_id', 'UInt64', true),
+];
+
+/** A 64-bit integer cell: a number when exact, else a bigint. */
+function int64(v: bigint): Cell {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** Every table with regions of its own, with the SST files of each of its regions. */
+async function regionFiles(source: InformationSchemaSource): Promise<Array<{ table: TableInfo; regions: RegionSstsRow[] }>> {
+  if (source.regionSsts === undefined) return [];
+  const out: Array<{ table: TableInfo; regions: RegionSstsRow[] }> = [];
+  for (const db of await source.databases()) {
+    if (db.name === INFORMATION_SCHEMA) continue;
+    for (const table of await source.tables(db.name)) {
+      if (ownsNoRegions(table) || table.region_numbers.length === 0) continue;
+      out.push({ table, regions: await source.regionSsts(table) });
+    }
+  }
+  return out;
+}
+
+async function manifestRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { table, regions } of await regionFiles(source)) {
+    const tableDir = `${table.catalog}/${table.database}/${table.table_id}/`;
+    for (const r of regions) {
+      const id = int64(regionId(table.table_id, r.region_number));
+      // GreptimeDB's region number: a group in its top 8 bits, a sequence in the low 24.
+      const group = (r.region_number >>> 24) & 0xff;
+      const sequence = r.region_number & 0xff_ffff;
+      for (const f of r.ssts.manifest) {
+        rows.push([
+          tableDir, id, table.table_id, r.region_number, group, sequence, f.file_id, 0, f.level, f.file_path, f.file_size,
+          f.index_file_path, f.index_file_size, f.num_rows, f.num_row_groups, null, int64(BigInt(f.min_ts)), int64(BigInt(f.max_ts)), f.sequence,
+          id, r.node_id, true, null, null,
+        ]);
+      }
+    }
+  }
+  return rows;
+}
+
+async function storageRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { regions } of await regionFiles(source)) {
+    // The object store keeps no modification times tsdb reads: last_modified_ms is null.
+    for (const r of regions) for (const e of r.ssts.storage) rows.push([e.file_path, e.file_size, null, r.node_id]);
+  }
+  return rows;
+}
+
+/** The tables, under GreptimeDB's ids. */
+export const SSTS_TABLES: Readonly<Record<string, VirtualTable>> = {
+  ssts_manifest: { id: 37, columns: SSTS_MANIFEST_COLUMNS, rows: manifestRows },
+  ssts_storage: { id: 38, columns: SSTS_STORAGE_COLUMNS, rows: storageRows },
+};
