@@ -1,22 +1,32 @@
 /**
- * `information_schema.ssts_manifest` and `ssts_storage`: the SST files of every region of every
- * table, as the region's manifest records them and as its directory of its storage holds them
- * (GreptimeDB's, for finding files a manifest lost or kept). The rows come from the region servers
- * (`RegionServer.ssts`, through `InformationSchemaSource.regionSsts`), so a cluster frontend lists
- * its datanodes' files. Columns and types are GreptimeDB's (`store-api/src/sst_entry.rs`); tsdb keeps
- * neither series counts nor primary key bounds per file (null) and has one index version (0).
+ * The information_schema tables a frontend reads from the region servers (GreptimeDB's datanode
+ * inspection): `region_info` (each region's state, sequences, manifest version, compaction window
+ * and options, `RegionServer.info`), `ssts_manifest` and `ssts_storage` (the SST files of each region
+ * as its manifest records them and as its directory of its storage holds them, `RegionServer.ssts`;
+ * for finding files a manifest lost or kept). Through `InformationSchemaSource.regionInfo` /
+ * `regionSsts`, so a cluster frontend lists its datanodes' regions. Columns, types and ids are
+ * GreptimeDB's (`store-api/src/sst_entry.rs`, `region_info.rs`); tsdb keeps neither series counts
+ * nor primary key bounds per file (null) and has one index version (0).
  */
 import type { Cell } from '../query/output.js';
 import { regionId } from '../types/region-id.js';
-import type { RegionSsts } from '../types/region-server.js';
+import type { RegionInfo, RegionSsts } from '../types/region-server.js';
 import type { InformationSchemaSource, VirtualColumn, VirtualTable } from './information-schema.js';
 import { INFORMATION_SCHEMA, ownsNoRegions, type TableInfo } from './table-info.js';
+import { formatTtl } from './table-options.js';
 
 /** The SST files of one region of a table, and the datanode holding it (0 in a standalone server). */
 export interface RegionSstsRow {
   readonly region_number: number;
   readonly node_id: number | null;
   readonly ssts: RegionSsts;
+}
+
+/** What one region's server says of it (`region_info`), and the datanode holding it. */
+export interface RegionInfoRow {
+  readonly region_number: number;
+  readonly node_id: number | null;
+  readonly info: RegionInfo;
 }
 
 function col(name: string, type: VirtualColumn['type'], nullable: boolean): VirtualColumn {
@@ -57,23 +67,69 @@ const SSTS_STORAGE_COLUMNS: readonly VirtualColumn[] = [
   col('node_id', 'UInt64', true),
 ];
 
+const REGION_INFO_COLUMNS: readonly VirtualColumn[] = [
+  col('region_id', 'UInt64', false),
+  col('table_id', 'UInt32', false),
+  col('region_number', 'UInt32', false),
+  col('region_group', 'UInt8', false),
+  col('region_sequence', 'UInt32', false),
+  col('state', 'String', false),
+  col('role', 'String', false),
+  col('writable', 'Boolean', false),
+  col('committed_sequence', 'UInt64', false),
+  col('flushed_sequence', 'UInt64', true),
+  col('manifest_version', 'UInt64', false),
+  col('compaction_time_window', 'String', true),
+  col('region_options', 'String', false),
+  col('sst_format', 'String', false),
+  col('node_id', 'UInt64', true),
+];
+
 /** A 64-bit integer cell: a number when exact, else a bigint. */
 function int64(v: bigint): Cell {
   return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
-/** Every table with regions of its own, with the SST files of each of its regions. */
-async function regionFiles(source: InformationSchemaSource): Promise<Array<{ table: TableInfo; regions: RegionSstsRow[] }>> {
-  if (source.regionSsts === undefined) return [];
-  const out: Array<{ table: TableInfo; regions: RegionSstsRow[] }> = [];
+/** Every table with regions of its own, with what `ask` answers of its regions. */
+async function perTable<T>(source: InformationSchemaSource, ask: ((t: TableInfo) => Promise<T[]>) | undefined): Promise<Array<{ table: TableInfo; regions: T[] }>> {
+  if (ask === undefined) return [];
+  const out: Array<{ table: TableInfo; regions: T[] }> = [];
   for (const db of await source.databases()) {
     if (db.name === INFORMATION_SCHEMA) continue;
     for (const table of await source.tables(db.name)) {
       if (ownsNoRegions(table) || table.region_numbers.length === 0) continue;
-      out.push({ table, regions: await source.regionSsts(table) });
+      out.push({ table, regions: await ask(table) });
     }
   }
   return out;
+}
+
+function regionFiles(source: InformationSchemaSource): Promise<Array<{ table: TableInfo; regions: RegionSstsRow[] }>> {
+  return perTable(source, source.regionSsts?.bind(source));
+}
+
+/** GreptimeDB's region number: a group in its top 8 bits, a sequence in the low 24. */
+function groupAndSequence(regionNumber: number): [number, number] {
+  return [(regionNumber >>> 24) & 0xff, regionNumber & 0xff_ffff];
+}
+
+async function regionInfoRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Array<{ id: bigint; row: Cell[] }> = [];
+  for (const { table, regions } of await perTable(source, source.regionInfo?.bind(source))) {
+    for (const r of regions) {
+      const id = regionId(table.table_id, r.region_number);
+      const i = r.info;
+      const window = i.compaction_time_window === undefined ? null : formatTtl(`${i.compaction_time_window}ms`);
+      rows.push({
+        id,
+        row: [
+          int64(id), table.table_id, r.region_number, ...groupAndSequence(r.region_number), i.state, i.role, i.writable, i.committed_sequence,
+          i.flushed_sequence > 0 ? i.flushed_sequence : null, i.manifest_version, window, i.region_options, table.options['sst_format'] ?? 'primary_key', r.node_id,
+        ],
+      });
+    }
+  }
+  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((r) => r.row);
 }
 
 async function manifestRows(source: InformationSchemaSource): Promise<Cell[][]> {
@@ -82,9 +138,7 @@ async function manifestRows(source: InformationSchemaSource): Promise<Cell[][]> 
     const tableDir = `${table.catalog}/${table.database}/${table.table_id}/`;
     for (const r of regions) {
       const id = int64(regionId(table.table_id, r.region_number));
-      // GreptimeDB's region number: a group in its top 8 bits, a sequence in the low 24.
-      const group = (r.region_number >>> 24) & 0xff;
-      const sequence = r.region_number & 0xff_ffff;
+      const [group, sequence] = groupAndSequence(r.region_number);
       for (const f of r.ssts.manifest) {
         rows.push([
           tableDir, id, table.table_id, r.region_number, group, sequence, f.file_id, 0, f.level, f.file_path, f.file_size,
@@ -110,4 +164,5 @@ async function storageRows(source: InformationSchemaSource): Promise<Cell[][]> {
 export const SSTS_TABLES: Readonly<Record<string, VirtualTable>> = {
   ssts_manifest: { id: 37, columns: SSTS_MANIFEST_COLUMNS, rows: manifestRows },
   ssts_storage: { id: 38, columns: SSTS_STORAGE_COLUMNS, rows: storageRows },
+  region_info: { id: 41, columns: REGION_INFO_COLUMNS, rows: regionInfoRows },
 };

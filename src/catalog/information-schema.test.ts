@@ -325,7 +325,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 // GreptimeDB's tables of information_schema, `flow_statistics`… included.
-const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_peers region_statistics routines schema_privileges schemata session_status ssts_manifest ssts_storage statistics table_constraints table_privileges table_semantics tables views'.split(' ');
+const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_info region_peers region_statistics routines schema_privileges schemata session_status ssts_manifest ssts_storage statistics table_constraints table_privileges table_semantics tables views'.split(' ');
 
 test('the tables of information_schema; an unknown name has none', async () => {
   assert.deepEqual(INFORMATION_SCHEMA_TABLES, ALL_TABLES);
@@ -617,4 +617,24 @@ test('ssts_manifest and ssts_storage: the SST files of each region of each table
   ]);
   assert.ok(asked.includes(1024) && asked.includes(1025));
   assert.deepEqual((await get('ssts_manifest')).rows, [], 'no region servers to ask: no rows');
+});
+
+test('region_info: each region of each table with regions, as its region server says, sorted by region id', async () => {
+  const info = { state: 'Leader(Writable)', role: 'Leader', writable: true, committed_sequence: 12, flushed_sequence: 0, manifest_version: 4, region_options: '{"append_mode":true}' };
+  const withInfo: InformationSchemaSource = {
+    ...source,
+    regionInfo: async (t) =>
+      t.table_id === 1024
+        ? [
+            { region_number: 1, node_id: 2, info: { ...info, flushed_sequence: 9, compaction_time_window: 5_400_000 } },
+            { region_number: 0, node_id: 1, info },
+          ]
+        : [],
+  };
+  const rows = (await informationSchemaTable('region_info', withInfo))?.rows;
+  const id = (n: number) => Number((1024n << 32n) | BigInt(n));
+  assert.deepEqual(rows, [
+    [id(0), 1024, 0, 0, 0, 'Leader(Writable)', 'Leader', true, 12, null, 4, null, '{"append_mode":true}', 'primary_key', 1],
+    [id(1), 1024, 1, 0, 1, 'Leader(Writable)', 'Leader', true, 12, 9, 4, '1h 30m', '{"append_mode":true}', 'primary_key', 2],
+  ]);
 });

@@ -12,7 +12,7 @@ import { regionId } from '../types/region-id.js';
 import type { Cell, OutputColumn } from '../query/output.js';
 import { SHOW_TYPES, showTypeOf } from './column-types.js';
 import { MORE_TABLES, NUMBERS, NUMBERS_TABLE } from './information-schema-more.js';
-import { SSTS_TABLES, type RegionSstsRow } from './information-schema-ssts.js';
+import { SSTS_TABLES, type RegionInfoRow, type RegionSstsRow } from './information-schema-ssts.js';
 import { partitionRuleOf } from './partition-rule.js';
 import { DEFAULT_CATALOG, INFORMATION_SCHEMA, LOGICAL_TABLE_OPTION, ownsNoRegions, type ColumnSchema, type DatabaseInfo, type TableInfo } from './table-info.js';
 import type { RegionRoute } from './table-route.js';
@@ -49,6 +49,8 @@ export interface InformationSchemaSource {
   views?(db: string): Promise<ViewInfo[]>;
   /** The SST files of each region of a table with regions of its own (`ssts_manifest`, `ssts_storage`); none when absent. */
   regionSsts?(t: TableInfo): Promise<RegionSstsRow[]>;
+  /** What each region of a table with regions of its own is (`region_info`); none when absent. */
+  regionInfo?(t: TableInfo): Promise<RegionInfoRow[]>;
   /** The nodes of the cluster (`cluster_info`); absent in a standalone server (one STANDALONE row). */
   clusterNodes?(): Promise<ClusterNodeRow[]>;
 }

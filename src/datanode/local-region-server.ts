@@ -18,7 +18,7 @@ import { duckdbError } from '../query/duckdb-error.js';
 import { installFunctions } from '../query/session-functions.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionMetadata, TimestampType } from '../types/region-metadata.js';
-import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionSsts, type RegionStatistics, type ScanRelation } from '../types/region-server.js';
+import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionInfo, type RegionServer, type RegionSsts, type RegionStatistics, type ScanRelation } from '../types/region-server.js';
 import { indexPath, sstPath } from '../engine/sst/file-meta.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import type { WriteBatch } from '../types/write-batch.js';
@@ -117,6 +117,22 @@ export class LocalRegionServer implements RegionServer {
       sst_files: files.length,
       sst_bytes: files.reduce((n, f) => n + f.file_size, 0),
       sst_rows: files.reduce((n, f) => n + f.num_rows, 0),
+    };
+  }
+
+  async info(id: RegionId): Promise<RegionInfo> {
+    const r = this.engine.region(id);
+    const m = r.manifestInfo();
+    const window = m.compaction_time_window ?? r.metadata.options.compaction_time_window;
+    return {
+      state: 'Leader(Writable)',
+      role: 'Leader',
+      writable: true,
+      committed_sequence: r.committedSequence,
+      flushed_sequence: m.flushed_sequence,
+      manifest_version: m.manifest_version,
+      ...(window !== undefined && { compaction_time_window: window }),
+      region_options: JSON.stringify(r.metadata.options),
     };
   }
 

@@ -44,6 +44,7 @@ import { startStatements, type StatementControl } from './statement-control.js';
 import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionServer } from '../types/region-server.js';
+import type { RegionId } from '../types/region-id.js';
 import type { Session } from './session.js';
 import type { TableSummary } from './table-summary.js';
 import type { SlowQueryRecorder } from './slow-query/slow-query-recorder.js';
@@ -870,17 +871,8 @@ export class FrontendInstance {
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
       views: (db) => this.catalog.views(db),
-      regionSsts: async (t) => {
-        const routes = await this.cluster?.routes(t);
-        return Promise.all(
-          t.region_numbers.map(async (n, i) => ({
-            region_number: n,
-            // A standalone server is GreptimeDB's node 0; a cluster's region is on its route's leader.
-            node_id: routes === undefined ? 0 : (routes.find((r) => r.region_number === n)?.leader_peer?.id ?? null),
-            ssts: await this.regions.ssts(tableRegionIds(t)[i]!),
-          })),
-        );
-      },
+      regionSsts: (t) => this.perRegion(t, async (id) => ({ ssts: await this.regions.ssts(id) })),
+      regionInfo: (t) => this.perRegion(t, async (id) => ({ info: await this.regions.info(id) })),
       regionStatistics: (t) =>
         isLogicalTable(t)
           ? Promise.resolve([])
@@ -891,6 +883,19 @@ export class FrontendInstance {
               }),
             ),
     };
+  }
+
+  /** `ask` of each region of a table, with its number and node (GreptimeDB's node 0 in a standalone server; a cluster's route leader). */
+  private async perRegion<T>(t: TableInfo, ask: (id: RegionId) => Promise<T>): Promise<Array<T & { region_number: number; node_id: number | null }>> {
+    const routes = await this.cluster?.routes(t);
+    const ids = tableRegionIds(t);
+    return Promise.all(
+      t.region_numbers.map(async (n, i) => ({
+        ...(await ask(ids[i]!)),
+        region_number: n,
+        node_id: routes === undefined ? 0 : (routes.find((r) => r.region_number === n)?.leader_peer?.id ?? null),
+      })),
+    );
   }
 
   private async admin(func: string, args: readonly ValueExpr[], session: Session): Promise<Output> {

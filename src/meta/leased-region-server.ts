@@ -21,7 +21,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { formatDuration } from '../common/time/duration.js';
 import { formatRegionId, type RegionId } from '../types/region-id.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics, ScanRelation } from '../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionInfo, RegionServer, RegionSsts, RegionStatistics, ScanRelation } from '../types/region-server.js';
 import type { ScanRequest } from '../types/scan-request.js';
 import type { WriteBatch } from '../types/write-batch.js';
 
@@ -151,6 +151,10 @@ export class LeasedRegionServer implements RegionServer, RegionLeases {
 
   ssts(id: RegionId): Promise<RegionSsts> {
     return this.inner.ssts(id);
+  }
+
+  info(id: RegionId): Promise<RegionInfo> {
+    return this.inner.info(id);
   }
 
   query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {

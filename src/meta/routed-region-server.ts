@@ -13,7 +13,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { RegionMetadata } from '../types/region-metadata.js';
 import { formatRegionId, regionNumberOf, tableIdOf, type RegionId } from '../types/region-id.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics } from '../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionInfo, RegionServer, RegionSsts, RegionStatistics } from '../types/region-server.js';
 import type { WriteBatch } from '../types/write-batch.js';
 import { leaderOf, tableRouteKey, type Peer, type TableRoute } from '../catalog/table-route.js';
 
@@ -146,6 +146,10 @@ export class RoutedRegionServer implements RegionServer {
 
   ssts(id: RegionId): Promise<RegionSsts> {
     return this.onLeader(id, (s) => s.ssts(id));
+  }
+
+  info(id: RegionId): Promise<RegionInfo> {
+    return this.onLeader(id, (s) => s.info(id));
   }
 
   query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {

@@ -53,6 +53,23 @@ export interface RegionSsts {
   readonly storage: readonly RegionStorageEntry[];
 }
 
+/** What a region server knows of one open region (information_schema.region_info). */
+export interface RegionInfo {
+  /** GreptimeDB's region state and role: `Leader(Writable)` and `Leader` for a region serving writes. */
+  readonly state: string;
+  readonly role: string;
+  readonly writable: boolean;
+  /** The last sequence acknowledged to a writer. */
+  readonly committed_sequence: number;
+  /** Rows at or below it are in SST files; 0 before the first flush. */
+  readonly flushed_sequence: number;
+  readonly manifest_version: number;
+  /** The TWCS window the region's compaction uses, in milliseconds, once one was chosen or set. */
+  readonly compaction_time_window?: number;
+  /** The region's options (`RegionOptions`) as JSON text. */
+  readonly region_options: string;
+}
+
 /** The name a fragment's SQL reads the region's rows by. */
 export const REGION_RELATION = 'region';
 
@@ -109,6 +126,8 @@ export interface RegionServer {
   statistics(id: RegionId): Promise<RegionStatistics>;
   /** The SST files of region `id`: its manifest's and those in its directory of its storage. */
   ssts(id: RegionId): Promise<RegionSsts>;
+  /** Region `id`'s state, sequences and options. */
+  info(id: RegionId): Promise<RegionInfo>;
   /**
    * Runs `query` against region `id`; `signal` cancels it (the region server stops its scan).
    * Files not in a file cache are downloaded first.

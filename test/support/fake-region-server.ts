@@ -43,7 +43,7 @@ import { installFunctions } from '../../src/query/session-functions.js';
 import { TsdbError } from '../../src/common/error/tsdb-error.js';
 import { formatRegionId, type RegionId } from '../../src/types/region-id.js';
 import type { ColumnMetadata, ColumnType, RegionMetadata } from '../../src/types/region-metadata.js';
-import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionServer, type RegionSsts, type RegionStatistics } from '../../src/types/region-server.js';
+import { REGION_RELATION, type RegionQuery, type RegionQueryStream, type RegionInfo, type RegionServer, type RegionSsts, type RegionStatistics } from '../../src/types/region-server.js';
 import { OP_DELETE, type WriteBatch } from '../../src/types/write-batch.js';
 
 type Value = number | bigint | boolean | string | Uint8Array | null;
@@ -300,6 +300,12 @@ export class FakeRegionServer implements RegionServer {
       r.rows = r.rows.filter((row) => !gone.has(key(row)));
     } else r.rows.push(...rows);
     return batch.rowCount;
+  }
+
+  async info(id: RegionId): Promise<RegionInfo> {
+    this.record({ method: 'info', id });
+    this.region(id);
+    return { state: 'Leader(Writable)', role: 'Leader', writable: true, committed_sequence: 0, flushed_sequence: 0, manifest_version: 0, region_options: '{}' };
   }
 
   async ssts(id: RegionId): Promise<RegionSsts> {

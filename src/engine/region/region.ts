@@ -212,6 +212,12 @@ export class Region {
     if (orphans.length > 0) this.log.warn({ files: orphans.map((o) => o.path) }, 'removed SST and index files the manifest does not record (a flush or compaction cut short)');
   }
 
+  /** The manifest's sequences, version and persisted compaction window (information_schema.region_info). */
+  manifestInfo(): { flushed_sequence: number; manifest_version: number; compaction_time_window?: number } {
+    const st = this.manifest.state;
+    return { flushed_sequence: st.flushed_sequence, manifest_version: st.manifest_version, ...(st.compaction_time_window !== undefined && { compaction_time_window: st.compaction_time_window }) };
+  }
+
   /** The SST and index files in the region's directory of its storage, whether the manifest records them or not. */
   async storedFiles(): Promise<ObjectEntry[]> {
     this.checkOpen();

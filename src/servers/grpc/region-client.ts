@@ -25,7 +25,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError, errorMessage } from '../../common/error/tsdb-error.js';
 import type { RegionId } from '../../types/region-id.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics } from '../../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionInfo, RegionServer, RegionSsts, RegionStatistics } from '../../types/region-server.js';
 import type { WriteBatch } from '../../types/write-batch.js';
 import { IpcMessageDecoder } from './arrow-ipc.js';
 import { FLIGHT_SERVICE_NAME, flightPackageDefinition, type FlightDataMessage } from './flight-service.js';
@@ -175,6 +175,14 @@ export class RemoteRegionServer implements RegionServer {
       throw new TsdbError(StatusCode.Internal, `statistics of region ${id} on region server ${this.addr}: the answer holds no statistics`);
     }
     return statisticsOf(response.statistics);
+  }
+
+  async info(id: RegionId): Promise<RegionInfo> {
+    const response = await this.handle({ body: 'info', info: { region_id: id.toString() } }, `information of region ${id}`);
+    if (typeof response.info !== 'string' || response.info === '') {
+      throw new TsdbError(StatusCode.Internal, `information of region ${id} on region server ${this.addr}: the answer holds none`);
+    }
+    return JSON.parse(response.info) as RegionInfo;
   }
 
   async ssts(id: RegionId): Promise<RegionSsts> {

@@ -26,7 +26,7 @@ export const REGION_PROTO_FILE = 'tsdb/region/v1/region.proto';
 export const REGION_SERVICE_NAME = 'tsdb.region.v1.RegionServer';
 
 /** The kinds of RegionRequest, as the `body` oneof names them. */
-export const REGION_REQUEST_KINDS = ['create', 'open', 'close', 'alter', 'drop', 'truncate', 'flush', 'compact', 'write', 'statistics', 'ssts'] as const;
+export const REGION_REQUEST_KINDS = ['create', 'open', 'close', 'alter', 'drop', 'truncate', 'flush', 'compact', 'write', 'statistics', 'ssts', 'info'] as const;
 export type RegionRequestKind = (typeof REGION_REQUEST_KINDS)[number];
 
 /** A RegionRequest as proto-loader gives and takes it (`body` names the member set). */
@@ -43,6 +43,7 @@ export interface RegionRequestMessage {
   readonly write?: { readonly region_id: string; readonly batch?: WriteBatchMessage | null } | null;
   readonly statistics?: RegionIdMessage | null;
   readonly ssts?: RegionIdMessage | null;
+  readonly info?: RegionIdMessage | null;
 }
 
 export interface RegionIdMessage {
@@ -68,6 +69,8 @@ export interface RegionResponseMessage {
   readonly statistics?: RegionStatisticsMessage | null;
   /** An ssts request's answer: the RegionSsts as JSON text. */
   readonly ssts?: string;
+  /** An info request's answer: the RegionInfo as JSON text. */
+  readonly info?: string;
 }
 
 let packageDefinition: protoLoader.PackageDefinition | undefined;

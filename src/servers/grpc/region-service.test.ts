@@ -10,7 +10,7 @@ import { TsdbError } from '../../common/error/tsdb-error.js';
 import { silentLogger } from '../../common/logging.js';
 import type { RegionId } from '../../types/region-id.js';
 import type { RegionMetadata } from '../../types/region-metadata.js';
-import type { RegionQuery, RegionQueryStream, RegionServer, RegionSsts, RegionStatistics } from '../../types/region-server.js';
+import type { RegionQuery, RegionQueryStream, RegionInfo, RegionServer, RegionSsts, RegionStatistics } from '../../types/region-server.js';
 import type { KeyCondition } from '../../types/scan-request.js';
 import { OP_DELETE, OP_PUT, type Vector, type WriteBatch } from '../../types/write-batch.js';
 import { GrpcServer } from './grpc-server.js';
@@ -39,6 +39,7 @@ class DoubleRegionServer implements RegionServer {
   /** Requests wait this long before answering. */
   delayMs = 0;
   stats: RegionStatistics = { memtable_rows: 12, memtable_bytes: 3456, sst_files: 2, sst_bytes: 2 ** 40, sst_rows: 2 ** 53 - 1 };
+  regionInfo: RegionInfo = { state: 'Leader(Writable)', role: 'Leader', writable: true, committed_sequence: 2 ** 53 - 1, flushed_sequence: 7, manifest_version: 3, compaction_time_window: 3_600_000, region_options: '{"append_mode":false}' };
   sstList: RegionSsts = {
     manifest: [
       { file_id: 'f1', level: 1, file_path: 'tsdb/public/1/r/f1.parquet', file_size: 2 ** 40, index_file_path: null, index_file_size: null, num_rows: 7, num_row_groups: 1, min_ts: '-9223372036854775808', max_ts: '1700000000000000000', sequence: 42 },
@@ -95,6 +96,10 @@ class DoubleRegionServer implements RegionServer {
   async ssts(id: RegionId) {
     await this.record('ssts', id);
     return this.sstList;
+  }
+  async info(id: RegionId) {
+    await this.record('info', id);
+    return this.regionInfo;
   }
   async query(id: RegionId, query: RegionQuery, signal?: AbortSignal): Promise<RegionQueryStream> {
     await this.record('query', id, query);
@@ -199,6 +204,8 @@ test('region service: every region request reaches the region server as sent', a
   assert.deepStrictEqual(lastCall(), { kind: 'statistics', args: [BIG_ID] });
   assert.deepStrictEqual(await client.ssts(BIG_ID), regions.sstList);
   assert.deepStrictEqual(lastCall(), { kind: 'ssts', args: [BIG_ID] });
+  assert.deepStrictEqual(await client.info(BIG_ID), regions.regionInfo);
+  assert.deepStrictEqual(lastCall(), { kind: 'info', args: [BIG_ID] });
 });
 
 function writeBatch(op: typeof OP_PUT | typeof OP_DELETE, rowCount: number, columns: Array<[number, Vector]>): WriteBatch {

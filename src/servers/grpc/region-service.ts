@@ -130,8 +130,12 @@ async function handle(regions: RegionServer, request: RegionRequestMessage): Pro
       const s = await regions.ssts(regionIdOf(member(request, 'ssts').region_id));
       return { affected_rows: 0, statistics: null, ssts: JSON.stringify(s) };
     }
+    case 'info': {
+      const s = await regions.info(regionIdOf(member(request, 'info').region_id));
+      return { affected_rows: 0, statistics: null, info: JSON.stringify(s) };
+    }
     default:
-      throw invalid('The RegionRequest holds no request this server knows (create, open, close, alter, drop, truncate, flush, compact, write, statistics, ssts)');
+      throw invalid('The RegionRequest holds no request this server knows (create, open, close, alter, drop, truncate, flush, compact, write, statistics, ssts, info)');
   }
 }
 
