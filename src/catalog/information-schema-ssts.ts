@@ -3,7 +3,8 @@
  * inspection): `region_info` (each region's state, sequences, manifest version, compaction window
  * and options, `RegionServer.info`), `ssts_manifest` and `ssts_storage` (the SST files of each region
  * as its manifest records them and as its directory of its storage holds them, `RegionServer.ssts`;
- * for finding files a manifest lost or kept). Through `InformationSchemaSource.regionInfo` /
+ * for finding files a manifest lost or kept) and `ssts_index_meta` (each indexed column of each SST's
+ * inverted index, as GreptimeDB lists the blobs of its puffin files). Through `InformationSchemaSource.regionInfo` /
  * `regionSsts`, so a cluster frontend lists its datanodes' regions. Columns, types and ids are
  * GreptimeDB's (`store-api/src/sst_entry.rs`, `region_info.rs`); tsdb keeps neither series counts
  * nor primary key bounds per file (null) and has one index version (0).
@@ -85,6 +86,25 @@ const REGION_INFO_COLUMNS: readonly VirtualColumn[] = [
   col('node_id', 'UInt64', true),
 ];
 
+const SSTS_INDEX_META_COLUMNS: readonly VirtualColumn[] = [
+  col('table_dir', 'String', false),
+  col('index_file_path', 'String', false),
+  col('region_id', 'UInt64', false),
+  col('table_id', 'UInt32', false),
+  col('region_number', 'UInt32', false),
+  col('region_group', 'UInt8', false),
+  col('region_sequence', 'UInt32', false),
+  col('file_id', 'String', false),
+  col('index_file_size', 'UInt64', true),
+  col('index_type', 'String', false),
+  col('target_type', 'String', false),
+  col('target_key', 'String', false),
+  col('target_json', 'String', false),
+  col('blob_size', 'UInt64', false),
+  col('meta_json', 'String', true),
+  col('node_id', 'UInt64', true),
+];
+
 /** A 64-bit integer cell: a number when exact, else a bigint. */
 function int64(v: bigint): Cell {
   return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
@@ -151,6 +171,26 @@ async function manifestRows(source: InformationSchemaSource): Promise<Cell[][]> 
   return rows;
 }
 
+/** One row per indexed column of each SST file's index (GreptimeDB's blob of a puffin file). */
+async function indexMetaRows(source: InformationSchemaSource): Promise<Cell[][]> {
+  const rows: Cell[][] = [];
+  for (const { table, regions } of await regionFiles(source)) {
+    const tableDir = `${table.catalog}/${table.database}/${table.table_id}/`;
+    for (const r of regions) {
+      const id = int64(regionId(table.table_id, r.region_number));
+      const [group, sequence] = groupAndSequence(r.region_number);
+      for (const e of r.ssts.index_meta) {
+        const meta = { inverted: { base_offset: e.offset, distinct_values: e.distinct_values, segment_row_count: e.segment_row_count, total_row_count: e.row_count, value_kind: e.value_kind } };
+        rows.push([
+          tableDir, e.index_file_path, id, table.table_id, r.region_number, group, sequence, e.file_id, e.index_file_size, e.index_type, 'column',
+          String(e.column_id), JSON.stringify({ column: e.column_id }), e.size, JSON.stringify(meta), r.node_id,
+        ]);
+      }
+    }
+  }
+  return rows;
+}
+
 async function storageRows(source: InformationSchemaSource): Promise<Cell[][]> {
   const rows: Cell[][] = [];
   for (const { regions } of await regionFiles(source)) {
@@ -164,5 +204,6 @@ async function storageRows(source: InformationSchemaSource): Promise<Cell[][]> {
 export const SSTS_TABLES: Readonly<Record<string, VirtualTable>> = {
   ssts_manifest: { id: 37, columns: SSTS_MANIFEST_COLUMNS, rows: manifestRows },
   ssts_storage: { id: 38, columns: SSTS_STORAGE_COLUMNS, rows: storageRows },
+  ssts_index_meta: { id: 39, columns: SSTS_INDEX_META_COLUMNS, rows: indexMetaRows },
   region_info: { id: 41, columns: REGION_INFO_COLUMNS, rows: regionInfoRows },
 };

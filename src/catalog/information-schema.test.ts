@@ -325,7 +325,7 @@ function columnRow(schema: string, table: string, name: string, pos: number, typ
 }
 
 // GreptimeDB's tables of information_schema, `flow_statistics`… included.
-const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_info region_peers region_statistics routines schema_privileges schemata session_status ssts_manifest ssts_storage statistics table_constraints table_privileges table_semantics tables views'.split(' ');
+const ALL_TABLES = 'build_info character_sets check_constraints cluster_info collation_character_set_applicability collations column_privileges column_statistics columns engines events files flow_statistics flows global_status key_column_usage optimizer_trace parameters partitions procedure_info process_list profiling referential_constraints region_info region_peers region_statistics routines schema_privileges schemata session_status ssts_index_meta ssts_manifest ssts_storage statistics table_constraints table_privileges table_semantics tables views'.split(' ');
 
 test('the tables of information_schema; an unknown name has none', async () => {
   assert.deepEqual(INFORMATION_SCHEMA_TABLES, ALL_TABLES);
@@ -598,12 +598,15 @@ test('ssts_manifest and ssts_storage: the SST files of each region of each table
     { file_id: 'f1', level: 1, file_path: 'tsdb/public/1024/r0/f1.parquet', file_size: 2000, index_file_path: 'tsdb/public/1024/r0/f1.invidx', index_file_size: 40, num_rows: 13, num_row_groups: 1, min_ts: '1700000000000000000', max_ts: '9223372036854775807', sequence: 9 },
   ];
   const storage = [{ file_path: 'tsdb/public/1024/r0/f1.parquet', file_size: 2000 }, { file_path: 'tsdb/public/1024/r0/orphan.parquet', file_size: 7 }];
+  const index_meta = [
+    { file_id: 'f1', index_file_path: 'tsdb/public/1024/r0/f1.invidx', index_file_size: 40, index_type: 'inverted', column_id: 0, offset: 24, size: 12, value_kind: 'string', distinct_values: 2, segment_row_count: 1024, row_count: 13 },
+  ];
   const asked: number[] = [];
   const withSsts: InformationSchemaSource = {
     ...source,
     regionSsts: async (t) => {
       asked.push(t.table_id);
-      return t.table_id === 1024 ? [{ region_number: (1 << 24) | 5, node_id: 3, ssts: { manifest, storage } }] : [];
+      return t.table_id === 1024 ? [{ region_number: (1 << 24) | 5, node_id: 3, ssts: { manifest, storage, index_meta } }] : [];
     },
   };
   const m = await informationSchemaTable('ssts_manifest', withSsts);
@@ -614,6 +617,12 @@ test('ssts_manifest and ssts_storage: the SST files of each region of each table
   assert.deepEqual((await informationSchemaTable('ssts_storage', withSsts))?.rows, [
     ['tsdb/public/1024/r0/f1.parquet', 2000, null, 3],
     ['tsdb/public/1024/r0/orphan.parquet', 7, null, 3],
+  ]);
+  assert.deepEqual((await informationSchemaTable('ssts_index_meta', withSsts))?.rows, [
+    [
+      'tsdb/public/1024/', 'tsdb/public/1024/r0/f1.invidx', Number(id), 1024, (1 << 24) | 5, 1, 5, 'f1', 40, 'inverted', 'column', '0', '{"column":0}', 12,
+      '{"inverted":{"base_offset":24,"distinct_values":2,"segment_row_count":1024,"total_row_count":13,"value_kind":"string"}}', 3,
+    ],
   ]);
   assert.ok(asked.includes(1024) && asked.includes(1025));
   assert.deepEqual((await get('ssts_manifest')).rows, [], 'no region servers to ask: no rows');

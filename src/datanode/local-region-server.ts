@@ -155,7 +155,22 @@ export class LocalRegionServer implements RegionServer {
       sequence: f.max_sequence,
     }));
     const storage = (await r.storedFiles()).map((e) => ({ file_path: e.path, file_size: e.size }));
-    return { manifest, storage };
+    const index_meta = (await r.indexBlocks()).flatMap((b) =>
+      b.columns.map((c) => ({
+        file_id: b.file.file_id,
+        index_file_path: indexPath(r.dir, b.file.file_id),
+        index_file_size: b.file.index_file_size!,
+        index_type: 'inverted',
+        column_id: c.column_id,
+        offset: c.offset,
+        size: c.size,
+        value_kind: c.kind,
+        distinct_values: c.distinct,
+        segment_row_count: b.segment_row_count,
+        row_count: b.row_count,
+      })),
+    );
+    return { manifest, storage, index_meta };
   }
 
   async scanRelation(id: RegionId, scan: ScanRequest, signal?: AbortSignal): Promise<ScanRelation> {

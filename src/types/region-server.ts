@@ -47,10 +47,29 @@ export interface RegionStorageEntry {
   readonly file_size: number;
 }
 
-/** The SST files of one region: those its manifest records and those its storage holds. */
+/** One indexed column of an SST file's index (information_schema.ssts_index_meta). */
+export interface RegionIndexEntry {
+  readonly file_id: string;
+  readonly index_file_path: string;
+  readonly index_file_size: number;
+  /** `inverted`: tsdb's only index kind. */
+  readonly index_type: string;
+  readonly column_id: number;
+  /** The column's block: where it starts in the file, and its bytes. */
+  readonly offset: number;
+  readonly size: number;
+  /** `string` or `integer`. */
+  readonly value_kind: string;
+  readonly distinct_values: number;
+  readonly segment_row_count: number;
+  readonly row_count: number;
+}
+
+/** The SST files of one region: those its manifest records, those its storage holds, and their indexes' columns. */
 export interface RegionSsts {
   readonly manifest: readonly RegionSstEntry[];
   readonly storage: readonly RegionStorageEntry[];
+  readonly index_meta: readonly RegionIndexEntry[];
 }
 
 /** What a region server knows of one open region (information_schema.region_info). */

@@ -311,7 +311,7 @@ export class FakeRegionServer implements RegionServer {
   async ssts(id: RegionId): Promise<RegionSsts> {
     this.record({ method: 'ssts', id });
     this.region(id);
-    return { manifest: [], storage: [] };
+    return { manifest: [], storage: [], index_meta: [] };
   }
 
   async statistics(id: RegionId): Promise<RegionStatistics> {

@@ -218,6 +218,20 @@ export class Region {
     return { flushed_sequence: st.flushed_sequence, manifest_version: st.manifest_version, ...(st.compaction_time_window !== undefined && { compaction_time_window: st.compaction_time_window }) };
   }
 
+  /**
+   * The indexed columns of each SST file with an index (information_schema.ssts_index_meta): the
+   * file's index layout and each column's block. An index that cannot be read is left out.
+   */
+  async indexBlocks(): Promise<Array<{ file: FileMeta; segment_row_count: number; row_count: number; columns: ReturnType<InvertedIndex['columnBlocks']> }>> {
+    this.checkOpen();
+    const files = this.files().filter((f) => f.index_file_size !== undefined);
+    const indexes = await this.openIndexes(files);
+    return files.flatMap((file, i) => {
+      const index = indexes[i];
+      return index === undefined ? [] : [{ file, segment_row_count: index.layout.segmentRowCount, row_count: index.layout.rowCount, columns: index.columnBlocks() }];
+    });
+  }
+
   /** The SST and index files in the region's directory of its storage, whether the manifest records them or not. */
   async storedFiles(): Promise<ObjectEntry[]> {
     this.checkOpen();

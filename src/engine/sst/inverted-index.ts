@@ -280,6 +280,9 @@ function orSegmentSet(buf: Uint8Array, at: number, into: Uint8Array): void {
 
 interface ColumnIndex {
   readonly kind: IndexValueKind;
+  /** Where the column's block starts in the file, and its bytes. */
+  readonly offset: number;
+  readonly size: number;
   /** Distinct values, ascending. */
   readonly values: readonly string[];
   /** Byte offset of each value's segment set. */
@@ -306,6 +309,11 @@ export class InvertedIndex {
   /** The indexed column ids. */
   columnIds(): number[] {
     return [...this.columns.keys()];
+  }
+
+  /** Each indexed column's block: where it starts, its bytes, its kind of values and how many distinct ones. */
+  columnBlocks(): Array<{ column_id: number; offset: number; size: number; kind: IndexValueKind; distinct: number }> {
+    return [...this.columns].map(([column_id, c]) => ({ column_id, offset: c.offset, size: c.size, kind: c.kind, distinct: c.values.length }));
   }
 
   /** Decodes a file (`what` names it in errors); a damaged or unknown one is a StorageUnavailable error. */
@@ -336,6 +344,7 @@ export class InvertedIndex {
     const decoder = new TextDecoder('utf-8', { fatal: true });
     let count = 0;
     while (r.pos < end - 4) {
+      const offset = r.pos;
       const id = r.u32();
       const kindCode = r.u8();
       const kind: IndexValueKind | undefined = kindCode === 0 ? 'string' : kindCode === 1 ? 'integer' : undefined;
@@ -359,7 +368,7 @@ export class InvertedIndex {
         sets[i] = skipSegmentSet(r, segmentCount, what);
       }
       if (columns.has(id)) throw corrupt(what, `column ${id} appears twice`);
-      columns.set(id, { kind, values, sets });
+      columns.set(id, { kind, offset, size: r.pos - offset, values, sets });
       count++;
     }
     if (r.pos !== end - 4 || r.u32() !== count) throw corrupt(what, 'column count mismatch');

@@ -45,6 +45,9 @@ class DoubleRegionServer implements RegionServer {
       { file_id: 'f1', level: 1, file_path: 'tsdb/public/1/r/f1.parquet', file_size: 2 ** 40, index_file_path: null, index_file_size: null, num_rows: 7, num_row_groups: 1, min_ts: '-9223372036854775808', max_ts: '1700000000000000000', sequence: 42 },
     ],
     storage: [{ file_path: 'tsdb/public/1/r/f1.parquet', file_size: 2 ** 40 }],
+    index_meta: [
+      { file_id: 'f1', index_file_path: 'tsdb/public/1/r/f1.invidx', index_file_size: 90, index_type: 'inverted', column_id: 2, offset: 24, size: 40, value_kind: 'string', distinct_values: 3, segment_row_count: 1024, row_count: 7 },
+    ],
   };
   answer: QueryAnswer | undefined;
   /** Awaited by a query before it answers (given the query's signal). */
