@@ -296,7 +296,7 @@ export class FrontendInstance {
         return affected((await this.ddl.createDatabase(stmt.name, createDatabaseOptions(stmt.options), stmt.ifNotExists)) ? 1 : 0);
       case 'alter_database':
         this.checkStorage(stmt.set);
-        await alterDatabase(stmt.name, stmt.set, stmt.unset, this.catalog, this.ddl);
+        await alterDatabase(stmt.name, stmt.set, stmt.unset, this.catalog, this.ddl, (t, change) => this.schemaLocks.run(schemaLockKey(t.database, t.name), change));
         return affected(0);
       case 'drop_database':
         return this.dropDatabase(stmt.name, stmt.ifExists);

@@ -66,7 +66,15 @@ function regionOptionsText(table: TableInfo, database: Readonly<Record<string, s
  * the regions of each of its tables whose effective options changed altered (the table's info is
  * the same but for its schema version, which an alter of its regions needs).
  */
-export async function alterDatabase(name: string, set: Readonly<Record<string, string>>, unset: readonly string[], catalog: CatalogManager, ddl: TableDdl): Promise<void> {
+export async function alterDatabase(
+  name: string,
+  set: Readonly<Record<string, string>>,
+  unset: readonly string[],
+  catalog: CatalogManager,
+  ddl: TableDdl,
+  /** Runs a change of a table serialized with the other schema changes of this frontend (ingestion's new columns). */
+  serialized: (table: TableInfo, change: () => Promise<void>) => Promise<void> = (_t, change) => change(),
+): Promise<void> {
   const checkedSet = setOptions(set);
   const keys = unsetKeys(unset);
   const before = (await catalog.database(name))?.options;
@@ -76,13 +84,13 @@ export async function alterDatabase(name: string, set: Readonly<Record<string, s
   const after = (await catalog.requireDatabase(name)).options;
   for (const table of await catalog.tables(name)) {
     if (ownsNoRegions(table) || regionOptionsText(table, before) === regionOptionsText(table, after)) continue;
-    await applyDatabaseOptions(table, catalog, ddl);
+    await serialized(table, () => applyDatabaseOptions(table, catalog, ddl));
   }
 }
 
 /** Alters the regions of `table` to its database's options as they are now. */
 async function applyDatabaseOptions(table: TableInfo, catalog: CatalogManager, ddl: TableDdl): Promise<void> {
-  let current: TableInfo | undefined = table;
+  let current = await catalog.tableById(table.table_id);
   for (let attempt = 1; current !== undefined; attempt++) {
     try {
       await ddl.alterTable(current, { ...current, schema_version: current.schema_version + 1 });
