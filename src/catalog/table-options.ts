@@ -132,13 +132,15 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
         checkBoolean(key, value);
         break;
       case 'merge_mode':
-        if (value !== 'last_row' && value !== 'last_non_null') throw invalid(`Invalid merge mode: ${rawValue}`);
+        // '' is GreptimeDB's "not set" (the default, last_row), kept as written.
+        if (value !== '' && value !== 'last_row' && value !== 'last_non_null') throw invalid(`Invalid merge mode: ${rawValue}`);
         break;
       case 'compaction.type':
         if (value !== 'twcs') throw invalid(`Invalid compaction type: ${rawValue}, only twcs is supported`);
         break;
       case 'memtable.type':
-        if (value !== 'time_series' && value !== 'partition_tree') throw invalid(`Invalid memtable type: ${rawValue}`);
+        // GreptimeDB's `bulk` is its default memtable: tsdb reads it as the engine's default kind.
+        if (value !== 'time_series' && value !== 'partition_tree' && value !== 'bulk') throw invalid(`Invalid memtable type: ${rawValue}`);
         break;
       case 'memtable.partition_tree.index_max_keys_per_shard':
       case 'memtable.partition_tree.data_freeze_threshold':
@@ -170,7 +172,7 @@ export function checkOptions(options: Readonly<Record<string, string>>, kind: 't
     }
     out[key] = value;
   }
-  if (out['append_mode'] === 'true' && out['merge_mode'] !== undefined) {
+  if (out['append_mode'] === 'true' && out['merge_mode'] !== undefined && out['merge_mode'] !== '') {
     throw invalid('merge_mode is not allowed when append_mode is enabled');
   }
   return out;
@@ -191,7 +193,8 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
     segmentRows === undefined && ignoredIds === undefined
       ? undefined
       : { ...(segmentRows !== undefined && { segment_row_count: Number(segmentRows) }), ...(ignoredIds !== undefined && { ignore_column_ids: ignoredIds }) };
-  const type = options['memtable.type'] as 'time_series' | 'partition_tree' | undefined;
+  const named = options['memtable.type'];
+  const type = named === 'bulk' ? undefined : (named as 'time_series' | 'partition_tree' | undefined);
   const memtable =
     type === undefined && shardKeys === undefined && freeze === undefined && fork === undefined
       ? undefined
@@ -203,7 +206,7 @@ export function regionOptionsOf(options: Readonly<Record<string, string>>): Regi
         };
   return {
     append_mode: options['append_mode'] === 'true',
-    merge_mode: (options['merge_mode'] as MergeMode | undefined) ?? 'last_row',
+    merge_mode: (options['merge_mode'] as MergeMode | undefined) || 'last_row',
     ...(ttl !== undefined && { ttl }),
     ...(window !== undefined && { compaction_time_window: parseDuration(window) }),
     ...(memtable !== undefined && { memtable }),
