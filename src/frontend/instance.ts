@@ -359,7 +359,7 @@ export class FrontendInstance {
         return affected(0);
       }
       case 'admin':
-        return this.admin(stmt.func, stmt.args, session);
+        return this.admin(stmt.func, stmt.args, session, stmt.text);
       case 'set':
         return this.set(stmt.variable, stmt.value, session);
       case 'show_variables':
@@ -898,9 +898,11 @@ export class FrontendInstance {
     );
   }
 
-  private async admin(func: string, args: readonly ValueExpr[], session: Session): Promise<Output> {
+  private async admin(func: string, args: readonly ValueExpr[], session: Session, statement: string): Promise<Output> {
     const name = func.toLowerCase();
-    const text = `${name}(${args.map((a) => (a.kind === 'string' ? `'${a.value}'` : a.kind === 'number' ? a.text : a.kind)).join(', ')})`;
+    // The column is the statement as GreptimeDB prints it: `ADMIN FLUSH_TABLE('t')`, the name as written.
+    const written = /^\s*ADMIN\s+([A-Za-z_]\w*)/i.exec(statement)?.[1] ?? name;
+    const text = `ADMIN ${written}(${args.map((a) => (a.kind === 'string' ? `'${a.value.replaceAll("'", "''")}'` : a.kind === 'number' ? a.text : a.kind)).join(', ')})`;
     if (name === 'flush_table' || name === 'compact_table') {
       const arg = args[0];
       if (arg?.kind !== 'string') throw new TsdbError(StatusCode.InvalidArguments, `${name} expects a table name, e.g. ${name}('cpu')`);
