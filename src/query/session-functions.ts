@@ -19,6 +19,7 @@ import { installCompatFunctions } from './compat-functions.js';
 import { installSketchFunctions } from './sketch-functions.js';
 import { registerGeoFunctions } from './geo-functions.js';
 import { installH3Functions } from './h3-functions.js';
+import { installIpFunctions } from './ip-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -48,6 +49,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   await installSketchFunctions(conn);
   registerGeoFunctions(conn);
   await installH3Functions(conn);
+  await installIpFunctions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
