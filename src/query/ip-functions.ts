@@ -209,12 +209,11 @@ export function ipv6StringToNum(s: string): Uint8Array {
   return Uint8Array.from(octets(g));
 }
 
-/** GreptimeDB's guess of an IPv6 prefix (its special cases first). */
+/** GreptimeDB's guess of an IPv6 prefix: its special cases (tested on the address's text there) first. */
 function ipv6Subnet(g: readonly number[]): number {
-  const text = formatIpv6(g);
-  if (text.startsWith('2001:db8:')) return 32;
-  if (text === '::1') return 128;
-  if (text.startsWith('fe80::')) return 16;
+  if (g[0] === 0x2001 && g[1] === 0xdb8) return 32;
+  if (g[7] === 1 && g.every((x, i) => i === 7 || x === 0)) return 128;
+  if (g[0] === 0xfe80 && formatIpv6(g).startsWith('fe80::')) return 16;
   let subnet = 128;
   for (let i = 7; i >= 0; i--) {
     if (g[i] !== 0) {
@@ -234,8 +233,11 @@ export function ipv6ToCidr(ip: string, mask: number | undefined): string {
     if (g === undefined) throw invalidArgs(`Invalid IPv6 address: ${ip}`);
   }
   const m = mask ?? ipv6Subnet(g);
-  const masked = octets(g).map((b, i) => (8 * i + 8 <= m ? b : 8 * i < m ? b & (0xff << (8 - (m - 8 * i))) & 0xff : 0));
-  return `${formatIpv6(groupsOf(masked))}/${m}`;
+  for (let i = 0; i < 8; i++) {
+    if (16 * i + 16 <= m) continue;
+    g[i] = 16 * i < m ? g[i]! & (0xffff << (16 - (m - 16 * i))) & 0xffff : 0;
+  }
+  return `${formatIpv6(g)}/${m}`;
 }
 
 /** A `*_to_cidr` function: NULL address gives NULL, NULL mask a guessed one. */
