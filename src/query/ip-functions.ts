@@ -8,8 +8,8 @@
  * and written as Rust writes them (RFC 5952 compression, `::ffff:a.b.c.d` for mapped addresses),
  * so that answers match GreptimeDB's to the character, its quirks included (the `/0` mask that
  * keeps every bit, the fixed `/32` and `/16` of `ipv6_to_cidr`'s guesses for 2001:db8 and fe80).
- * Errors are its texts: DataFusion's execution errors and its InvalidFuncArgs, which reach the
- * user as DataFusion's `External error: …`; both 3001 EngineExecuteQuery (`duckdb-error.ts`).
+ * Errors are its texts: DataFusion's execution errors (`Execution error: …`) and its InvalidFuncArgs
+ * (`Invalid function args: …`); both 3001 EngineExecuteQuery (`duckdb-error.ts`).
  * NULL in an argument gives NULL, but for the mask of `ipv*_to_cidr`, whose NULL means "guess".
  */
 import { BLOB, BOOLEAN, DuckDBBlobValue, DuckDBScalarFunction, HUGEINT, UINTEGER, VARCHAR, type DuckDBConnection, type DuckDBVector } from '@duckdb/node-api';
@@ -18,8 +18,11 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { registrar, scalar } from './js-functions.js';
 
 const executionError = (message: string): TsdbError => new TsdbError(StatusCode.EngineExecuteQuery, `Execution error: ${message}`);
-/** GreptimeDB's InvalidFuncArgs, as DataFusion shows an external error. */
-const invalidArgs = (message: string): TsdbError => new TsdbError(StatusCode.EngineExecuteQuery, `External error: Invalid function args: ${message}`);
+/**
+ * GreptimeDB's InvalidFuncArgs. DataFusion carries it as an external error, and GreptimeDB's answer
+ * shows an external error's root cause alone (`output_msg`), as its sqlness shows for st_* errors.
+ */
+const invalidArgs = (message: string): TsdbError => new TsdbError(StatusCode.EngineExecuteQuery, `Invalid function args: ${message}`);
 const castError = (value: unknown, type: string): TsdbError => new TsdbError(StatusCode.EngineExecuteQuery, `Cast error: Can't cast value ${String(value)} to type ${type}`);
 
 const OCTET = /^(?:0|[1-9][0-9]{0,2})$/;
