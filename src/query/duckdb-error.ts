@@ -37,7 +37,7 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
  * which it reports as EngineExecuteQuery.
  */
 export const EXECUTION_ERROR = 'Execution error: ';
-export const EXECUTION_ERRORS: readonly string[] = [EXECUTION_ERROR, 'Error during planning: ', 'Cast error: ', 'Geohash error: ', 'Invalid function args: '];
+export const EXECUTION_ERRORS: readonly string[] = [EXECUTION_ERROR, 'Error during planning: ', 'Cast error: ', 'Geohash error: ', 'Invalid function args: ', 'Fail to parse WKT: ', 'Great circle distance '];
 
 /**
  * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors,

@@ -20,6 +20,7 @@ import { installSketchFunctions } from './sketch-functions.js';
 import { registerGeoFunctions } from './geo-functions.js';
 import { installH3Functions } from './h3-functions.js';
 import { installIpFunctions } from './ip-functions.js';
+import { registerWktFunctions } from './wkt-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -50,6 +51,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   registerGeoFunctions(conn);
   await installH3Functions(conn);
   await installIpFunctions(conn);
+  registerWktFunctions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
