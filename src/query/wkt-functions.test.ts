@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { distanceSphereM, readPoint, rustFloat, wktPoint } from './wkt-functions.js';
+import { area, distance, distanceSphereM, parseWkt, readPoint, rustFloat, wktPoint } from './wkt-functions.js';
 
 test('a point WKT is written as GreptimeDB writes it (longitude first, Rust f64 digits)', () => {
   assert.equal(wktPoint(37.76938, -122.3889), 'POINT(-122.3889 37.76938)');
@@ -17,4 +17,23 @@ test('sphere distance of points is geo crate haversine; other geometries are ref
   assert.deepEqual(readPoint('POINT(1.5 -2)'), [1.5, -2]);
   assert.throws(() => distanceSphereM('POINT(0 0)', 'POLYGON ((0 0, 1 0, 1 1, 0 0))'), /Great circle distance between non-point objects are not supported for now\./);
   assert.throws(() => distanceSphereM('POINT(0 0)', 'nonsense'), /Fail to parse WKT/);
+});
+
+const POLY = 'POLYGON ((-121.491698 38.653343, -121.582353 38.556757, -121.469721 38.449287, -121.315883 38.541721, -121.491698 38.653343))';
+
+test('st_area and st_distance give GreptimeDB (geo crate) values', () => {
+  assert.equal(area(parseWkt(POLY)), 0.027022178074000106);
+  assert.equal(area(parseWkt('POINT(1 2)')), 0);
+  assert.equal(area(parseWkt('POLYGON((0 0, 4 0, 4 4, 0 4, 0 0), (1 1, 2 1, 2 2, 1 2, 1 1))')), 15);
+  assert.equal(area(parseWkt('MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)), ((0 0, 2 0, 2 2, 0 0)))')), 2.5);
+  assert.equal(area(parseWkt('LINESTRING(0 0, 1 1)')), 0);
+  assert.equal(distance(parseWkt('POINT(-122.3889 37.76938)'), parseWkt('POINT(-121.4247 38.5216)')), 1.2229131483470166);
+  assert.equal(distance(parseWkt('POINT(-122.3889 37.76938)'), parseWkt(POLY)), 1.1271559800391486);
+  assert.equal(distance(parseWkt('POINT(1 1)'), parseWkt('POLYGON((0 0, 4 0, 4 4, 0 4, 0 0))')), 0);
+  assert.equal(distance(parseWkt('POINT(1.5 1.5)'), parseWkt('POLYGON((0 0, 4 0, 4 4, 0 4, 0 0), (1 1, 2 1, 2 2, 1 2, 1 1))')), 0.5);
+  assert.equal(distance(parseWkt('LINESTRING(0 0, 2 2)'), parseWkt('LINESTRING(0 2, 2 0)')), 0);
+  assert.equal(distance(parseWkt('LINESTRING(0 0, 1 0)'), parseWkt('LINESTRING(0 3, 1 3)')), 3);
+  assert.equal(distance(parseWkt('POLYGON((0 0, 1 0, 1 1, 0 0))'), parseWkt('POLYGON((3 0, 4 0, 4 1, 3 0))')), 2);
+  assert.equal(distance(parseWkt('MULTIPOINT((0 0), (5 5))'), parseWkt('POINT(5 6)')), 1);
+  for (const bad of ['POINT(1)', 'POINT EMPTY', 'CIRCLE(1 2 3)', 'POINT(1 2', 'POINT(1 2) x', '']) assert.throws(() => parseWkt(bad), /Fail to parse WKT/, bad);
 });
