@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { area, distance, distanceSphereM, parseWkt, readPoint, rustFloat, wktPoint } from './wkt-functions.js';
+import { area, contains, distance, distanceSphereM, intersects, parseWkt, readPoint, rustFloat, wktPoint } from './wkt-functions.js';
 
 test('a point WKT is written as GreptimeDB writes it (longitude first, Rust f64 digits)', () => {
   assert.equal(wktPoint(37.76938, -122.3889), 'POINT(-122.3889 37.76938)');
@@ -36,4 +36,24 @@ test('st_area and st_distance give GreptimeDB (geo crate) values', () => {
   assert.equal(distance(parseWkt('POLYGON((0 0, 1 0, 1 1, 0 0))'), parseWkt('POLYGON((3 0, 4 0, 4 1, 3 0))')), 2);
   assert.equal(distance(parseWkt('MULTIPOINT((0 0), (5 5))'), parseWkt('POINT(5 6)')), 1);
   for (const bad of ['POINT(1)', 'POINT EMPTY', 'CIRCLE(1 2 3)', 'POINT(1 2', 'POINT(1 2) x', '']) assert.throws(() => parseWkt(bad), /Fail to parse WKT/, bad);
+});
+
+test('relations: contains / within / intersects as DE-9IM says for points, lines and polygons', () => {
+  const sq = parseWkt('POLYGON((0 0, 4 0, 4 4, 0 4, 0 0))');
+  const holed = parseWkt('POLYGON((0 0, 4 0, 4 4, 0 4, 0 0), (1 1, 2 1, 2 2, 1 2, 1 1))');
+  assert.equal(contains(sq, parseWkt('POINT(1 1)')), true);
+  assert.equal(contains(sq, parseWkt('POINT(0 1)')), false, 'a point on the boundary is not contained');
+  assert.equal(contains(holed, parseWkt('POINT(1.5 1.5)')), false);
+  assert.equal(contains(sq, parseWkt('LINESTRING(1 1, 3 3)')), true);
+  assert.equal(contains(sq, parseWkt('LINESTRING(0 0, 4 0)')), false, 'a line along the boundary only');
+  assert.equal(contains(sq, parseWkt('LINESTRING(1 1, 5 5)')), false);
+  assert.equal(contains(sq, sq), true);
+  assert.equal(contains(sq, parseWkt('POLYGON((1 1, 2 1, 2 2, 1 1))')), true);
+  assert.equal(contains(holed, parseWkt('POLYGON((0.5 0.5, 3 0.5, 3 3, 0.5 3, 0.5 0.5))')), false, 'the hole is inside it');
+  assert.equal(contains(parseWkt('POINT(1 1)'), sq), false);
+  assert.equal(contains(parseWkt('MULTIPOINT(1 1, 2 2)'), parseWkt('POINT(2 2)')), true);
+  assert.equal(intersects(sq, parseWkt('POLYGON((4 4, 5 4, 5 5, 4 4))')), true, 'touching at a corner');
+  assert.equal(intersects(sq, parseWkt('POLYGON((5 5, 6 5, 6 6, 5 5))')), false);
+  assert.equal(intersects(sq, parseWkt('POLYGON((1 1, 2 1, 2 2, 1 1))')), true, 'one inside the other');
+  assert.throws(() => contains(parseWkt('LINESTRING(0 0, 1 1)'), parseWkt('POINT(0.5 0.5)')), /not supported/);
 });

@@ -7,9 +7,11 @@
  * `st_area` (planar, unsigned: the exterior ring's shoelace area less the holes', on coordinates
  * shifted to the ring's first point as `geo` does) and `st_distance` (planar Euclidean: 0 where the
  * geometries meet, else the least point/segment distance) read POINT, LINESTRING, POLYGON and their
- * MULTI forms. The relations (`st_contains`, `st_within`, `st_intersects`) are not here.
+ * MULTI forms, as do the relations `st_contains`, `st_within` (DE-9IM, for containers of points or
+ * polygons) and `st_intersects`. GEOMETRYCOLLECTION is not read; parse errors do not carry the
+ * `wkt` crate's own detail.
  */
-import { DOUBLE, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { BOOLEAN, DOUBLE, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { registrar, scalar } from './js-functions.js';
@@ -185,6 +187,39 @@ export function distance(a: Geometry, b: Geometry): number {
   return d;
 }
 
+/** Whether `p` is on a ring of the polygon (its boundary). */
+const onBoundary = (p: Coord, rings: readonly (readonly Coord[])[]): boolean => rings.some((r) => r.some((_, i) => i > 0 && onSegment(p, r[i - 1]!, r[i]!)));
+const midpoint = ([p, q]: readonly [Coord, Coord]): Coord => [(p[0] + q[0]) / 2, (p[1] + q[1]) / 2];
+const properlyCross = (a: Coord, b: Coord, c: Coord, d: Coord): boolean => orient(a, b, c) * orient(a, b, d) < 0 && orient(c, d, a) * orient(c, d, b) < 0;
+
+/** `st_intersects`: whether the geometries share a point. */
+export const intersects = (a: Geometry, b: Geometry): boolean => meet(a, b, segments(a), segments(b));
+
+/**
+ * `st_contains` (DE-9IM: no point of `b` outside `a`, and their interiors meet), for a container of
+ * points (`b` points) or of polygons (`b` anything); a line string containing lines or points is
+ * refused rather than guessed.
+ */
+export function contains(a: Geometry, b: Geometry): boolean {
+  const dimension = (g: Geometry): number => (g.polygons.length > 0 ? 2 : g.lines.length > 0 ? 1 : 0);
+  if (dimension(b) > dimension(a)) return false;
+  if (dimension(a) === 0) return b.points.every((p) => a.points.some((q) => q[0] === p[0] && q[1] === p[1]));
+  if (dimension(a) === 1) throw new TsdbError(StatusCode.EngineExecuteQuery, 'Execution error: st_contains of a line string is not supported');
+  const inside = (p: Coord): boolean => a.polygons.some((poly) => inPolygon(p, poly));
+  const interior = (p: Coord): boolean => a.polygons.some((poly) => inPolygon(p, poly) && !onBoundary(p, poly));
+  const sa = segments(a);
+  const sb = segments(b);
+  if (!coords(b).every(inside)) return false;
+  for (const [p, q] of sb) {
+    if (sa.some(([r, s]) => properlyCross(p, q, r, s)) || !inside(midpoint([p, q]))) return false;
+  }
+  // A hole of a within a polygon of b puts a's exterior inside b.
+  if (a.polygons.some((poly) => poly.slice(1).some((h) => h.some((p) => b.polygons.some((bp) => inPolygon(p, bp) && !onBoundary(p, bp)))))) return false;
+  if (coords(b).some(interior) || sb.some((s) => interior(midpoint(s)))) return true;
+  // b's boundary lies on a's: a polygon of b with an area still has its interior inside a.
+  return b.polygons.some((poly) => area({ points: [], lines: [], polygons: [poly] }) > 0);
+}
+
 /** A WKT point's [x, y]; another geometry gives undefined; text that is no geometry fails as GreptimeDB's parse. */
 export function readPoint(wkt: string): [number, number] | undefined {
   const m = POINT.exec(wkt);
@@ -213,5 +248,8 @@ export function registerWktFunctions(conn: DuckDBConnection): void {
   const wkt = (input: Parameters<Parameters<typeof scalar>[3]>[0], c: number, i: number): Geometry => parseWkt(input[c]!.getItem(i) as string);
   r.registerScalarFunction(scalar('st_area', [VARCHAR], DOUBLE, (input, i) => area(wkt(input, 0, i))));
   r.registerScalarFunction(scalar('st_distance', [VARCHAR, VARCHAR], DOUBLE, (input, i) => distance(wkt(input, 0, i), wkt(input, 1, i))));
+  r.registerScalarFunction(scalar('st_contains', [VARCHAR, VARCHAR], BOOLEAN, (input, i) => contains(wkt(input, 0, i), wkt(input, 1, i))));
+  r.registerScalarFunction(scalar('st_within', [VARCHAR, VARCHAR], BOOLEAN, (input, i) => contains(wkt(input, 1, i), wkt(input, 0, i))));
+  r.registerScalarFunction(scalar('st_intersects', [VARCHAR, VARCHAR], BOOLEAN, (input, i) => intersects(wkt(input, 0, i), wkt(input, 1, i))));
   r.registerScalarFunction(scalar('st_distance_sphere_m', [VARCHAR, VARCHAR], DOUBLE, (input, i) => distanceSphereM(input[0]!.getItem(i) as string, input[1]!.getItem(i) as string)));
 }
