@@ -21,6 +21,7 @@ import { registerGeoFunctions } from './geo-functions.js';
 import { installH3Functions } from './h3-functions.js';
 import { installIpFunctions } from './ip-functions.js';
 import { registerWktFunctions } from './wkt-functions.js';
+import { installS2Functions } from './s2-functions.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -52,6 +53,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   await installH3Functions(conn);
   await installIpFunctions(conn);
   registerWktFunctions(conn);
+  await installS2Functions(conn);
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
