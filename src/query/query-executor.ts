@@ -32,6 +32,7 @@ import { mayCallAnomaly, rewriteAnomalyScores } from './anomaly-functions.js';
 import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
+import { checkIntegerStringCasts } from './strict-casts.js';
 import { rewriteJsonGetCasts } from './json-get-casts.js';
 import { AGGREGATE_MACROS } from './sketch-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
@@ -504,6 +505,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       ref.table_name = view;
     }
     rewriteSessionFunctions(tree, ctx, columnNames);
+    checkIntegerStringCasts(tree);
     if (views.size > 0) rewriteDistinctOn(tree);
     // A table read once by a lastpoint shape (as DISTINCT ON and last_value are now written) needs
     // only its series' last rows.
