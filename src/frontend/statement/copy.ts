@@ -45,6 +45,7 @@ import { CopyProgress } from '../copy/copy-progress.js';
 import { checkPermission } from '../auth/permission.js';
 import { resolveCopyLocation, STAGING_DIR, type CopyLocation } from '../copy/copy-location.js';
 import { vectorFromArrow } from '../copy/arrow-vectors.js';
+import { compressionSuffix, formatOptionsOf, PLAIN_FORMAT, type FormatOptions } from '../copy/format-options.js';
 import { isPhysicalTable } from '../metric-engine.js';
 import type { TableRouter } from '../table-router.js';
 import type { Session } from '../session.js';
@@ -159,7 +160,7 @@ export async function runCopy(stmt: Copy, session: Session, ctx: CopyContext): P
   if (stmt.target.kind === 'query') {
     const location = await resolveCopyLocation(stmt.location, stmt.connection, ctx.dir);
     if (location.directory) throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: COPY TO needs a file name, not the directory ${location.shown}`);
-    return affected(await copyQueryTo(stmt.target.sql, location, formatOf(stmt.options), session, ctx));
+    return affected(await copyQueryTo(stmt.target.sql, location, formatOf(stmt.options), session, ctx, formatOptionsOf(stmt.options)));
   }
   const { database, table } = resolveName(stmt.target.name, session);
   if (stmt.direction === 'from' && database === INFORMATION_SCHEMA) throw new TsdbError(StatusCode.Unsupported, `Cannot change read-only table: ${table}`);
@@ -170,23 +171,28 @@ export async function runCopy(stmt: Copy, session: Session, ctx: CopyContext): P
   const location = await resolveCopyLocation(stmt.location, stmt.connection, ctx.dir);
   if (stmt.direction === 'to') {
     if (location.directory) throw new TsdbError(StatusCode.InvalidArguments, `Invalid SQL, error: COPY TO needs a file name, not the directory ${location.shown}`);
-    return affected(await copyTableTo(info, location, format, range, session, ctx));
+    return affected(await copyTableTo(info, location, format, range, session, ctx, formatOptionsOf(stmt.options)));
   }
   const pattern = stmt.options['pattern'];
   const files = await sourceFiles(location, pattern, undefined);
-  return affected(await copyFilesFrom(info, files, format, range, stmt.limit, session, ctx));
+  return affected(await copyFilesFrom(info, files, format, range, stmt.limit, session, ctx, formatOptionsOf(stmt.options)));
 }
 
 // ---- TO ----
 
-function formatClause(format: CopyFormat): string {
+function formatClause(format: CopyFormat, fo: FormatOptions): string {
+  const text = [
+    ...(fo.compression !== undefined ? [`COMPRESSION ${fo.compression}`] : []),
+    ...(fo.timestampFormat !== undefined ? [`TIMESTAMPFORMAT ${quoteLiteral(fo.timestampFormat)}`] : []),
+    ...(fo.dateFormat !== undefined ? [`DATEFORMAT ${quoteLiteral(fo.dateFormat)}`] : []),
+  ].map((o) => `, ${o}`).join('');
   switch (format) {
     case 'parquet':
       return 'FORMAT parquet, COMPRESSION zstd';
     case 'csv':
-      return 'FORMAT csv, HEADER true';
+      return `FORMAT csv, HEADER true, DELIMITER ${quoteLiteral(fo.delimiter)}${text}`;
     case 'json':
-      return 'FORMAT json';
+      return `FORMAT json${text}`;
   }
 }
 
@@ -228,8 +234,23 @@ async function stagingFile(ctx: CopyContext, name: string): Promise<string> {
   return join(dir, `${randomUUID()}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
 }
 
+/**
+ * A column as COPY TO writes it: a DECIMAL in JSON as its text (JSON numbers read back through
+ * doubles), timestamps and dates of CSV and JSON in the statement's timestamp_format / date_format.
+ */
+function exported(c: ColumnSchema, format: CopyFormat, fo: FormatOptions): string {
+  const n = quoteIdent(c.name);
+  if (format === 'json' && decimalOf(c.data_type) !== undefined) return `CAST(${n} AS VARCHAR)`;
+  if (format === 'parquet') return n;
+  if (fo.timestampFormat !== undefined && c.data_type.startsWith('Timestamp')) {
+    return `strftime(CAST(${n} AS ${c.data_type === 'TimestampNanosecond' ? 'TIMESTAMP_NS' : 'TIMESTAMP'}), ${quoteLiteral(fo.timestampFormat)})`;
+  }
+  if (fo.dateFormat !== undefined && c.data_type === 'Date') return `strftime(${n}, ${quoteLiteral(fo.dateFormat)})`;
+  return n;
+}
+
 /** Writes the rows of `info` in `range` to `location`; returns the number of rows. */
-async function copyTableTo(info: TableInfo, location: CopyLocation, format: CopyFormat, range: NsRange, session: Session, ctx: CopyContext): Promise<number> {
+async function copyTableTo(info: TableInfo, location: CopyLocation, format: CopyFormat, range: NsRange, session: Session, ctx: CopyContext, fo: FormatOptions = PLAIN_FORMAT): Promise<number> {
   const { column, unit } = timeIndexOf(info);
   // The scan's inclusive range in the column's unit (what it prunes files and row groups by).
   const scanRange = {
@@ -244,9 +265,8 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
     let rows: number;
     try {
       const where = rangeCondition(column.name, unit, range);
-      // JSON numbers are read back through doubles: a DECIMAL goes to JSON as its exact text instead.
-      const columns = info.columns.map((c) => (format === 'json' && decimalOf(c.data_type) !== undefined ? `CAST(${quoteIdent(c.name)} AS VARCHAR) AS ${quoteIdent(c.name)}` : quoteIdent(c.name))).join(', ');
-      const sql = `COPY (SELECT ${columns} FROM (${relation.sql}) AS __tsdb_copy${where === '' ? '' : ` WHERE ${where}`}) TO ${quoteLiteral(target.path)} (${formatClause(format)})`;
+      const columns = info.columns.map((c) => `${exported(c, format, fo)} AS ${quoteIdent(c.name)}`).join(', ');
+      const sql = `COPY (SELECT ${columns} FROM (${relation.sql}) AS __tsdb_copy${where === '' ? '' : ` WHERE ${where}`}) TO ${quoteLiteral(target.path)} (${formatClause(format, fo)})`;
       rows = await ctx.withConnection(session, async (conn) => {
         const poll = setInterval(() => {
           try {
@@ -288,7 +308,7 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
  * `[query]`), then handed to the file writer as Arrow batches (`tsdb_arrow_scan`) or, for types Arrow
  * does not carry here, as a VALUES relation.
  */
-async function copyQueryTo(sql: string, location: CopyLocation, format: CopyFormat, session: Session, ctx: CopyContext): Promise<number> {
+async function copyQueryTo(sql: string, location: CopyLocation, format: CopyFormat, session: Session, ctx: CopyContext, fo: FormatOptions = PLAIN_FORMAT): Promise<number> {
   const out = await ctx.query(sql, session);
   if (out.kind !== 'records') throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: COPY needs a query that returns rows');
   const publication = out.arrow !== undefined ? publishArrow(out.arrow.schema, out.arrow.batches) : undefined;
@@ -299,7 +319,7 @@ async function copyQueryTo(sql: string, location: CopyLocation, format: CopyForm
   try {
     progress.rows = await ctx.withConnection(session, async (conn) => {
       try {
-        const result = await conn.runAndReadAll(`COPY (SELECT * FROM ${relation} AS __tsdb_copy) TO ${quoteLiteral(target.path)} (${formatClause(format)})`);
+        const result = await conn.runAndReadAll(`COPY (SELECT * FROM ${relation} AS __tsdb_copy) TO ${quoteLiteral(target.path)} (${formatClause(format, fo)})`);
         return Number(result.getRows()[0]?.[0] ?? 0);
       } catch (err) {
         const e = duckdbError(err);
@@ -319,6 +339,9 @@ async function copyQueryTo(sql: string, location: CopyLocation, format: CopyForm
 async function copyDatabaseTo(database: string, location: CopyLocation, options: Readonly<Record<string, string>>, session: Session, ctx: CopyContext): Promise<number> {
   const db = await ctx.catalog.requireDatabase(database);
   const format = formatOf(options);
+  const fo = formatOptionsOf(options);
+  // A compressed file's name says so (`t.csv.gz`), as COPY DATABASE FROM expects it.
+  const suffix = format === 'parquet' ? '' : compressionSuffix(fo);
   const range = rangeOf(options, session.timezone);
   const tables = (await ctx.catalog.tables(db.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // Physical metric tables first: the logical ones are created in them.
@@ -337,7 +360,7 @@ async function copyDatabaseTo(database: string, location: CopyLocation, options:
   // A physical metric table's rows are its logical tables' rows, copied with them.
   for (const t of tables.filter((t) => !isPhysicalTable(t))) {
     session.signal?.throwIfAborted();
-    rows += await copyTableTo(t, child(location, `${t.name}.${EXTENSIONS[format]}`), format, range, session, ctx);
+    rows += await copyTableTo(t, child(location, `${t.name}.${EXTENSIONS[format]}${suffix}`), format, range, session, ctx, fo);
   }
   return rows;
 }
@@ -423,21 +446,23 @@ async function localFiles(files: readonly SourceFile[], ctx: CopyContext, signal
 }
 
 /** DuckDB's reader of `paths` in `format`, every column as written (Parquet) or as text (CSV, JSON). */
-function reader(format: CopyFormat, paths: readonly string[], columns?: readonly string[]): string {
+function reader(format: CopyFormat, paths: readonly string[], fo: FormatOptions, columns?: readonly string[]): string {
   const list = `[${paths.map(quoteLiteral).join(', ')}]`;
+  // Without compression_type, DuckDB's own guess from the file name (`.gz`, `.zst`).
+  const compression = `compression = ${quoteLiteral(fo.compression ?? (format === 'json' ? 'auto_detect' : 'auto'))}`;
   switch (format) {
     case 'parquet':
       return `read_parquet(${list}, union_by_name = true)`;
     case 'csv':
-      return `read_csv(${list}, header = true, delim = ',', quote = '"', escape = '"', all_varchar = true, allow_quoted_nulls = false, union_by_name = true)`;
+      return `read_csv(${list}, header = true, delim = ${quoteLiteral(fo.delimiter)}, quote = '"', escape = '"', all_varchar = true, allow_quoted_nulls = false, union_by_name = true, ${compression})`;
     case 'json':
       return columns === undefined
-        ? `read_json(${list}, format = 'newline_delimited', union_by_name = true)`
-        : `read_json(${list}, format = 'newline_delimited', columns = {${columns.map((c) => `${quoteLiteral(c)}: 'VARCHAR'`).join(', ')}})`;
+        ? `read_json(${list}, format = 'newline_delimited', union_by_name = true, ${compression})`
+        : `read_json(${list}, format = 'newline_delimited', columns = {${columns.map((c) => `${quoteLiteral(c)}: 'VARCHAR'`).join(', ')}}, ${compression})`;
   }
 }
 
-async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], format: CopyFormat, range: NsRange, limit: number | undefined, session: Session, ctx: CopyContext): Promise<number> {
+async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], format: CopyFormat, range: NsRange, limit: number | undefined, session: Session, ctx: CopyContext, fo: FormatOptions = PLAIN_FORMAT): Promise<number> {
   if (files.length === 0 || limit === 0) return 0;
   if (info.engine === 'metric' && isPhysicalTable(info)) throw new TsdbError(StatusCode.Unsupported, `COPY FROM into the physical metric table ${info.name} is not supported: copy into its logical tables`);
   const { paths, cleanup } = await localFiles(files, ctx, session.signal);
@@ -457,7 +482,7 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
       // The file's columns, by name: the table's columns it has are read; the others get their defaults.
       let described;
       try {
-        described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${reader(format, paths)}`)).getRows().map((r) => String(r[0]));
+        described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${reader(format, paths, fo)}`)).getRows().map((r) => String(r[0]));
       } catch (err) {
         throw new TsdbError(StatusCode.InvalidArguments, `Failed to read ${files.length === 1 ? files[0]!.name : 'the files'} as ${format}: ${duckdbError(err).message}`);
       }
@@ -474,12 +499,15 @@ async function copyFilesFrom(info: TableInfo, files: readonly SourceFile[], form
       const item = (c: ColumnSchema) => {
         const n = quoteIdent(c.name);
         if (asText(c)) return `CAST(${n} AS VARCHAR)`;
+        // Text read by the statement's timestamp_format / date_format (CSV and JSON hold text).
+        const pattern = format === 'parquet' ? undefined : c.data_type === 'Date' ? fo.dateFormat : c.data_type.startsWith('Timestamp') ? fo.timestampFormat : undefined;
+        if (pattern !== undefined) return `CAST(strptime(CAST(${n} AS VARCHAR), ${quoteLiteral(pattern)}) AS ${sqlTypeOf(c.data_type)})`;
         if (decimalOf(c.data_type) !== undefined) return `CAST(CAST(${n} AS ${sqlTypeOf(c.data_type)}) AS VARCHAR)`;
         return `CAST(${n} AS ${sqlTypeOf(c.data_type)})`;
       };
       const items = given.map((c) => `${item(c)} AS ${quoteIdent(c.name)}`);
       const where = inFile.has(ts.name) ? rangeCondition(ts.name, unit, range) : '';
-      const sql = `SELECT * FROM (SELECT ${items.join(', ')} FROM ${reader(format, paths, format === 'json' ? given.map((c) => c.name) : undefined)})${where === '' ? '' : ` WHERE ${where}`}${limit !== undefined ? ` LIMIT ${limit}` : ''}`;
+      const sql = `SELECT * FROM (SELECT ${items.join(', ')} FROM ${reader(format, paths, fo, format === 'json' ? given.map((c) => c.name) : undefined)})${where === '' ? '' : ` WHERE ${where}`}${limit !== undefined ? ` LIMIT ${limit}` : ''}`;
       const stream = await queryArrow(conn, sql, { batchRows: READ_BATCH_ROWS, ...(session.signal !== undefined && { signal: session.signal }) });
       let written = 0;
       for await (const batch of stream.batches) {
@@ -518,6 +546,8 @@ function hasNull(v: Vector): boolean {
 async function copyDatabaseFrom(database: string, location: CopyLocation, options: Readonly<Record<string, string>>, session: Session, ctx: CopyContext): Promise<number> {
   const db = await ctx.catalog.requireDatabase(database);
   const format = formatOf(options);
+  const fo = formatOptionsOf(options);
+  const extension = `${EXTENSIONS[format]}${format === 'parquet' ? '' : compressionSuffix(fo)}`;
   const range = rangeOf(options, session.timezone);
   const dbSession: Session = { ...session, database: db.name };
   if (location.kind === 'local' && !(await stat(location.path).then((s) => s.isDirectory(), () => false))) throw new TsdbError(StatusCode.InvalidArguments, `File not found: ${location.shown}`);
@@ -535,15 +565,15 @@ async function copyDatabaseFrom(database: string, location: CopyLocation, option
     }
   }
   if (flag(options, 'schema_only')) return 0;
-  const files = await sourceFiles(location, options['pattern'], EXTENSIONS[format]);
+  const files = await sourceFiles(location, options['pattern'], extension);
   let rows = 0;
   for (const f of files) {
     session.signal?.throwIfAborted();
-    const table = f.name.slice(0, -(EXTENSIONS[format].length + 1));
+    const table = f.name.slice(0, -(extension.length + 1));
     const info = await ctx.catalog.table(db.name, table);
     if (info === undefined) throw new TsdbError(StatusCode.TableNotFound, `Table not found: ${session.catalog}.${db.name}.${table}`);
     if (isPhysicalTable(info)) continue;
-    rows += await copyFilesFrom(info, [f], format, range, undefined, session, ctx);
+    rows += await copyFilesFrom(info, [f], format, range, undefined, session, ctx, fo);
   }
   return rows;
 }
