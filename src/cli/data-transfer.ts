@@ -27,7 +27,6 @@ export interface TransferOptions extends SqlClientOptions {
 }
 
 /** GreptimeDB's status code of a database that does not exist. */
-const DATABASE_NOT_FOUND = 4004;
 
 const SYSTEM_DATABASES = new Set(['information_schema', 'tsdb_private', 'pg_catalog']);
 
@@ -97,15 +96,8 @@ export async function importData(opts: TransferOptions, out: ProgressOut): Promi
   let rows = 0;
   for (const db of await databasesOf(client, opts)) {
     const dir = dirOf(opts.dir, db);
-    const schema = `COPY DATABASE ${ident(db)} FROM ${literal(dir)} WITH (format = ${literal(opts.format)}, schema_only = true)${conn}`;
-    try {
-      await client.run(schema);
-    } catch (err) {
-      // Restoring into a server without the database: created (without the options of create_database.sql).
-      if (!(err instanceof SqlError && err.code === DATABASE_NOT_FOUND)) throw err;
-      await client.run(`CREATE DATABASE IF NOT EXISTS ${ident(db)}`);
-      await client.run(schema);
-    }
+    // Restoring into a server without the database: created by the export's create_database.sql (its options too).
+    await client.run(`COPY DATABASE ${ident(db)} FROM ${literal(dir)} WITH (format = ${literal(opts.format)}, schema_only = true, create_database = true)${conn}`);
     const tables = await dataTables(client, db);
     const bar = new ProgressBar(out, `import ${db}`, tables.length);
     for (const t of tables) {

@@ -182,7 +182,8 @@ test('tsdb cli export and import: a backup of two databases restored into an emp
   const expected = await generate(join(copyDir, 'gen', 'every_type.parquet'), 50_000);
   const src = await server(t, copyDir);
   for (const db of ['a', 'b']) {
-    await src.ok(`CREATE DATABASE ${db}`);
+    // a's options come back with it (create_database.sql).
+    await src.ok(`CREATE DATABASE ${db}${db === 'a' ? " WITH (ttl = '3650d', 'compaction.twcs.time_window' = '2h')" : ''}`);
     await src.ok(CREATE, db);
     await src.ok(`COPY ${db}.every_type FROM 'gen/every_type.parquet'`);
   }
@@ -205,6 +206,7 @@ test('tsdb cli export and import: a backup of two databases restored into an emp
   assert.deepEqual(await checksum(dst, 'a.every_type'), expected);
   assert.deepEqual(await checksum(dst, 'b.every_type'), expected);
   assert.deepEqual((await dst.ok('SELECT job, val FROM up ORDER BY job', 'b')).rows, [['x', 1], ['y', 0]]);
+  assert.match(String((await dst.ok('SHOW CREATE DATABASE a')).rows[0]![1]), /'compaction.twcs.time_window' = '2h',\n\s*ttl = '3650days'/);
   // A database that was never exported: an error, and the exit status says so.
   const missing = await runTsdb(['cli', 'import', '--addr', dst.http, '--database', 'nope', '--input-dir', 'cli-backup'], { timeoutMs: 180_000 });
   assert.notEqual(missing.code, 0);

@@ -544,6 +544,16 @@ function hasNull(v: Vector): boolean {
 }
 
 async function copyDatabaseFrom(database: string, location: CopyLocation, options: Readonly<Record<string, string>>, session: Session, ctx: CopyContext): Promise<number> {
+  // `create_database = true` (tsdb's; `tsdb cli import` sets it): a missing database is created by
+  // the export's create_database.sql, with its options.
+  if (flag(options, 'create_database') && (await ctx.catalog.database(database)) === undefined) {
+    const text = await readBeside(location, CREATE_DATABASE_FILE, ctx, session.signal);
+    if (text === undefined) throw new TsdbError(StatusCode.InvalidArguments, `File not found: ${location.shown}`);
+    const stmts = parseSql(text);
+    const create = stmts[0];
+    if (stmts.length !== 1 || create?.kind !== 'create_database') throw new TsdbError(StatusCode.InvalidArguments, `${CREATE_DATABASE_FILE} must hold one CREATE DATABASE statement to create database ${database}`);
+    await ctx.execute({ ...create, name: database, ifNotExists: true }, session);
+  }
   const db = await ctx.catalog.requireDatabase(database);
   const format = formatOf(options);
   const fo = formatOptionsOf(options);
