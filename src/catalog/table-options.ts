@@ -5,7 +5,7 @@
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { KIB, MIB, GIB, TIB, PIB, parseSize } from '../common/size/size.js';
-import { parseDuration } from '../common/time/duration.js';
+import { MONTH_MS, parseDuration, YEAR_MS } from '../common/time/duration.js';
 import type { MergeMode, RegionOptions } from '../types/region-metadata.js';
 
 /** Keys a table accepts as written. */
@@ -80,11 +80,14 @@ export function formatTtl(value: string): string {
   if (v === 'forever' || v === 'instant') return v;
   const ms = parseTtl(v);
   if (ms === undefined) return 'forever';
+  // humantime's format_duration: years of 365.25 days, months of 30.44 days, then days.
   const parts: string[] = [];
   let rest = ms;
-  const days = Math.floor(rest / 86_400_000);
-  rest -= days * 86_400_000;
-  if (days > 0) parts.push(`${days}${days === 1 ? 'day' : 'days'}`);
+  for (const [unit, size] of [['year', YEAR_MS], ['month', MONTH_MS], ['day', 86_400_000]] as const) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n}${unit}${n === 1 ? '' : 's'}`);
+  }
   for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
     const n = Math.floor(rest / size);
     rest -= n * size;

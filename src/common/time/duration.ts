@@ -6,6 +6,10 @@
 /** Milliseconds. */
 export type Millis = number;
 
+/** humantime's month and year. */
+export const MONTH_MS = 2_630_016_000;
+export const YEAR_MS = 31_557_600_000;
+
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   nsec: 1e-6,
@@ -35,6 +39,12 @@ const UNIT_MS: Record<string, number> = {
   w: 604_800_000,
   week: 604_800_000,
   weeks: 604_800_000,
+  // humantime's (GreptimeDB's TTLs): a month is 30.44 days, a year 365.25 days.
+  month: MONTH_MS,
+  months: MONTH_MS,
+  y: YEAR_MS,
+  year: YEAR_MS,
+  years: YEAR_MS,
 };
 
 const PART = /(\d+(?:\.\d+)?)\s*([a-zµ]+)\s*/gy;

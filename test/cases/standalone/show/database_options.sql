@@ -40,6 +40,12 @@ ALTER TABLE before_alter SET 'ttl' = '7d';
 
 SHOW CREATE TABLE before_alter;
 
+ALTER TABLE before_alter SET 'ttl' = '2years';
+
+ALTER TABLE after_alter SET 'ttl' = '365d';
+
+SELECT table_name, create_options FROM information_schema.tables WHERE table_schema = 'cmp_db' AND table_name LIKE '%alter' ORDER BY table_name;
+
 USE public;
 
 DROP DATABASE cmp_db;
