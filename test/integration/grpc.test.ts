@@ -225,7 +225,7 @@ test('bad input: undecodable message, wrong column type, unsupported type; nothi
   assert.deepEqual(await sqlRows(baseUrl, "SHOW TABLES LIKE 'fresh'"), []);
   assert.deepEqual(await sqlRows(baseUrl, 'SELECT count(*) FROM bad'), [[1]]);
 
-  const unsupported = failure(await client.handle({ row_inserts: { inserts: [{ table_name: 'bad', rows: { schema: [{ column_name: 'ts', datatype: DT.TS_MS, semantic_type: SEM.TIMESTAMP }, { column_name: 'dec', datatype: 30, semantic_type: SEM.FIELD }], rows: [] } }] } }));
+  const unsupported = failure(await client.handle({ row_inserts: { inserts: [{ table_name: 'bad', rows: { schema: [{ column_name: 'ts', datatype: DT.TS_MS, semantic_type: SEM.TIMESTAMP }, { column_name: 't', datatype: 19, semantic_type: SEM.FIELD }], rows: [] } }] } }));
   assert.equal(unsupported.code, grpc.status.UNIMPLEMENTED);
   assert.equal(unsupported.trailers['x-greptime-err-code'], '1001');
 
@@ -315,4 +315,44 @@ test('SIGTERM with a HandleRequests stream left open: the stream is cut at the g
   const r = failure(await done);
   assert.ok([grpc.status.CANCELLED, grpc.status.UNAVAILABLE].includes(r.code), `${r.code} ${r.details}`);
   assert.ok(proc.lines.some((l) => l.msg === 'gRPC server stopped'));
+});
+
+test('DECIMAL128 columns (precision and scale from datatype_extension) by row and column inserts: exact values back over SQL', async (t) => {
+  const { baseUrl, client } = await start(t);
+  const dec = (hi: string, lo: string) => ({ decimal128_value: { hi, lo } });
+  const schema = [
+    { column_name: 'ts', datatype: DT.TS_MS, semantic_type: SEM.TIMESTAMP },
+    { column_name: 'price', datatype: 30, semantic_type: SEM.FIELD, datatype_extension: { decimal_type: { precision: 10, scale: 2 } } },
+    { column_name: 'wide', datatype: 30, semantic_type: SEM.FIELD },
+  ];
+  ok(
+    await client.handle({
+      row_inserts: {
+        inserts: [
+          {
+            table_name: 'prices',
+            rows: {
+              schema,
+              rows: [
+                // 12345 at scale 2; -1 (all ones in both halves); 2^64 + 5 at GreptimeDB's default (38, 10).
+                { values: [{ timestamp_millisecond_value: '1' }, dec('0', '12345'), dec('1', '5')] },
+                { values: [{ timestamp_millisecond_value: '2' }, dec('-1', '-1'), {}] },
+              ],
+            },
+          },
+        ],
+      },
+    }),
+  );
+  assert.deepEqual(await sqlRows(baseUrl, 'SELECT ts, price, wide FROM prices ORDER BY ts'), [
+    [1, '123.45', '1844674407.3709551621'],
+    [2, '-0.01', null],
+  ]);
+  assert.deepEqual(await sqlRows(baseUrl, "SELECT data_type FROM information_schema.columns WHERE table_name = 'prices' AND column_name IN ('price', 'wide') ORDER BY column_name"), [['decimal(10,2)'], ['decimal(38,10)']]);
+  // Column inserts of the same columns; a value beyond the precision is refused.
+  ok(await client.handle({ inserts: { inserts: [{ table_name: 'prices', row_count: 1, columns: [{ column_name: 'ts', semantic_type: SEM.TIMESTAMP, datatype: DT.TS_MS, values: { timestamp_millisecond_values: ['3'] } }, { column_name: 'price', semantic_type: SEM.FIELD, datatype: 30, datatype_extension: { decimal_type: { precision: 10, scale: 2 } }, values: { decimal128_values: [{ hi: '0', lo: '99999' }] } }] }] } }));
+  assert.deepEqual(await sqlRows(baseUrl, 'SELECT price FROM prices WHERE ts = 3'), [['999.99']]);
+  const over = failure(await client.handle({ row_inserts: { inserts: [{ table_name: 'prices', rows: { schema: schema.slice(0, 2), rows: [{ values: [{ timestamp_millisecond_value: '4' }, dec('0', '100000000000')] }] } }] } }));
+  assert.equal(over.trailers['x-greptime-err-code'], '1004');
+  assert.match(over.details, /does not fit DECIMAL\(10, 2\)/);
 });

@@ -4,8 +4,9 @@
  * tables the ingest path takes (frontend/ingest-request.ts).
  *
  * Column types: every ColumnDataType tsdb stores (BOOLEAN, INT8…UINT64, FLOAT32/64, BINARY, STRING,
- * DATE, DATETIME as TimestampMicrosecond, TIMESTAMP_*); TIME_*, INTERVAL_*, DECIMAL128, JSON,
- * VECTOR, LIST, STRUCT and DICTIONARY are refused (Unsupported), naming the column. A value whose
+ * DATE, DATETIME as TimestampMicrosecond, TIMESTAMP_*, DECIMAL128 with its precision and scale from
+ * `datatype_extension`, GreptimeDB's (38, 10) without); TIME_*, INTERVAL_*, JSON, VECTOR, LIST,
+ * STRUCT and DICTIONARY are refused (Unsupported), naming the column. A value whose
  * kind is not its column's type (a `string_value` in an INT64 column) or out of its type's range is
  * refused (InvalidArguments), naming table, column and row. Several requests for one table in one
  * message are merged (rows appended, columns a part lacks NULL there).
@@ -26,7 +27,7 @@ export const COLUMN_DATA_TYPE_NAMES: Readonly<Record<number, string>> = {
   41: 'STRUCT', 42: 'DICTIONARY',
 };
 
-type Kind = 'int' | 'uint' | 'bigint' | 'ubigint' | 'float' | 'bool' | 'binary' | 'string';
+type Kind = 'int' | 'uint' | 'bigint' | 'ubigint' | 'float' | 'bool' | 'binary' | 'string' | 'decimal';
 
 interface TypeSpec {
   readonly type: ColumnType;
@@ -35,7 +36,17 @@ interface TypeSpec {
   readonly kind: Kind;
   readonly min?: number;
   readonly max?: number;
+  /** DECIMAL128: the column's precision and scale (its `datatype_extension`). */
+  readonly precision?: number;
+  readonly scale?: number;
 }
+
+/** `ColumnDataTypeExtension` as decoded: tsdb reads the decimal one. */
+export interface WireTypeExtension {
+  readonly decimal_type?: { readonly precision?: number; readonly scale?: number } | null;
+}
+
+const DECIMAL128 = 30;
 
 /** The stored type and wire field of each ColumnDataType tsdb takes. */
 export const COLUMN_DATA_TYPES: Readonly<Record<number, TypeSpec>> = {
@@ -77,9 +88,18 @@ function typeName(datatype: number): string {
 }
 
 /** The spec of a column's declared type; Unsupported for the types tsdb does not store. */
-function specOf(table: string, column: string, datatype: number): TypeSpec {
+function specOf(table: string, column: string, datatype: number, extension?: WireTypeExtension | null): TypeSpec {
+  if (datatype === DECIMAL128) {
+    // GreptimeDB's default DECIMAL is (38, 10).
+    const precision = extension?.decimal_type?.precision ?? 38;
+    const scale = extension?.decimal_type?.scale ?? 10;
+    if (!Number.isInteger(precision) || precision < 1 || precision > 38 || !Number.isInteger(scale) || scale < 0 || scale > precision) {
+      throw invalid(`Invalid request to table ${table}, reason: column ${column} has an invalid decimal type (${precision}, ${scale})`);
+    }
+    return { type: `Decimal(${precision}, ${scale})` as ColumnType, field: 'decimal128_value', kind: 'decimal', precision, scale };
+  }
   const spec = COLUMN_DATA_TYPES[datatype];
-  if (spec === undefined) throw new TsdbError(StatusCode.Unsupported, `Unsupported data type ${typeName(datatype)} of column ${column} in table ${table}: tsdb stores BOOLEAN, INT8-64, UINT8-64, FLOAT32/64, BINARY, STRING, DATE, DATETIME and TIMESTAMP_*`);
+  if (spec === undefined) throw new TsdbError(StatusCode.Unsupported, `Unsupported data type ${typeName(datatype)} of column ${column} in table ${table}: tsdb stores BOOLEAN, INT8-64, UINT8-64, FLOAT32/64, BINARY, STRING, DATE, DATETIME, TIMESTAMP_* and DECIMAL128`);
   return spec;
 }
 
@@ -101,11 +121,11 @@ export class TableBuilder {
   constructor(readonly name: string) {}
 
   /** The column `name` declared with this type and kind (declared now if new; earlier rows NULL). */
-  column(name: string, semanticNumber: number, datatype: number): ColumnBuilder {
+  column(name: string, semanticNumber: number, datatype: number, extension?: WireTypeExtension | null): ColumnBuilder {
     if (name === '') throw invalid(`table ${this.name}: a column name is empty`);
     const semantic = SEMANTICS[semanticNumber];
     if (semantic === undefined) throw invalid(`table ${this.name}: column ${name} has an unknown semantic type ${semanticNumber}`);
-    const spec = specOf(this.name, name, datatype);
+    const spec = specOf(this.name, name, datatype, extension);
     const have = this.columns.get(name);
     if (have !== undefined) {
       if (have.spec.type !== spec.type || have.semantic !== semantic) {
@@ -157,7 +177,25 @@ function cellOf(table: string, c: ColumnBuilder, row: number, raw: unknown): Cel
       return raw instanceof Uint8Array ? raw : new Uint8Array(0);
     case 'string':
       return String(raw);
+    case 'decimal':
+      return decimalCell(raw, spec.precision!, spec.scale!, bad);
   }
+}
+
+/** A `Decimal128 {hi, lo}` (the 128-bit unscaled value's halves) as the canonical text of its column's scale. */
+function decimalCell(raw: unknown, precision: number, scale: number, bad: (why: string) => TsdbError): string {
+  const d = raw as { hi?: unknown; lo?: unknown } | null;
+  let unscaled: bigint;
+  try {
+    unscaled = (BigInt((d?.hi as string | number | undefined) ?? 0) << 64n) + BigInt.asUintN(64, BigInt((d?.lo as string | number | undefined) ?? 0));
+  } catch {
+    throw bad('not a Decimal128');
+  }
+  const abs = unscaled < 0n ? -unscaled : unscaled;
+  if (abs >= 10n ** BigInt(precision)) throw bad(`${unscaled} does not fit DECIMAL(${precision}, ${scale})`);
+  const digits = abs.toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+  return unscaled < 0n ? `-${text}` : text;
 }
 
 /** The vector of a column's cells, of the kind its type is stored in. */
@@ -204,7 +242,7 @@ function vectorOf(table: string, c: ColumnBuilder): Vector {
 
 /** `greptime.v1.Rows` as decoded. */
 export interface WireRows {
-  readonly schema?: ReadonlyArray<{ readonly column_name: string; readonly datatype: number; readonly semantic_type: number }>;
+  readonly schema?: ReadonlyArray<{ readonly column_name: string; readonly datatype: number; readonly semantic_type: number; readonly datatype_extension?: WireTypeExtension | null }>;
   readonly rows?: ReadonlyArray<{ readonly values?: ReadonlyArray<Record<string, unknown> & { readonly value_data?: string }> }>;
 }
 
@@ -220,7 +258,7 @@ export function tablesOfRows(requests: ReadonlyArray<{ readonly table_name: stri
     const cols = schema.map((s) => {
       if (seen.has(s.column_name)) throw invalid(`table ${t.name}: column ${s.column_name} is given twice`);
       seen.add(s.column_name);
-      return t.column(s.column_name, s.semantic_type, s.datatype);
+      return t.column(s.column_name, s.semantic_type, s.datatype, s.datatype_extension);
     });
     const base = t.rowCount;
     for (const [r, row] of (req.rows?.rows ?? []).entries()) {
@@ -250,6 +288,7 @@ export interface WireColumn {
   readonly column_name: string;
   readonly semantic_type: number;
   readonly datatype: number;
+  readonly datatype_extension?: WireTypeExtension | null;
   readonly values?: Readonly<Record<string, unknown>> | null;
   readonly null_mask?: Uint8Array;
 }
@@ -267,7 +306,7 @@ export function tablesOfColumns(requests: ReadonlyArray<{ readonly table_name: s
     for (const wc of req.columns) {
       if (seen.has(wc.column_name)) throw invalid(`table ${t.name}: column ${wc.column_name} is given twice`);
       seen.add(wc.column_name);
-      const col = t.column(wc.column_name, wc.semantic_type, wc.datatype);
+      const col = t.column(wc.column_name, wc.semantic_type, wc.datatype, wc.datatype_extension);
       const listName = `${col.spec.field}s`;
       for (const [k, list] of Object.entries(wc.values ?? {})) {
         if (k !== listName && Array.isArray(list) && list.length > 0) {
