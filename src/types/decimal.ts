@@ -28,10 +28,14 @@ export function decimalText(text: string, precision: number, scale: number): str
     unscaled = Number.isNaN(first) || first < 5 ? kept : kept + 1n;
   }
   if (unscaled >= 10n ** BigInt(precision)) return 'overflow';
-  digits = unscaled.toString().padStart(scale + 1, '0');
-  const negative = sign === '-' && unscaled !== 0n;
+  return unscaledText(sign === '-' ? -unscaled : unscaled, scale);
+}
+
+/** The canonical text of unscaled value `v` at `scale` (`-1234` at scale 2 is `-12.34`). */
+export function unscaledText(v: bigint, scale: number): string {
+  const digits = (v < 0n ? -v : v).toString().padStart(scale + 1, '0');
   const body = scale === 0 ? digits : `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
-  return negative ? `-${body}` : body;
+  return v < 0n ? `-${body}` : body;
 }
 
 function zeroText(scale: number): string {

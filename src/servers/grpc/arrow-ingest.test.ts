@@ -5,6 +5,7 @@ import {
   Bool,
   DateDay,
   DateMillisecond,
+  Decimal,
   Float32,
   Float64,
   Int16,
@@ -126,4 +127,27 @@ test('arrow-ingest: a subset of the columns in any order; unknown, mistyped and 
   refuses(new Table({ ts: tsNs([5n]), d: vectorFromArray([1], new DateMillisecond()) }), StatusCode.InvalidArguments, /Date32<DAY>/);
   refuses(new Table({ ts: vectorFromArray([5n], new Int64()) }), StatusCode.InvalidArguments, /Timestamp<NANOSECOND>/);
   refuses(new Table({ f64: vectorFromArray([1], new Float64()) }), StatusCode.InvalidArguments, /time index column ts/);
+});
+
+test('arrow-ingest: Decimal128 of the column\'s scale reads as canonical text; another scale, or a value beyond the precision, refused', () => {
+  const summary: TableSummary = {
+    name: 'prices',
+    engine: 'mito',
+    physical: false,
+    columns: [
+      { name: 'ts', semantic: 'timestamp', type: 'TimestampNanosecond' },
+      { name: 'p', semantic: 'field', type: 'Decimal(10, 2)' },
+    ],
+  };
+  // Unscaled 12345, -1, NULL, 2^33 (a value across the word boundary): four little-endian words each.
+  const words = (v: bigint) => Array.from({ length: 4 }, (_, k) => Number((BigInt.asUintN(128, v) >> BigInt(32 * k)) & 0xffffffffn));
+  const values = Uint32Array.from([12345n, -1n, 0n, 2n ** 33n].flatMap(words));
+  const dec = (scale: number, data: Uint32Array, nulls?: Uint8Array) =>
+    makeVector(makeData({ type: new Decimal(scale, 10, 128), length: 4, data, ...(nulls !== undefined && { nullBitmap: nulls, nullCount: 1 }) }));
+  const table = new Table({ ts: tsNs([1n, 2n, 3n, 4n]), p: dec(2, values, Uint8Array.of(0b1011)) });
+  const t = ingestTableOf(planIngest(table.schema, summary), table.batches[0]!);
+  assert.deepEqual(t.columns[1]!.vector, { type: 'string', data: ['123.45', '-0.01', null, '85899345.92'] });
+  assert.throws(() => planIngest(new Table({ ts: tsNs([1n]), p: dec(3, Uint32Array.from(words(1n))) }).schema, summary), /Decimal128\(10, 2\)/);
+  const big = new Table({ ts: tsNs([1n]), p: makeVector(makeData({ type: new Decimal(2, 12, 128), length: 1, data: Uint32Array.from(words(10n ** 11n)) })) });
+  assert.throws(() => ingestTableOf(planIngest(big.schema, summary), big.batches[0]!), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.InvalidArguments && /does not fit DECIMAL\(10, 2\)/.test(e.message));
 });

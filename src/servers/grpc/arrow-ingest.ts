@@ -9,7 +9,8 @@ import { DataType, DateUnit, type Data, type Field, type RecordBatch, type Schem
 import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { Vector } from '../../types/write-batch.js';
-import type { ColumnType } from '../../types/region-metadata.js';
+import { decimalOf, type ColumnType } from '../../types/region-metadata.js';
+import { unscaledText } from '../../types/decimal.js';
 import type { IngestColumn, IngestTable } from '../../frontend/ingest-request.js';
 import type { TableSummary } from '../../frontend/table-summary.js';
 
@@ -57,6 +58,11 @@ function readerFor(type: ColumnType, arrow: DataType): Reader | undefined {
   }
   const unit = TIMESTAMP_UNITS[type];
   if (unit !== undefined) return DataType.isTimestamp(arrow) && arrow.unit === unit ? readInt64 : undefined;
+  const decimal = decimalOf(type);
+  if (decimal !== undefined) {
+    // Arrow's Decimal128 of the column's scale; a value beyond the column's precision is refused.
+    return DataType.isDecimal(arrow) && arrow.bitWidth === 128 && arrow.scale === decimal.scale ? decimalReader(decimal.precision, decimal.scale) : undefined;
+  }
   switch (type) {
     case 'Float32':
     case 'Float64':
@@ -107,6 +113,8 @@ export function planIngest(schema: Schema, table: TableSummary): IngestPlan {
 }
 
 function expectedArrowType(type: string): string {
+  const decimal = decimalOf(type as ColumnType);
+  if (decimal !== undefined) return `Decimal128(${decimal.precision}, ${decimal.scale})`;
   const unit = TIMESTAMP_UNITS[type];
   if (unit !== undefined) return `Timestamp<${TimeUnit[unit]}>`;
   switch (type) {
@@ -174,6 +182,28 @@ const readBool: Reader = (data, rows) => {
   }
   return withValid({ type: 'bool', data: out }, validity(data, rows));
 };
+
+/** Decimal128 values (four little-endian 32-bit words each) as the canonical text of `scale` (types/decimal.ts). */
+function decimalReader(precision: number, scale: number): Reader {
+  const limit = 10n ** BigInt(precision);
+  return (data, rows) => {
+    const words = data.values as Uint32Array;
+    const out: (string | null)[] = new Array(rows);
+    const checkNulls = data.nullCount > 0;
+    for (let i = 0; i < rows; i++) {
+      if (checkNulls && !data.getValid(i)) {
+        out[i] = null;
+        continue;
+      }
+      const w = i * 4;
+      const v = BigInt.asIntN(128, (BigInt(words[w + 3]!) << 96n) | (BigInt(words[w + 2]!) << 64n) | (BigInt(words[w + 1]!) << 32n) | BigInt(words[w]!));
+      const abs = v < 0n ? -v : v;
+      if (abs >= limit) throw new TsdbError(StatusCode.InvalidArguments, `Decimal value ${v} (unscaled) does not fit DECIMAL(${precision}, ${scale})`);
+      out[i] = unscaledText(v, scale);
+    }
+    return { type: 'string', data: out };
+  };
+}
 
 function offsetsOf(data: Data): ArrayLike<number | bigint> {
   return data.valueOffsets as ArrayLike<number | bigint>;

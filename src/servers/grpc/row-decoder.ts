@@ -15,6 +15,7 @@ import { StatusCode } from '../../common/error/status-code.js';
 import { TsdbError } from '../../common/error/tsdb-error.js';
 import { vectorTypeOf, type Vector } from '../../types/write-batch.js';
 import type { ColumnType } from '../../types/region-metadata.js';
+import { unscaledText } from '../../types/decimal.js';
 import type { IngestColumn, IngestSemantic, IngestTable } from '../../frontend/ingest-request.js';
 
 /** `greptime.v1.ColumnDataType` names by number. */
@@ -193,9 +194,7 @@ function decimalCell(raw: unknown, precision: number, scale: number, bad: (why: 
   }
   const abs = unscaled < 0n ? -unscaled : unscaled;
   if (abs >= 10n ** BigInt(precision)) throw bad(`${unscaled} does not fit DECIMAL(${precision}, ${scale})`);
-  const digits = abs.toString().padStart(scale + 1, '0');
-  const text = scale === 0 ? digits : `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
-  return unscaled < 0n ? `-${text}` : text;
+  return unscaledText(unscaled, scale);
 }
 
 /** The vector of a column's cells, of the kind its type is stored in. */
