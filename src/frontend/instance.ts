@@ -45,6 +45,7 @@ import { TableRouter } from './table-router.js';
 import type { IngestOptions, IngestTable } from './ingest-request.js';
 import type { RegionServer } from '../types/region-server.js';
 import type { RegionId } from '../types/region-id.js';
+import { decimalOf } from '../types/region-metadata.js';
 import type { Session } from './session.js';
 import type { TableSummary } from './table-summary.js';
 import type { SlowQueryRecorder } from './slow-query/slow-query-recorder.js';
@@ -609,17 +610,7 @@ export class FrontendInstance {
       release();
       throw err;
     });
-    try {
-      this.functionsInstalled ??= installFunctions(conn);
-      await this.functionsInstalled;
-    } catch (err) {
-      // Tried again by the next query (a failure here, say DuckDB's memory used up, is not for good).
-      this.functionsInstalled = undefined;
-      this.busy.delete(conn);
-      conn.closeSync();
-      release();
-      throw duckdbError(err);
-    }
+    await this.withFunctions(conn, release);
     // A cancelled statement interrupts what runs on its connection (freeing DuckDB's worker); runQuery
     // also checks the signal between its DuckDB calls, since an interrupt between two calls is lost.
     // DuckDB also forgets an interrupt that comes before a call it was sent has started (one still
@@ -711,6 +702,10 @@ export class FrontendInstance {
           columnNames: info.columns.map((c) => c.name),
           ...(info.partition !== undefined && info.partition.columns.length > 0 && { partitionColumns: info.partition.columns }),
           numericColumns: info.columns.filter((c) => NUMERIC_TYPES.has(c.data_type)).map((c) => c.name),
+          decimalColumns: new Map(info.columns.flatMap((c) => {
+            const d = decimalOf(c.data_type);
+            return d === undefined ? [] : [[c.name, d] as const];
+          })),
           relation: (range, keys, signal, columns, hints) => this.tables.relation(info, range, keys, signal, columns, hints),
           pushdown: (query) => this.tables.pushdown(info, query),
         };
@@ -758,6 +753,24 @@ export class FrontendInstance {
    * Runs `fn` on a query connection of its own (COPY's file reads and writes: never one a user query
    * runs on), under the query budget's admission, interrupted when the statement is cancelled.
    */
+  /**
+   * Installs tsdb's functions on the instance of `conn` once; on failure closes `conn`, calls
+   * `release` and throws (tried again by the next statement: a failure here, say DuckDB's memory
+   * used up, is not for good).
+   */
+  private async withFunctions(conn: DuckDBConnection, release: () => void): Promise<void> {
+    try {
+      this.functionsInstalled ??= installFunctions(conn);
+      await this.functionsInstalled;
+    } catch (err) {
+      this.functionsInstalled = undefined;
+      this.busy.delete(conn);
+      conn.closeSync();
+      release();
+      throw duckdbError(err);
+    }
+  }
+
   private async withConnection<T>(session: Session, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     const signal = session.signal;
     signal?.throwIfAborted();
@@ -769,17 +782,8 @@ export class FrontendInstance {
       release();
       throw err;
     }
-    try {
-      // COPY's statements read tables (VECTOR and JSON columns through tsdb's functions) before any query may have run.
-      this.functionsInstalled ??= installFunctions(conn);
-      await this.functionsInstalled;
-    } catch (err) {
-      this.functionsInstalled = undefined;
-      this.busy.delete(conn);
-      conn.closeSync();
-      release();
-      throw err;
-    }
+    // COPY's statements read tables (VECTOR and JSON columns through tsdb's functions) before any query may have run.
+    await this.withFunctions(conn, release);
     const interrupt = () => conn.interrupt();
     signal?.addEventListener('abort', interrupt, { once: true });
     let failed = false;

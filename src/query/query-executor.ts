@@ -33,6 +33,7 @@ import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { checkIntegerStringCasts } from './strict-casts.js';
+import { rewriteDecimalAggregates, type DecimalType } from './decimal-aggregates.js';
 import { rewriteJsonGetCasts } from './json-get-casts.js';
 import { AGGREGATE_MACROS } from './sketch-functions.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
@@ -95,6 +96,8 @@ export interface TableSource {
   readonly partitionColumns?: readonly string[];
   /** Its columns of integer and floating-point types. */
   readonly numericColumns?: readonly string[];
+  /** Its DECIMAL columns by name (`avg`/`sum` of them as DataFusion types them: `decimal-aggregates.ts`). */
+  readonly decimalColumns?: ReadonlyMap<string, DecimalType>;
   /** Its relation takes a LIMIT (`ScanHints.limit`; `public.numbers`): worked out only for such tables. */
   readonly limitedScan?: boolean;
   /**
@@ -426,9 +429,16 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     for (const ref of refs) sources.push(await ctx.resolve(ref.catalog_name, ref.schema_name === '' ? ctx.database : ref.schema_name, ref.table_name));
     const timeColumns = new Map<string, TimeUnit>();
     const columnNames = new Set<string>();
+    // Decimal columns by name; a name of two different types in the query's tables is none of them.
+    const decimals = new Map<string, DecimalType | undefined>();
     for (const s of sources) {
       for (const [name, unit] of s.timestampColumns ?? []) timeColumns.set(name, unit);
       for (const name of s.columnNames ?? []) columnNames.add(name.toLowerCase());
+      for (const [name, d] of s.decimalColumns ?? []) {
+        const key = name.toLowerCase();
+        const seen = decimals.get(key);
+        decimals.set(key, decimals.has(key) && (seen === undefined || seen.precision !== d.precision || seen.scale !== d.scale) ? undefined : d);
+      }
     }
     // Result names from the query as written, before the rewrites (`column-names.ts`).
     let naming: ResultNames | undefined;
@@ -457,6 +467,10 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     }
     if (/\bjson_get\b/i.test(sql)) rewriteJsonGetCasts(tree);
     if (mayCallAnomaly(sql)) await rewriteAnomalyScores(tree, (expr) => parseExpression(conn, expr));
+    if (decimals.size > 0 && /\b(avg|sum)\s*\(/i.test(sql)) {
+      const known = new Map([...decimals].filter((e): e is [string, DecimalType] => e[1] !== undefined));
+      await rewriteDecimalAggregates(tree, known, (expr) => parseExpression(conn, expr));
+    }
     // A select item holding a list whose elements change is named by DuckDB's text of the item as
     // written, which only DuckDB's parse of the whole list gives.
     if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {
