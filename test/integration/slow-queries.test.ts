@@ -114,7 +114,7 @@ test('slow statements over HTTP, MySQL, PostgreSQL and gRPC are rows of tsdb_pri
   // Every user who may read reads it (the texts are cut of secrets): bob sees alice's statements.
   assert.ok((await rowsOf(s, 'SELECT username FROM tsdb_private.slow_queries', ['bob', 'pb'])).some((r) => r['username'] === 'alice'));
   const options = await rowsOf(s, 'SHOW CREATE TABLE tsdb_private.slow_queries', alice);
-  assert.match(String(Object.values(options[0]!)[1]), /ttl = '90days'[\s\S]*append_mode = 'true'|append_mode = 'true'[\s\S]*ttl = '90days'/);
+  assert.match(String(Object.values(options[0]!)[1]), /ttl = '2months 29days 2h 52m 48s'[\s\S]*append_mode = 'true'|append_mode = 'true'[\s\S]*ttl = '2months 29days 2h 52m 48s'/);
 
   // A real table: the rows are still there after a restart.
   await s.proc.stop('SIGTERM');
