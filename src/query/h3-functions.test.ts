@@ -24,3 +24,4 @@ test('the cells of h3_cells_contains: a list as DuckDB writes it, or comma-separ
   assert.deepEqual(h3Cells('86283470fffffff,862834777ffffff'), ['86283470fffffff', '862834777ffffff']);
   assert.deepEqual(h3Cells('[]'), []);
 });
+

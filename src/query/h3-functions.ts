@@ -85,9 +85,21 @@ function twoCellFunction(name: string, returnType: Parameters<typeof scalar>[2],
   return scalar(name, [VARCHAR, VARCHAR], returnType, (input, i) => f(h3Cell(input[0]!.getItem(i) as string), h3Cell(input[1]!.getItem(i) as string)));
 }
 
+/**
+ * The most cells one value may list (a disk, children, a path): one call must not hold the
+ * server's memory (a disk of k = 10^6 has 3·10^12 cells; children 15 resolutions down, 7^15).
+ */
+export const MAX_H3_CELLS = 1_000_000;
+
+function tooMany(what: string, count: number): TsdbError {
+  return h3Error(`${what} would be ${count} cells, more than the ${MAX_H3_CELLS} one value may hold`);
+}
+
 function distance(k: unknown): number {
   const n = Number(k);
   if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new TsdbError(StatusCode.EngineExecuteQuery, `Cast error: Can't cast value ${String(k)} to type UInt32`);
+  const cells = 3 * n * (n + 1) + 1;
+  if (cells > MAX_H3_CELLS) throw tooMany(`a grid disk of k = ${n}`, cells);
   return n;
 }
 
@@ -116,7 +128,12 @@ function h3Functions(): DuckDBScalarFunction[] {
     cellFunction('__tsdb_h3_cell_is_pentagon', BOOLEAN, (c) => isPentagon(c)),
     cellResolutionFunction('__tsdb_h3_cell_center_child', UBIGINT, (c, r) => (r >= getResolution(c) ? cellNumber(cellToCenterChild(c, r)) : undefined)),
     cellResolutionFunction('__tsdb_h3_cell_parent', UBIGINT, (c, r) => (r <= getResolution(c) ? cellNumber(cellToParent(c, r)) : undefined)),
-    cellResolutionFunction('__tsdb_h3_cell_to_children', LIST(UBIGINT), (c, r) => cellList(r >= getResolution(c) ? cellToChildren(c, r) : [])),
+    cellResolutionFunction('__tsdb_h3_cell_to_children', LIST(UBIGINT), (c, r) => {
+      if (r < getResolution(c)) return cellList([]);
+      const size = cellToChildrenSize(c, r);
+      if (size > MAX_H3_CELLS) throw tooMany(`the children of ${c} at resolution ${r}`, size);
+      return cellList(cellToChildren(c, r));
+    }),
     cellResolutionFunction('__tsdb_h3_cell_to_children_size', UBIGINT, (c, r) => (r >= getResolution(c) ? BigInt(cellToChildrenSize(c, r)) : 0n)),
     cellResolutionFunction('__tsdb_h3_cell_to_child_pos', UBIGINT, (c, r) => (r <= getResolution(c) ? BigInt(cellToChildPos(c, r)) : undefined)),
     scalar('__tsdb_h3_child_pos_to_cell', [HUGEINT, VARCHAR, HUGEINT], UBIGINT, (input, i) => {
@@ -138,7 +155,11 @@ function h3Functions(): DuckDBScalarFunction[] {
       return cellList(guarded(() => gridDiskDistances(cell, k)).flat());
     }),
     twoCellFunction('__tsdb_h3_grid_distance', INTEGER, (a, b) => guarded(() => gridDistance(a, b))),
-    twoCellFunction('__tsdb_h3_grid_path_cells', LIST(UBIGINT), (a, b) => cellList(guarded(() => gridPathCells(a, b)))),
+    twoCellFunction('__tsdb_h3_grid_path_cells', LIST(UBIGINT), (a, b) => {
+      const steps = guarded(() => gridDistance(a, b));
+      if (steps + 1 > MAX_H3_CELLS) throw tooMany(`the path from ${a} to ${b}`, steps + 1);
+      return cellList(guarded(() => gridPathCells(a, b)));
+    }),
     scalar('__tsdb_h3_cells_contains', [VARCHAR, VARCHAR], BOOLEAN, (input, i) => {
       const cells = h3Cells(input[0]!.getItem(i) as string);
       const cell = h3Cell(input[1]!.getItem(i) as string);
