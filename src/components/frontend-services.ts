@@ -88,7 +88,7 @@ export class FrontendServices implements ComponentServices {
       pageCache: false,
     });
     const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow), routes: async (t: TableInfo) => (await routed.route(t.table_id))?.region_routes };
-    const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled), ddl, cluster));
+    const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled, this.config.grpc.addr), ddl, cluster));
     frontend.copy = { dir: c.copy.dir, objectStorage: c.copy.allow_object_storage, logger: this.logger };
     this.startHeartbeat(meta);
     this.slowQueries = await startSlowQueries(c.slow_query, c.logging, frontend, this.logger);

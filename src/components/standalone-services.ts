@@ -103,7 +103,7 @@ export class StandaloneServices implements ComponentServices {
     const poolWarning = threadPoolWarning(c.max_concurrent_queries, c.region_engine.mito.max_background_jobs);
     if (poolWarning !== undefined) this.logger.warn(poolWarning);
     if (this.engine !== undefined) regions = new LocalRegionServer(this.engine, this.queries);
-    const frontend = (this.frontend = new FrontendInstance(catalog, regions!, this.queries, storageNames, budget.budget, new ProcessList(this.authEnabled)));
+    const frontend = (this.frontend = new FrontendInstance(catalog, regions!, this.queries, storageNames, budget.budget, new ProcessList(this.authEnabled, c.grpc.addr)));
     frontend.copy = { dir: c.copy.dir, objectStorage: c.copy.allow_object_storage, logger: this.logger };
     const started = Date.now();
     const tables = await frontend.openTables();

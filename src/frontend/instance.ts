@@ -368,7 +368,7 @@ export class FrontendInstance {
       case 'show_status':
         return records([{ name: 'Variable_name', data_type: 'String' }, { name: 'Value', data_type: 'String' }], []);
       case 'show_processlist':
-        return showProcessList(stmt.full, this.processes.list(session.user));
+        return showProcessList(stmt.full, this.processes.list(session.user), this.processes.serverAddr);
       case 'kill':
         return this.kill(stmt, session);
       case 'create_view':
@@ -870,7 +870,7 @@ export class FrontendInstance {
   /** What information_schema reads: the catalog, the statistics of the regions here, and (for `session`) its running statements. */
   private informationSchemaSource(session?: Session): InformationSchemaSource {
     return {
-      ...(session !== undefined && { processes: () => processRows(this.processes.list(session.user)) }),
+      ...(session !== undefined && { processes: () => processRows(this.processes.list(session.user), this.processes.serverAddr) }),
       ...(this.cluster !== undefined && { clusterNodes: () => this.cluster!.nodes(), regionRoutes: (t: TableInfo) => this.cluster!.routes(t) }),
       databases: () => this.catalog.databases(),
       tables: (db) => this.catalog.tables(db),
@@ -923,6 +923,10 @@ export class FrontendInstance {
    */
   private kill(stmt: Extract<Statement, { kind: 'kill' }>, session: Session): Output {
     if (stmt.target === 'connection') return affected(this.processes.killConnection('mysql', stmt.id, `killed by KILL QUERY ${stmt.id}`, session.user));
+    // `KILL '<addr>/<id>'`: a statement of this frontend (GreptimeDB forwards others; tsdb does not).
+    if (stmt.server !== undefined && stmt.server !== this.processes.serverAddr) {
+      throw new TsdbError(StatusCode.InvalidArguments, `Unknown process id: ${stmt.server}/${stmt.id} (this frontend is ${this.processes.serverAddr})`);
+    }
     this.processes.kill(stmt.id, session.user);
     return affected(1);
   }

@@ -11,6 +11,7 @@
  * is no one who may kill another user's statement (a statement is also stopped by its own client's
  * disconnect or timeout, and by the server's shutdown).
  */
+import { hostname } from 'node:os';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import type { UserInfo } from './auth/user-provider.js';
@@ -53,7 +54,14 @@ export class ProcessList {
   private readonly running = new Map<number, Running>();
 
   /** `ownerOnly`: authentication is on, users see and kill only their own statements. */
-  constructor(private readonly ownerOnly = false) {}
+  /**
+   * `ownerOnly`: users see only their own statements. `serverAddr`: this frontend's gRPC address,
+   * which qualifies the ids it shows (`<addr>/<id>`, GreptimeDB's process ids).
+   */
+  constructor(
+    private readonly ownerOnly = false,
+    readonly serverAddr: string = hostname(),
+  ) {}
 
   /** Registers a statement; `end()` removes it (idempotent). */
   begin(info: StatementInfo, controller: AbortController): { readonly id: number; end(): void } {

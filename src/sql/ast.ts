@@ -165,7 +165,7 @@ export type Statement = Base &
      * `KILL <id>` / `KILL '<id>'`: a statement of the process list (`target` process);
      * `KILL QUERY|CONNECTION <n>`: the statement running on MySQL connection `n` (`target` connection).
      */
-    | { readonly kind: 'kill'; readonly target: 'process' | 'connection'; readonly id: number }
+    | { readonly kind: 'kill'; readonly target: 'process' | 'connection'; readonly id: number; readonly server?: string }
     /**
      * `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] v [(a, …)] AS <query>`: the query as written (a
      * SELECT, WITH, VALUES or parenthesized query, or TQL), and the statement as GreptimeDB prints it.

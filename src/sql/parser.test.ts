@@ -90,9 +90,10 @@ test('SHOW [FULL] PROCESSLIST and KILL [QUERY | CONNECTION] id', () => {
   assert.deepEqual(one('show full processlist;'), { kind: 'show_processlist', full: true, text: 'show full processlist' });
   assert.deepEqual(one('KILL 42'), { kind: 'kill', target: 'process', id: 42, text: 'KILL 42' });
   assert.deepEqual(one("KILL '42'"), { kind: 'kill', target: 'process', id: 42, text: "KILL '42'" });
+  assert.deepEqual(one("KILL '127.0.0.1:4001/42'"), { kind: 'kill', target: 'process', id: 42, server: '127.0.0.1:4001', text: "KILL '127.0.0.1:4001/42'" });
   assert.deepEqual(one('kill query 7'), { kind: 'kill', target: 'connection', id: 7, text: 'kill query 7' });
   assert.deepEqual(one('KILL CONNECTION 7'), { kind: 'kill', target: 'connection', id: 7, text: 'KILL CONNECTION 7' });
-  for (const bad of ['KILL', "KILL 'x'", 'KILL 1.5', "KILL QUERY '7'", 'KILL 7 8', 'SHOW PROCESSLIST x']) {
+  for (const bad of ['KILL', "KILL 'x'", "KILL 'host:1/x'", 'KILL 1.5', "KILL QUERY '7'", 'KILL 7 8', 'SHOW PROCESSLIST x']) {
     assert.throws(() => parseSql(bad), (e: TsdbError) => e.code === StatusCode.InvalidSyntax, bad);
   }
 });

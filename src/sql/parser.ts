@@ -896,13 +896,17 @@ class StatementParser {
   private kill(text: string): Statement {
     const target = this.eatKw('QUERY') || this.eatKw('CONNECTION') ? 'connection' : 'process';
     const t = this.peek();
-    const digits = t.kind === 'number' ? t.text : t.kind === 'string' && target === 'process' ? t.value.trim() : undefined;
+    const written = t.kind === 'number' ? t.text : t.kind === 'string' && target === 'process' ? t.value.trim() : undefined;
+    // A process id as SHOW PROCESSLIST shows it (`127.0.0.1:4001/7`), or its number alone.
+    const slash = written?.lastIndexOf('/') ?? -1;
+    const server = written !== undefined && slash > 0 ? written.slice(0, slash) : undefined;
+    const digits = written !== undefined && slash >= 0 ? written.slice(slash + 1) : written;
     if (digits === undefined || !/^\d{1,15}$/.test(digits)) {
       throw this.expected(target === 'process' ? 'a process id (a number, or a string holding one)' : 'a MySQL connection id (a number)');
     }
     this.pos++;
     this.expectEnd();
-    return { kind: 'kill', target, id: Number(digits), text };
+    return { kind: 'kill', target, id: Number(digits), ...(server !== undefined && { server }), text };
   }
 
   private alter(text: string): Statement {

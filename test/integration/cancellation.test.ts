@@ -142,7 +142,10 @@ test('SHOW PROCESSLIST and information_schema.process_list show a running statem
   assert.deepEqual(table.json.output![0]!.records!.rows, [[p['Id'], 'tsdb', 'public', p['Client']]]);
 
   // KILL from another session (here HTTP): the MySQL client gets ER_QUERY_INTERRUPTED, its connection stays usable.
-  const kill = await httpSql(s.baseUrl, `KILL ${String(p['Id'])}`);
+  // The id as GreptimeDB shows it: this frontend's gRPC address, then the statement's number.
+  assert.match(String(p['Id']), /^127\.0\.0\.1:\d+\/\d+$/);
+  assert.equal(p['Frontend'], String(p['Id']).slice(0, String(p['Id']).lastIndexOf('/')));
+  const kill = await httpSql(s.baseUrl, `KILL '${String(p['Id'])}'`);
   assert.equal(kill.status, 200, JSON.stringify(kill.json));
   const err = (await running) as { errno?: number; message?: string };
   assert.equal(err.errno, 1317);
@@ -150,7 +153,7 @@ test('SHOW PROCESSLIST and information_schema.process_list show a running statem
   await assertIdle(s.baseUrl, 'after KILL');
   assert.deepEqual((await conn.query('SELECT 1 AS x'))[0], [{ x: 1 }]);
   // An id that runs nothing is a clear client error.
-  const unknown = await httpSql(s.baseUrl, `KILL ${String(p['Id'])}`);
+  const unknown = await httpSql(s.baseUrl, `KILL '${String(p['Id'])}'`);
   assert.equal(unknown.status, 400);
   assert.equal(unknown.json.code, 1004);
 });
@@ -278,10 +281,11 @@ test('with authentication, a user sees and kills only their own statements', asy
   }
   const [row] = await full('alice', 'pa');
   assert.deepEqual(await full('bob', 'pb'), []);
-  const byBob = await httpSql(s.baseUrl, `KILL ${String(row![0])}`, { ...auth('bob', 'pb'), 'x-tsdb-db-name': 'public' });
+  const byBob = await httpSql(s.baseUrl, `KILL '${String(row![0])}'`, { ...auth('bob', 'pb'), 'x-tsdb-db-name': 'public' });
   assert.equal(byBob.status, 400);
   assert.equal(byBob.json.code, 1004);
-  const byAlice = await httpSql(s.baseUrl, `KILL ${String(row![0])}`, { ...auth('alice', 'pa'), 'x-tsdb-db-name': 'public' });
+  // Its number alone is this frontend's statement too.
+  const byAlice = await httpSql(s.baseUrl, `KILL ${String(row![0]).slice(String(row![0]).lastIndexOf('/') + 1)}`, { ...auth('alice', 'pa'), 'x-tsdb-db-name': 'public' });
   assert.equal(byAlice.status, 200);
   assert.equal(((await running) as { errno?: number }).errno, 1317);
 });

@@ -15,14 +15,15 @@ export const SHOW_QUERY_LENGTH = 100;
 
 const FRONTEND = hostname();
 
-export function processRows(entries: readonly ProcessEntry[], now = Date.now()): ProcessRow[] {
+/** The rows of `entries`, their ids qualified by `serverAddr` (`127.0.0.1:4001/7`, as GreptimeDB shows them). */
+export function processRows(entries: readonly ProcessEntry[], serverAddr: string = FRONTEND, now = Date.now()): ProcessRow[] {
   return entries.map((e) => ({
-    id: String(e.id),
+    id: `${serverAddr}/${e.id}`,
     catalog: e.catalog,
     database: e.database,
     query: e.query,
     client: e.address === '' ? e.protocol : `${e.protocol}[${e.address}]`,
-    frontend: FRONTEND,
+    frontend: serverAddr,
     startMs: e.startMs,
     elapsedMs: Math.max(0, now - e.startMs),
   }));
@@ -30,8 +31,8 @@ export function processRows(entries: readonly ProcessEntry[], now = Date.now()):
 
 const str = (name: string): OutputColumn => ({ name, data_type: 'String' });
 
-export function showProcessList(full: boolean, entries: readonly ProcessEntry[]): Output {
-  const rows = processRows(entries);
+export function showProcessList(full: boolean, entries: readonly ProcessEntry[], serverAddr?: string): Output {
+  const rows = processRows(entries, serverAddr);
   if (!full) {
     const columns = [str('Id'), str('Catalog'), str('Query'), { name: 'Elapsed Time', data_type: 'Int64' }];
     return records(columns, rows.map((r) => [r.id, r.catalog, r.query.length > SHOW_QUERY_LENGTH ? r.query.slice(0, SHOW_QUERY_LENGTH) : r.query, r.elapsedMs]));
