@@ -89,7 +89,7 @@ export class FrontendServices implements ComponentServices {
     });
     const cluster = { nodes: async () => (await meta.clusterInfo()).map(clusterNodeRow), routes: async (t: TableInfo) => (await routed.route(t.table_id))?.region_routes };
     const frontend = (this.frontend = new FrontendInstance(catalog, routed, this.queries, undefined, budget.budget, new ProcessList(this.authEnabled, this.config.grpc.addr), ddl, cluster));
-    frontend.copy = { dir: c.copy.dir, objectStorage: c.copy.allow_object_storage, logger: this.logger };
+    frontend.copy = { dir: c.copy.dir, objectStorage: c.copy.allow_object_storage, objectStoragePrefixes: c.copy.object_storage, logger: this.logger };
     this.startHeartbeat(meta);
     this.slowQueries = await startSlowQueries(c.slow_query, c.logging, frontend, this.logger);
     const handlers = frontendHandlers(frontend, catalog, c.query.timeout, c.user_provider, this.logger);

@@ -104,7 +104,7 @@ export class StandaloneServices implements ComponentServices {
     if (poolWarning !== undefined) this.logger.warn(poolWarning);
     if (this.engine !== undefined) regions = new LocalRegionServer(this.engine, this.queries);
     const frontend = (this.frontend = new FrontendInstance(catalog, regions!, this.queries, storageNames, budget.budget, new ProcessList(this.authEnabled, c.grpc.addr)));
-    frontend.copy = { dir: c.copy.dir, objectStorage: c.copy.allow_object_storage, logger: this.logger };
+    frontend.copy = { dir: c.copy.dir, objectStorage: c.copy.allow_object_storage, objectStoragePrefixes: c.copy.object_storage, logger: this.logger };
     const started = Date.now();
     const tables = await frontend.openTables();
     this.logger.info({ tables, elapsed_ms: Date.now() - started }, 'opened the tables of the catalog');

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { GIB, MIB } from '../common/size/size.js';
-import {
+import { stringList,
   address,
   addressList,
   bindAddress,
@@ -386,6 +386,10 @@ function copyOptions(dir: { default?: string; computed?: { doc: string; resolve(
     allow_object_storage: boolean({
       doc: 'Allow COPY to and from object storage URLs (`s3://…`, `oss://…`, `gs://…`, `azblob://…` with CONNECTION). Off by default: such a statement makes the server connect to the endpoint it names, so any user who may write could make the server reach hosts of its network.',
       default: false,
+    }),
+    object_storage: stringList({
+      doc: 'The object storage locations COPY may use when `allow_object_storage` is off: URL prefixes such as `s3://backups/tsdb/` (a location must start with one; a prefix without a trailing `/` is taken as a directory). The statement still gives the CONNECTION (endpoint and credentials).',
+      default: [],
     }),
   });
 }

@@ -154,7 +154,7 @@ export class FrontendInstance {
   }
 
   /** COPY's directory (`[copy] dir`, undefined: COPY refuses local files) and where it logs progress; set by the component. */
-  copy: { readonly dir: string | undefined; readonly objectStorage?: boolean; readonly logger?: Logger } = { dir: undefined };
+  copy: { readonly dir: string | undefined; readonly objectStorage?: boolean; readonly objectStoragePrefixes?: readonly string[]; readonly logger?: Logger } = { dir: undefined };
 
   /** Told of each statement when it ends (`[slow_query]`, `slow-query/`); set by the component. */
   slowQueries: SlowQueryRecorder | undefined;
@@ -411,6 +411,7 @@ export class FrontendInstance {
           tables: this.tables,
           dir: this.copy.dir,
           objectStorage: this.copy.objectStorage === true,
+          objectStoragePrefixes: this.copy.objectStoragePrefixes ?? [],
           logger: this.copy.logger,
           withConnection: (s, fn) => this.withConnection(s, fn),
           query: (q, s) => this.query(q, s, { arrow: true }),

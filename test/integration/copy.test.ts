@@ -82,8 +82,12 @@ interface Server extends Started {
   ok(sql: string, db?: string): Promise<{ rows: unknown[][]; affected: number }>;
 }
 
-async function server(t: TestContext, copyDir: string, objectStorage = false): Promise<Server> {
-  const env = { TSDB_STANDALONE__COPY__DIR: copyDir, ...(objectStorage && { TSDB_STANDALONE__COPY__ALLOW_OBJECT_STORAGE: 'true' }) };
+async function server(t: TestContext, copyDir: string, objectStorage = false, prefixes?: string): Promise<Server> {
+  const env = {
+    TSDB_STANDALONE__COPY__DIR: copyDir,
+    ...(objectStorage && { TSDB_STANDALONE__COPY__ALLOW_OBJECT_STORAGE: 'true' }),
+    ...(prefixes !== undefined && { TSDB_STANDALONE__COPY__OBJECT_STORAGE: prefixes }),
+  };
   const started = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env });
   const sql = async (text: string, db = 'public') => {
     const res = await fetch(`${started.baseUrl}/v1/sql?db=${db}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-tsdb-timeout': '0' }, body: new URLSearchParams({ sql: text }).toString() });
@@ -174,6 +178,22 @@ test('COPY DATABASE to S3 (s3rver) and back into an empty server: 1,000,000 rows
   assert.deepEqual(await checksum(dst, 'src.every_type'), expected);
   await dst.ok('CREATE TABLE one LIKE src.every_type');
   assert.equal((await dst.ok(`COPY one FROM 's3://copy-test/one/' WITH (format = 'csv', pattern = 'every.*') ${conn}`)).affected, 10);
+});
+
+test('[copy] object_storage: with the switch off, COPY reaches only the configured locations (.. resolved); others refused 7006', async (t) => {
+  const s3 = await startS3rver('copy-prefix');
+  t.after(() => s3.stop());
+  const conn = `CONNECTION (ENDPOINT = '${s3.endpoint}', REGION = '${s3.region}', ACCESS_KEY_ID = '${s3.accessKeyId}', SECRET_ACCESS_KEY = '${s3.secretAccessKey}')`;
+  const s = await server(t, tempDir(t), false, 's3://copy-prefix/allowed/');
+  await s.ok('CREATE TABLE few (ts TIMESTAMP TIME INDEX, v DOUBLE)');
+  await s.ok('INSERT INTO few VALUES (1, 1.5), (2, 2.5)');
+  assert.equal((await s.ok(`COPY few TO 's3://copy-prefix/allowed/few.parquet' ${conn}`)).affected, 2);
+  await s.ok('CREATE TABLE back LIKE few');
+  assert.equal((await s.ok(`COPY back FROM 's3://copy-prefix/allowed/few.parquet' ${conn}`)).affected, 2);
+  for (const where of ['s3://copy-prefix/other/few.parquet', 's3://copy-prefix/allowed/../other/few.parquet', 's3://copy-prefix/allowedx/few.parquet', 's3://other-bucket/allowed/few.parquet']) {
+    const r = await s.sql(`COPY few TO '${where}' ${conn}`);
+    assert.equal(r.code, 7006, `${where}: ${r.error}`);
+  }
 });
 
 test('tsdb cli export and import: a backup of two databases restored into an empty server, with the same rows', async (t) => {

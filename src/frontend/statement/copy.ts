@@ -65,6 +65,8 @@ export interface CopyContext {
   readonly dir: string | undefined;
   /** `[copy] allow_object_storage`: object storage URLs allowed (off: refused, the server reaches no endpoint a statement names). */
   readonly objectStorage?: boolean;
+  /** `[copy] object_storage`: URL prefixes allowed when `objectStorage` is off. */
+  readonly objectStoragePrefixes?: readonly string[];
   readonly logger: Logger | undefined;
   /** Runs `fn` on a connection of the frontend's DuckDB that nothing else uses meanwhile. */
   withConnection<T>(session: Session, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
@@ -145,13 +147,37 @@ function timeIndexOf(info: TableInfo): { column: ColumnSchema; unit: TimeUnit } 
   return { column, unit: timeUnitOf(column.data_type)! };
 }
 
+/**
+ * Whether object storage `location` lies under one of `prefixes` (`s3://bucket/dir/`): compared
+ * after its `.` and `..` segments are resolved, so `s3://bucket/dir/../other` is not under `dir/`.
+ */
+export function allowedLocation(location: string, prefixes: readonly string[]): boolean {
+  const m = /^([a-z0-9]+):\/\/([^/]*)(\/.*)?$/i.exec(location);
+  if (m === null) return false;
+  const segments: string[] = [];
+  for (const s of (m[3] ?? '/').split('/')) {
+    if (s === '' || s === '.') continue;
+    if (s === '..') {
+      if (segments.length === 0) return false;
+      segments.pop();
+    } else segments.push(s);
+  }
+  const normal = `${m[1]!.toLowerCase()}://${m[2]}/${segments.join('/')}${location.endsWith('/') && segments.length > 0 ? '/' : ''}`;
+  return prefixes.some((p) => {
+    const prefix = p.endsWith('/') ? p : `${p}/`;
+    const scheme = prefix.indexOf('://');
+    const lower = scheme < 0 ? prefix : `${prefix.slice(0, scheme).toLowerCase()}${prefix.slice(scheme)}`;
+    return normal.startsWith(lower) || `${normal}/` === lower;
+  });
+}
+
 /** Runs COPY. */
 export async function runCopy(stmt: Copy, session: Session, ctx: CopyContext): Promise<Output> {
   // COPY … TO reads what it writes out: a user who may not read may not export (the statement's
   // write permission is checked with every statement's).
   if (stmt.direction === 'to') checkPermission(session.user, 'read');
-  if (ctx.objectStorage !== true && /^(s3|oss|gs|gcs|azblob):\/\//i.test(stmt.location.trim())) {
-    throw new TsdbError(StatusCode.PermissionDenied, 'Permission denied: COPY to or from object storage is switched off ([copy] allow_object_storage = false)');
+  if (ctx.objectStorage !== true && /^(s3|oss|gs|gcs|azblob):\/\//i.test(stmt.location.trim()) && !allowedLocation(stmt.location.trim(), ctx.objectStoragePrefixes ?? [])) {
+    throw new TsdbError(StatusCode.PermissionDenied, 'Permission denied: COPY to or from this object storage location is not allowed ([copy] allow_object_storage = false, and no [copy] object_storage prefix holds it)');
   }
   if (stmt.target.kind === 'database') {
     const location = await resolveCopyLocation(stmt.location, stmt.connection, ctx.dir);
