@@ -27,7 +27,8 @@ function isInstant(value: string): boolean {
 /** CREATE DATABASE's options, checked: a database's TTL cannot be `instant` (GreptimeDB's error). */
 export function createDatabaseOptions(options: Readonly<Record<string, string>>): Record<string, string> {
   for (const [k, v] of Object.entries(options)) {
-    if (k.toLowerCase() === 'ttl' && isInstant(v)) throw new TsdbError(StatusCode.Unexpected, `Failed to parse value ${v} into key ttl`);
+    // GreptimeDB's text; its code is Unexpected (HTTP 500), but a user's mistake is a 400 here.
+    if (k.toLowerCase() === 'ttl' && isInstant(v)) throw new TsdbError(StatusCode.InvalidArguments, `Failed to parse value ${v} into key ttl`);
   }
   return checkOptions(options, 'database');
 }
