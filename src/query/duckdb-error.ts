@@ -7,6 +7,7 @@ import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { limitErrorOf } from './resource-limits.js';
 import { conversionError, knownConversionError } from './cast-errors.js';
+import { DIVIDE_BY_ZERO } from './division.js';
 
 /**
  * Status codes of DuckDB's error kinds (the `<Kind> Error:` its messages start with) other than
@@ -37,7 +38,7 @@ const DUCKDB_ERROR_CODES: ReadonlyMap<string, StatusCode> = new Map([
  * which it reports as EngineExecuteQuery.
  */
 export const EXECUTION_ERROR = 'Execution error: ';
-export const EXECUTION_ERRORS: readonly string[] = [EXECUTION_ERROR, 'Error during planning: ', 'Cast error: ', 'Geohash error: ', 'Invalid function args: ', 'Fail to parse WKT: ', 'Great circle distance '];
+export const EXECUTION_ERRORS: readonly string[] = [EXECUTION_ERROR, 'Error during planning: ', 'Cast error: ', 'Geohash error: ', 'Invalid function args: ', 'Fail to parse WKT: ', 'Great circle distance ', DIVIDE_BY_ZERO];
 
 /**
  * A DuckDB error as a tsdb error: parser errors are syntax errors, binder errors planning errors,

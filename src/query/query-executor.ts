@@ -33,6 +33,7 @@ import { readsLastRows } from './last-row-read.js';
 import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { checkIntegerStringCasts } from './strict-casts.js';
+import { rewriteDivision } from './division.js';
 import { rewriteDecimalAggregates, type DecimalType } from './decimal-aggregates.js';
 import { rewriteJsonGetCasts } from './json-get-casts.js';
 import { AGGREGATE_MACROS } from './sketch-functions.js';
@@ -452,6 +453,8 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     // Items named here need not DuckDB's name of them.
     const namedItems = new Set(items.filter((item) => naming?.named.has(item.list[item.index] as Node) === true));
     const nameOutput = (out: Output): Output => naming?.output(out) ?? out;
+    // First of the rewrites: only the operators the user wrote become DataFusion's (`division.ts`).
+    if (/[/%]|\bmod\s*\(/i.test(sql)) rewriteDivision(tree);
     rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
     rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));

@@ -22,6 +22,7 @@ import { installH3Functions } from './h3-functions.js';
 import { installIpFunctions } from './ip-functions.js';
 import { registerWktFunctions } from './wkt-functions.js';
 import { installS2Functions } from './s2-functions.js';
+import { divisionMacros } from './division.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -44,7 +45,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
     `CREATE OR REPLACE MACRO version() AS ${quoteLiteral(`8.4.2-tsdb-${b.version}`)}`,
     `CREATE OR REPLACE MACRO build() AS ${quoteLiteral(`branch: ${b.branch}\ncommit: ${b.commit}\ncommit_short: ${b.commit.slice(0, 8)}\nversion: ${b.version}`)}`,
   ];
-  for (const m of macros) await conn.run(m);
+  for (const m of [...macros, ...divisionMacros()]) await conn.run(m);
   installJsonFunctions(conn);
   await installVectorFunctions(conn);
   await installCompatFunctions(conn);

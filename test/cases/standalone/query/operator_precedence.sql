@@ -1,0 +1,21 @@
+SELECT 2*3+1;
+
+SELECT 1+2*3;
+
+SELECT 2*4 / 2;
+
+SELECT 2*(4 / 2);
+
+SELECT 16/2*4;
+
+SELECT (16/2)*4;
+
+SELECT 2*3*2;
+
+SELECT 6 * 1 / 2;
+
+SELECT 6 + 1 / 2;
+
+SELECT 10 / 2 * 3;
+
+SELECT 10 / (2 * 3);
