@@ -29,6 +29,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
 import type { Output, OutputColumn } from './output.js';
 import { integerOf } from './sql-json.js';
+import { decimalConstantText } from './float-literals.js';
 import { castNode, isNode, type Json, type Node } from './sql-tree.js';
 import { VARIABLE_FUNCTION } from './session-functions.js';
 
@@ -567,10 +568,8 @@ class Namer {
         return integerName(parts.upper * 2n ** 64n + parts.lower);
       }
       case 'DECIMAL': {
-        const digits = integerOf(v);
-        const info = type['type_info'];
-        if (digits === undefined || !isNode(info) || typeof info['scale'] !== 'number') return undefined;
-        return `Float64(${rustFloat(Number(decimalText(digits, info['scale'])))})`;
+        const text = decimalConstantText(value);
+        return text === undefined ? undefined : `Float64(${rustFloat(Number(text))})`;
       }
       case 'FLOAT':
       case 'DOUBLE':
@@ -881,12 +880,6 @@ function integerName(v: bigint | undefined): string | undefined {
   return `Float64(${rustFloat(Number(v))})`;
 }
 
-function decimalText(digits: bigint, scale: number): string {
-  const negative = digits < 0n;
-  const s = (negative ? -digits : digits).toString().padStart(scale + 1, '0');
-  const text = scale === 0 ? s : `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
-  return negative ? `-${text}` : text;
-}
 
 /**
  * A float as Rust's `Display` writes it (DataFusion's `Float64(…)`): the shortest digits that read

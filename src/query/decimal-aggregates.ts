@@ -5,7 +5,8 @@
  * count, truncated), and its sum is Decimal(p + 10, s), precisions capped at 38.
  *
  * Rewritten in the parse tree for an argument that is a column reference of a decimal column of the
- * query's tables (the name means one decimal type in all of them); other arguments keep DuckDB's.
+ * query's tables (the name means one decimal type in all of them) or a cast to a DECIMAL type (decimal
+ * arithmetic, `decimal-arithmetic.ts`, or the user's); other arguments keep DuckDB's.
  * The replacement is DuckDB's parse of a template (`template`), its `__v` the call's argument, its
  * aggregates keeping the call's DISTINCT and FILTER.
  */
@@ -31,6 +32,19 @@ function templateOf(fn: 'avg' | 'sum', d: DecimalType): string {
   return `CAST(${unscaled} * ${step} AS DECIMAL(${Math.min(38, d.precision + 4)}, ${scale}))`;
 }
 
+/**
+ * The DECIMAL type of an aggregate's argument: a decimal column, or a cast to a DECIMAL type (what
+ * `decimal-arithmetic.ts` makes of decimal arithmetic); else undefined.
+ */
+function decimalTypeOf(arg: unknown, decimals: ReadonlyMap<string, DecimalType>): DecimalType | undefined {
+  if (!isNode(arg)) return undefined;
+  if (arg['class'] === 'COLUMN_REF' && Array.isArray(arg['column_names'])) return decimals.get(String((arg['column_names'] as unknown[]).at(-1)).toLowerCase());
+  const to = arg['cast_type'];
+  if (arg['class'] !== 'CAST' || arg['try_cast'] === true || !isNode(to) || to['id'] !== 'DECIMAL' || !isNode(to['type_info'])) return undefined;
+  const { width, scale } = to['type_info'];
+  return typeof width === 'number' && typeof scale === 'number' ? { precision: width, scale } : undefined;
+}
+
 /** Keys of an aggregate call that carry over to the template's aggregates. */
 const CARRIED = ['distinct', 'filter', 'order_bys'] as const;
 
@@ -49,9 +63,7 @@ export async function rewriteDecimalAggregates(tree: unknown, decimals: Readonly
     if (n['schema'] !== '' || n['is_operator'] === true || !Array.isArray(n['children']) || n['children'].length !== 1) return;
     const fn = String(n['function_name']).toLowerCase();
     if (fn !== 'avg' && fn !== 'sum') return;
-    const arg = n['children'][0];
-    if (!isNode(arg) || arg['class'] !== 'COLUMN_REF' || !Array.isArray(arg['column_names'])) return;
-    const type = decimals.get(String((arg['column_names'] as unknown[]).at(-1)).toLowerCase());
+    const type = decimalTypeOf(n['children'][0], decimals);
     if (type !== undefined && type.scale + 4 <= 38) calls.push({ node: n, fn, type });
   };
   find(tree);

@@ -20,6 +20,9 @@ import { normalizeTimestampText } from './session-time.js';
 import { isNode, type FoldedListOf, type FoldedListUse, type Json } from './sql-tree.js';
 import { epochSql } from './time-predicates.js';
 
+/** A number DuckDB parses as a DECIMAL: digits with a point, no exponent. */
+const DECIMAL_LITERAL = /^[-+]?(?:\d+\.\d*|\.\d+)$/;
+
 /** What the rewrites asked of one list. */
 interface Reading {
   zone?: string;
@@ -151,6 +154,9 @@ export class FoldedLists {
         return utc !== undefined && utc !== value ? `'${utc}'` : text;
       }
       if (kind === 'integer' && unit !== undefined) return epochSql(text, unit);
+      // A number with a point is a DOUBLE, as in the tree (`float-literals.ts`). (Elsewhere a list's
+      // decimals stay DuckDB's: an IN list compares them alike either way.)
+      if (kind === 'number' && DECIMAL_LITERAL.test(text)) return `CAST('${text}' AS DOUBLE)`;
       return text;
     });
   }

@@ -34,6 +34,8 @@ import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { checkIntegerStringCasts } from './strict-casts.js';
 import { rewriteDivision } from './division.js';
+import { floatDecimalLiterals } from './float-literals.js';
+import { rewriteDecimalArithmetic } from './decimal-arithmetic.js';
 import { rewriteDecimalAggregates, type DecimalType } from './decimal-aggregates.js';
 import { rewriteJsonGetCasts } from './json-get-casts.js';
 import { AGGREGATE_MACROS } from './sketch-functions.js';
@@ -455,6 +457,10 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     const nameOutput = (out: Output): Output => naming?.output(out) ?? out;
     // First of the rewrites: only the operators the user wrote become DataFusion's (`division.ts`).
     if (/[/%]|\bmod\s*\(/i.test(sql)) rewriteDivision(tree);
+    // `1.5` is a Float64 (`float-literals.ts`).
+    if (/\d\.|\.\d/.test(sql)) floatDecimalLiterals(tree);
+    const knownDecimals = new Map([...decimals].filter((e): e is [string, DecimalType] => e[1] !== undefined));
+    if (knownDecimals.size > 0 && /[-+*]/.test(sql)) rewriteDecimalArithmetic(tree, knownDecimals);
     rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
     rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));
@@ -470,10 +476,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     }
     if (/\bjson_get\b/i.test(sql)) rewriteJsonGetCasts(tree);
     if (mayCallAnomaly(sql)) await rewriteAnomalyScores(tree, (expr) => parseExpression(conn, expr));
-    if (decimals.size > 0 && /\b(avg|sum)\s*\(/i.test(sql)) {
-      const known = new Map([...decimals].filter((e): e is [string, DecimalType] => e[1] !== undefined));
-      await rewriteDecimalAggregates(tree, known, (expr) => parseExpression(conn, expr));
-    }
+    if (knownDecimals.size > 0 && /\b(avg|sum)\s*\(/i.test(sql)) await rewriteDecimalAggregates(tree, knownDecimals, (expr) => parseExpression(conn, expr));
     // A select item holding a list whose elements change is named by DuckDB's text of the item as
     // written, which only DuckDB's parse of the whole list gives.
     if (foldedLists !== undefined && (foldedLists.conflicting || items.some((item) => FoldedLists.within(item.text) && (foldedLists.rewritesWithin(item.text) || stringifySqlJson(item.list[item.index]) !== item.text)))) {

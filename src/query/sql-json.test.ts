@@ -52,3 +52,13 @@ test('an epoch beyond 2^53 compared with a nanosecond time index becomes its exa
   const sql = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string;
   assert.equal(sql, 'SELECT * FROM t WHERE (ts = make_timestamp_ns(1700000000000000001))');
 });
+
+test('integral DOUBLE and FLOAT constants keep their point through the parse tree (DuckDB refuses an integer there)', async () => {
+  for (const [sql, back] of [
+    ['SELECT 1e3', 'SELECT 1000.0'],
+    ['SELECT -2e0, 1.5e1 FROM t WHERE x > 1e10', 'SELECT -2.0, 15.0 FROM t WHERE (x > 10000000000.0)'],
+    ['SELECT 1e300', 'SELECT 1e+300'],
+  ] as const) {
+    assert.equal(await roundTrip(sql), back, sql);
+  }
+});

@@ -40,9 +40,14 @@ export function parseSqlJson(text: string): unknown {
 
 /** A parse tree (from `parseSqlJson`, possibly rewritten) as JSON for `json_deserialize_sql`. */
 export function stringifySqlJson(tree: unknown): string {
-  const json = JSON.stringify(tree) ?? 'null';
-  return json.includes(MARK) ? json.replace(MARKED, '$1') : json;
+  let json = JSON.stringify(tree) ?? 'null';
+  if (json.includes(MARK)) json = json.replace(MARKED, '$1');
+  // An integral DOUBLE or FLOAT constant (`1e3`, DuckDB's `1000.0`) is written without its point by
+  // JSON.stringify, which DuckDB then reads as an integer and refuses.
+  return json.includes('"DOUBLE"') || json.includes('"FLOAT"') ? json.replace(INTEGRAL_FLOAT, '$1.0$2') : json;
 }
+
+const INTEGRAL_FLOAT = /("id":"(?:DOUBLE|FLOAT)","type_info":null\},"is_null":false,"value":-?\d+)([,}])/g;
 
 /** The integer a parse tree holds at a number position (a plain or a kept number), else undefined. */
 export function integerOf(v: unknown): bigint | undefined {

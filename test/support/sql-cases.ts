@@ -62,12 +62,32 @@ function timeText(value: number | string, type: string): string {
   return timestampText((BigInt(value) * TIME_NS_PER[type]!).toString(), 'TimestampNanosecond').slice(11);
 }
 
+/**
+ * A float as sqlness prints it (arrow's display, ryu's shortest digits): positional (`.0` after an
+ * integer) while the point is at most 16 digits after the first digit (13 for a Float32) and fewer
+ * than 5 zeros (6) follow it, else in exponent form without a `+` (`1e17`, `1.2345678901234568e28`).
+ */
+export function floatText(v: number, float32 = false): string {
+  const [most, least] = float32 ? [13, -6] : [16, -5];
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'inf' : '-inf';
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  const [mantissa, exp] = Math.abs(v).toExponential().split('e') as [string, string];
+  const digits = mantissa.replace('.', '');
+  const point = Number(exp) + 1; // where the decimal point is, counted from the first digit
+  const sign = v < 0 ? '-' : '';
+  if (point >= digits.length && point <= most) return `${sign}${digits}${'0'.repeat(point - digits.length)}.0`;
+  if (point > 0 && point <= most) return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  if (point > least && point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  return `${sign}${digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`}e${point - 1}`;
+}
+
 function cellText(v: unknown, type: string): string {
   if (v === null || v === undefined) return '';
   if (type in TIME_NS_PER && (typeof v === 'number' || typeof v === 'string')) return timeText(v, type);
   if (type in NS_PER && (typeof v === 'number' || typeof v === 'string')) return timestampText(v, type);
   if (type === 'Date' && typeof v === 'number') return new Date(v * 86_400_000).toISOString().slice(0, 10);
-  if ((type === 'Float64' || type === 'Float32') && typeof v === 'number') return Number.isInteger(v) && !String(v).includes('e') ? `${v}.0` : String(v);
+  // (A float of 16 or more digits was kept as its text by parseJsonExact.)
+  if ((type === 'Float64' || type === 'Float32') && (typeof v === 'number' || (typeof v === 'string' && /^-?\d+$/.test(v)))) return floatText(Number(v), type === 'Float32');
   // An integer list's elements beyond 2^53 were kept as strings by parseJsonExact: printed as the numbers they are.
   if (typeof v === 'object' && /^List<U?Int\d+>$/.test(type)) return JSON.stringify(v).replace(/"(-?\d{16,})"/g, '$1');
   if (typeof v === 'object') return JSON.stringify(v);

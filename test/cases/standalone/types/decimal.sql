@@ -22,7 +22,8 @@ SELECT ts FROM prices WHERE sym = 7 ORDER BY ts;
 
 SELECT p + 1 AS a, p * p AS b, p - q AS c, -p AS d FROM prices ORDER BY ts;
 
-SELECT q + 0.1 + 0.2 AS exact FROM prices WHERE ts = 1000;
+-- A number written with a point is a Float64, and a decimal plus a Float64 is a Float64 (as in GreptimeDB).
+SELECT q + 0.1 + 0.2 AS f FROM prices WHERE ts = 1000;
 
 SELECT sym, sum(p) AS s, min(p) AS lo, max(q) AS hi, count(p) AS n FROM prices GROUP BY sym ORDER BY sym;
 

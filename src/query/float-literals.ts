@@ -1,0 +1,65 @@
+/**
+ * Decimal literals as DataFusion types them. GreptimeDB's SQL reads a number written with a point
+ * (`1.5`, `0.01`) as a Float64; DuckDB's as a DECIMAL of its digits, which shows: `SELECT 1.5 + 1`
+ * is Decimal(12, 1), written as the string "2.5" in HTTP JSON, `int_col * 0.5` a DECIMAL,
+ * `round(1.5)` a DECIMAL without a point.
+ *
+ * Each DECIMAL constant of the user's query becomes a DOUBLE cast of its text (the double nearest
+ * the literal as written: DataFusion's parse of it; DuckDB writes a DOUBLE constant back as text it
+ * would parse as a DECIMAL again).
+ * A literal cast to a DECIMAL type (`CAST(0.1 AS DECIMAL(38, 30))`, `1.25::DECIMAL(3, 2)`) keeps
+ * its exact digits: through a double it would gain digits its text does not have.
+ */
+import { integerOf } from './sql-json.js';
+import { castNode, isNode, stringNode, type Json, type Node } from './sql-tree.js';
+
+/** The exact text of a DECIMAL constant's value (`digits` unscaled, `scale` places). */
+export function decimalText(digits: bigint, scale: number): string {
+  const negative = digits < 0n;
+  const s = (negative ? -digits : digits).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? s : `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+  return negative ? `-${text}` : text;
+}
+
+/** The unscaled value of a DECIMAL constant's value: a number, or a wide one's HUGEINT halves. */
+function unscaled(v: unknown): bigint | undefined {
+  const direct = integerOf(v);
+  if (direct !== undefined || !isNode(v as Json)) return direct;
+  const upper = integerOf((v as Node)['upper']);
+  const lower = integerOf((v as Node)['lower']);
+  return upper === undefined || lower === undefined ? undefined : upper * 2n ** 64n + lower;
+}
+
+/** The text of a DECIMAL constant (its `value` node), or undefined when it is not one. */
+export function decimalConstantText(value: Node): string | undefined {
+  const type = value['type'];
+  if (value['is_null'] !== false || !isNode(type) || type['id'] !== 'DECIMAL') return undefined;
+  const info = type['type_info'];
+  const digits = unscaled(value['value']);
+  return digits === undefined || !isNode(info) || typeof info['scale'] !== 'number' ? undefined : decimalText(digits, info['scale']);
+}
+
+/** Rewrites the DECIMAL constants of a serialized parse tree into DOUBLE ones, in place. Returns whether it changed anything. */
+export function floatDecimalLiterals(tree: unknown): boolean {
+  let changed = false;
+  const visit = (n: Json | undefined): void => {
+    if (Array.isArray(n)) return n.forEach(visit);
+    if (!isNode(n)) return;
+    // A literal cast to a DECIMAL keeps its digits.
+    if (n['class'] === 'CAST' && isNode(n['cast_type']) && n['cast_type']['id'] === 'DECIMAL' && isNode(n['child']) && n['child']['class'] === 'CONSTANT') return;
+    if (n['class'] === 'CONSTANT' && isNode(n['value'])) {
+      const text = decimalConstantText(n['value']);
+      if (text !== undefined) {
+        // In place (the result names hold select items by identity), keeping its alias and place.
+        const { alias, query_location } = n;
+        for (const k of Object.keys(n)) delete n[k];
+        Object.assign(n, castNode(stringNode(text), 'DOUBLE'), { alias, query_location });
+        changed = true;
+      }
+      return;
+    }
+    for (const v of Object.values(n)) visit(v);
+  };
+  visit(tree as Json);
+  return changed;
+}
