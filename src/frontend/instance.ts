@@ -284,7 +284,8 @@ export class FrontendInstance {
       case 'insert':
         await this.refuseViewWrite(stmt, session);
         if (stmt.source.kind === 'query') return affected(await insertSelect(stmt, session, this.catalog, this.tables, (q, wrap) => this.query(q, session, { lists, ...(wrap !== undefined && { wrap }) })));
-        return affected(await insertValues(stmt, session, this.catalog, this.tables, query));
+        // With result names: the VALUES expressions' integer literals are then Int64 (`widenIntegerLiterals`).
+        return affected(await insertValues(stmt, session, this.catalog, this.tables, (q) => this.query(q, session, { lists, names: true })));
       case 'delete':
         return affected(await deleteRows(stmt, session, this.catalog, this.tables, query));
       case 'create_table': {

@@ -21,6 +21,10 @@ test("failed casts are 3001 with Arrow's texts, as GreptimeDB reports them", () 
     ['Conversion Error: Could not cast value 1 to DECIMAL(3,3)', 'Invalid argument error: 1.000 is too large to store in a Decimal128 of precision 3. Max is 0.999'],
     ['Conversion Error: Could not cast value 100.000000 to DECIMAL(38,37)', 'Cast error: Cannot cast to Decimal128(38, 37). Overflowing on 100.0'],
     ['Conversion Error: Could not cast value nan to DECIMAL(4,1)', 'Cast error: Cannot cast to Decimal128(4, 1). Overflowing on NaN'],
+    // An integer scaled beyond 128 bits; a float within them (scaled and rounded as a double).
+    ['Conversion Error: Could not cast value 100 to DECIMAL(38,37)', 'Arithmetic overflow: Overflow happened on: 100 * 10000000000000000000000000000000000000'],
+    ['Conversion Error: Could not cast value 10000000.0 to DECIMAL(3,1)', 'Invalid argument error: 10000000.0 is too large to store in a Decimal128 of precision 3. Max is 99.9'],
+    ['Conversion Error: Could not cast value 1.7014118346046924e+37 to DECIMAL(4,0)', 'Invalid argument error: 17014118346046924117642026945517453312 is too large to store in a Decimal128 of precision 4. Max is 9999'],
     ['Conversion Error: date field value out of range: "2024-13-01"', "Cast error: Cannot cast string '2024-13-01' to value of Date32 type"],
     ['Conversion Error: time field value out of range: "abc", expected format is ([YYYY-MM-DD ]HH:MM:SS[.MS])', "Cast error: Cannot cast string 'abc' to value of Time64(ns) type"],
     // A streamed result's failure comes without its kind.

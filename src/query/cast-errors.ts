@@ -6,6 +6,7 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
+import { decimalText } from './float-literals.js';
 
 /** Arrow's names of DuckDB's type names as its conversion errors print them. */
 const ARROW_TYPES: Readonly<Record<string, string>> = {
@@ -45,6 +46,8 @@ function rustFloat(text: string): string {
 }
 
 /** `v` written with `scale` digits after the point (`100` → `100.0` at scale 1). */
+const I128_MAX = 2n ** 127n - 1n;
+
 function scaled(v: bigint, scale: number): string {
   const digits = (v < 0n ? -v : v).toString() + '0'.repeat(scale);
   const sign = v < 0n ? '-' : '';
@@ -86,12 +89,18 @@ export function knownConversionError(text: string, cause: unknown): TsdbError | 
   m = /^Could not cast value (\S+) to DECIMAL\((\d+),(\d+)\)$/.exec(message);
   if (m !== null) {
     const [value, p, s] = [m[1]!, Number(m[2]), Number(m[3])];
-    // An integer (DuckDB prints no point) is scaled and checked by Arrow's precision rule.
+    const max = scaled(10n ** BigInt(p) - 1n, 0);
+    const tooLarge = (unscaled: bigint) =>
+      castError(`Invalid argument error: ${decimalText(unscaled, s)} is too large to store in a Decimal128 of precision ${p}. Max is ${s === 0 ? max : `${max.slice(0, p - s) || '0'}.${max.slice(p - s)}`}`, cause);
+    // An integer (DuckDB prints no point) is scaled in 128 bits, then checked by Arrow's precision rule.
     if (/^-?\d+$/.test(value)) {
-      const max = scaled(10n ** BigInt(p) - 1n, 0);
-      const maxText = s === 0 ? max : `${max.slice(0, p - s) || '0'}.${max.slice(p - s)}`;
-      return castError(`Invalid argument error: ${scaled(BigInt(value), s)} is too large to store in a Decimal128 of precision ${p}. Max is ${maxText}`, cause);
+      const unscaled = BigInt(value) * 10n ** BigInt(s);
+      if (unscaled > I128_MAX || unscaled < -I128_MAX - 1n) return castError(`Arithmetic overflow: Overflow happened on: ${value} * ${10n ** BigInt(s)}`, cause);
+      return tooLarge(unscaled);
     }
+    // A float is scaled and rounded (half away from zero) as a double, then checked alike.
+    const product = Number(value) * 10 ** s;
+    if (Number.isFinite(product) && Math.abs(product) < 2 ** 127) return tooLarge(BigInt(Math.sign(product) * Math.round(Math.abs(product))));
     return castError(`Cast error: Cannot cast to Decimal128(${p}, ${s}). Overflowing on ${rustFloat(value)}`, cause);
   }
   return undefined;

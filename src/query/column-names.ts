@@ -30,6 +30,7 @@ import { makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
 import type { Output, OutputColumn } from './output.js';
 import { integerOf } from './sql-json.js';
 import { decimalConstantText } from './float-literals.js';
+import { DIVISION_FUNCTIONS } from './division.js';
 import { castNode, isNode, type Json, type Node } from './sql-tree.js';
 import { VARIABLE_FUNCTION } from './session-functions.js';
 
@@ -112,8 +113,8 @@ function renameOutput(out: Output, rename: (columns: readonly OutputColumn[]) =>
 /**
  * Integer literals of the root select list typed as DataFusion types them (Int64, where DuckDB's are
  * INTEGER): each integer constant of an item made of integer constants alone (`1`, `-1`,
- * `2147483647 + 1`, `7 % 3`) becomes a BIGINT cast of itself, so that its type, and its arithmetic's
- * overflow, are Int64's. Items that read columns are left as they are (DuckDB would refuse some
+ * `2147483647 + 1`, `7 % 3`), or of such arithmetic cast to a type, becomes a BIGINT cast of
+ * itself, so that its type, and its arithmetic's overflow, are Int64's. Items that read columns are left as they are (DuckDB would refuse some
  * BIGINT operands, `DATE + BIGINT`). Only items in `named` (their names do not come from DuckDB)
  * and aliased ones.
  */
@@ -126,17 +127,22 @@ export function widenIntegerLiterals(tree: unknown, named: ReadonlySet<Node>): v
   const list = node['select_list'];
   list.forEach((item, i) => {
     const aliased = isNode(item) && typeof item['alias'] === 'string' && item['alias'] !== '';
-    if (!isNode(item) || (!named.has(item) && !aliased) || !integerConstantsOnly(item)) return;
-    list[i] = widened(item);
+    if (!isNode(item) || (!named.has(item) && !aliased)) return;
+    if (integerConstantsOnly(item)) list[i] = widened(item);
+    // A cast of such arithmetic (an INSERT's VALUES expression cast to its column's type) computes it in Int64 too.
+    else if (item['class'] === 'CAST' && isNode(item['child']) && item['child']['class'] === 'FUNCTION' && integerConstantsOnly(item['child'])) item['child'] = widened(item['child']);
   });
 }
 
 const INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER']);
 const INTEGER_ARITHMETIC = new Set(['+', '-', '*', '%']);
+const DIVISION_MACROS: ReadonlySet<string> = new Set(DIVISION_FUNCTIONS);
 
 function integerConstantsOnly(n: Node): boolean {
   if (n['class'] === 'CONSTANT') return INTEGER_TYPES.has(String(((n['value'] as Node)['type'] as Node)['id'])) && (n['value'] as Node)['is_null'] !== true;
-  if (n['class'] !== 'FUNCTION' || n['is_operator'] !== true || !INTEGER_ARITHMETIC.has(String(n['function_name']))) return false;
+  if (n['class'] !== 'FUNCTION') return false;
+  // Division and remainder are macros by now (`division.ts`).
+  if (n['is_operator'] !== true ? !DIVISION_MACROS.has(String(n['function_name'])) : !INTEGER_ARITHMETIC.has(String(n['function_name']))) return false;
   const children = n['children'];
   return Array.isArray(children) && children.length > 0 && children.every((c) => isNode(c) && integerConstantsOnly(c));
 }

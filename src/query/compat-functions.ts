@@ -4,7 +4,7 @@
  * frontend's query text has them too): MySQL's string functions (`locate`, `elt`, `field`,
  * `insert`, `space`), DataFusion's `initcap`, `isnull`, `clamp`/`clamp_min`/`clamp_max` and the
  * Unix-time conversions Grafana's MySQL data source writes (`from_unixtime`, `unix_timestamp`), and
- * MySQL's number `format(x, d)`.
+ * MySQL's number `format(x, d)`, DataFusion's `arrow_typeof`.
  * Results, NULL handling and errors follow GreptimeDB's `src/common/function/src/scalars/` (the
  * sqlness cases `function/string/mysql_compat`, `function/arithmetic`, `function/expression`).
  *
@@ -30,6 +30,30 @@ function listOverloads(first: string, body: (args: readonly string[]) => string)
 }
 
 const text = (x: string) => `CAST(${x} AS VARCHAR)`;
+
+/** Arrow's display of the Arrow type tsdb gives a DuckDB type (`arrow_typeof`); DECIMAL(p,s) is Decimal128(p, s). */
+const ARROW_TYPE_NAMES: Readonly<Record<string, string>> = {
+  BOOLEAN: 'Boolean',
+  TINYINT: 'Int8',
+  SMALLINT: 'Int16',
+  INTEGER: 'Int32',
+  BIGINT: 'Int64',
+  UTINYINT: 'UInt8',
+  USMALLINT: 'UInt16',
+  UINTEGER: 'UInt32',
+  UBIGINT: 'UInt64',
+  FLOAT: 'Float32',
+  DOUBLE: 'Float64',
+  VARCHAR: 'Utf8',
+  BLOB: 'Binary',
+  DATE: 'Date32',
+  TIMESTAMP_S: 'Timestamp(Second, None)',
+  TIMESTAMP_MS: 'Timestamp(Millisecond, None)',
+  TIMESTAMP: 'Timestamp(Microsecond, None)',
+  TIMESTAMP_NS: 'Timestamp(Nanosecond, None)',
+  INTERVAL: 'Interval(MonthDayNano)',
+  '"NULL"': 'Null',
+};
 
 /** The CREATE MACRO statements (idempotent). */
 export function compatMacros(): string[] {
@@ -74,6 +98,10 @@ export function compatMacros(): string[] {
     // MySQL's UNIX_TIMESTAMP: seconds since the epoch, of now or of a timestamp (a string is read in
     // the session's zone by `session-time.ts`, as `to_unixtime`'s).
     'CREATE OR REPLACE MACRO unix_timestamp() AS CAST(epoch(current_timestamp) AS BIGINT), (t) AS to_unixtime(t)',
+    // DataFusion's arrow_typeof: the Arrow type of x as Arrow displays it (DuckDB folds typeof to a constant).
+    `CREATE OR REPLACE MACRO arrow_typeof(x) AS CASE typeof(x) ${Object.entries(ARROW_TYPE_NAMES)
+      .map(([duck, arrow]) => `WHEN '${duck}' THEN '${arrow}'`)
+      .join(' ')} ELSE regexp_replace(typeof(x), '^DECIMAL\\((\\d+),(\\d+)\\)$', 'Decimal128(\\1, \\2)') END`,
   ];
 }
 

@@ -32,6 +32,13 @@ test('decimal +, - and * are typed as DataFusion types them, without DuckDB\'s o
   });
 });
 
+test('ceil and floor keep a decimal\'s type', async () => {
+  assert.deepEqual(await typesAndRow("SELECT ceil(p), floor(-p), ceil(CAST('10.5' AS DECIMAL(38, 10))) FROM t"), {
+    types: ['DECIMAL(10,2)', 'DECIMAL(10,2)', 'DECIMAL(38,10)'],
+    row: ['2.00', '-2.00', '11.0000000000'],
+  });
+});
+
 test('integer arithmetic, floats, integer columns and decimal division keep DuckDB\'s types', async () => {
   for (const sql of ['SELECT 1 + 2, i * 2 FROM t', 'SELECT p * f, p * i FROM t', 'SELECT p / 2 FROM t']) assert.equal((await rewritten(sql)).changed, false, sql);
   // Arithmetic within other expressions and clauses is reached too.

@@ -5,7 +5,7 @@
  * Decimal(20, 0) and types
  * - `a + b`, `a - b`: scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale + 1;
  * - `a * b`: scale s1 + s2, precision p1 + p2 + 1;
- * precisions capped at 38.
+ * precisions capped at 38; and `ceil`, `floor` of a DECIMAL keep its type (DuckDB's drop the scale).
  *
  * Rewritten in the parse tree where both operands' types are known here: a column of a DECIMAL type
  * in the query's tables (the name means one decimal type in all of them), an integer literal, a
@@ -19,6 +19,9 @@ import { integerOf } from './sql-json.js';
 import { isNode, type Json, type Node } from './sql-tree.js';
 
 const MAX_PRECISION = 38;
+
+/** Functions whose result has their decimal argument's type in DataFusion. */
+const ROUNDING = new Set(['ceil', 'ceiling', 'floor']);
 
 /** An operand's type: a DECIMAL, or an integer literal (DataFusion's Int64, widened to Decimal(20, 0)). */
 interface Operand extends DecimalType {
@@ -57,6 +60,13 @@ function resultType(op: string, a: DecimalType, b: DecimalType): DecimalType | u
  */
 export function rewriteDecimalArithmetic(tree: unknown, decimals: ReadonlyMap<string, DecimalType>): boolean {
   let changed = false;
+  // In place (the result names hold select items by identity), keeping its alias and place.
+  const replaceWith = (n: Node, by: Node): void => {
+    const { alias, query_location } = n;
+    for (const k of Object.keys(n)) delete n[k];
+    Object.assign(n, by, { alias, query_location });
+    changed = true;
+  };
   // The type of `n` as an operand, rewriting the arithmetic within it first.
   const typeOf = (n: Json | undefined): Operand | undefined => {
     if (Array.isArray(n)) {
@@ -83,8 +93,15 @@ export function rewriteDecimalArithmetic(tree: unknown, decimals: ReadonlyMap<st
       const info = n['cast_type']['type_info'];
       return typeof info['width'] === 'number' && typeof info['scale'] === 'number' ? { precision: info['width'], scale: info['scale'], integer: false } : undefined;
     }
-    if (children === undefined || childTypes === undefined || n['is_operator'] !== true || n['schema'] !== '') return undefined;
-    const op = String(n['function_name']);
+    if (children === undefined || childTypes === undefined || n['schema'] !== '') return undefined;
+    const op = String(n['function_name']).toLowerCase();
+    // ceil and floor keep a decimal's type in DataFusion (DuckDB's drop the scale).
+    if (n['is_operator'] !== true && ROUNDING.has(op) && children.length === 1 && childTypes[0]?.integer === false) {
+      const type = childTypes[0];
+      replaceWith(n, decimalCast({ ...n, alias: '' }, type));
+      return type;
+    }
+    if (n['is_operator'] !== true) return undefined;
     if (op === '-' && children.length === 1) return childTypes[0];
     if ((op !== '+' && op !== '-' && op !== '*') || children.length !== 2) return undefined;
     const [a, b] = childTypes as [Operand | undefined, Operand | undefined];
@@ -93,12 +110,7 @@ export function rewriteDecimalArithmetic(tree: unknown, decimals: ReadonlyMap<st
     const result = resultType(op, a, b);
     if (result === undefined) return undefined;
     const wide = (c: Json, t: Operand): Node => decimalCast(c, { precision: MAX_PRECISION, scale: t.scale });
-    const operation: Node = { ...n, alias: '', children: [wide(children[0]!, a), wide(children[1]!, b)] };
-    // In place (the result names hold select items by identity), keeping its alias and place.
-    const { alias, query_location } = n;
-    for (const k of Object.keys(n)) delete n[k];
-    Object.assign(n, decimalCast(operation, result), { alias, query_location });
-    changed = true;
+    replaceWith(n, decimalCast({ ...n, alias: '', children: [wide(children[0]!, a), wide(children[1]!, b)] }, result));
     return { ...result, integer: false };
   };
   typeOf(tree as Json);

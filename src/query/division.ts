@@ -23,6 +23,9 @@ import { isNode, type Json } from './sql-tree.js';
 const DIVIDE = '__tsdb_div';
 const MODULO = '__tsdb_mod';
 
+/** The macros `a / b`, `a % b` and `mod(a, b)` become. */
+export const DIVISION_FUNCTIONS = [DIVIDE, MODULO] as const;
+
 /** DuckDB's integer types (`typeof`'s names). */
 const INTEGER_TYPES = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT'];
 

@@ -19,7 +19,12 @@ test('numbers written with a point become DOUBLEs of their text, wide ones inclu
   const r = await rewritten("SELECT 1.5 + i, 0.1, -2.50, 1000000000000000.0, 12345678901234567890.123, 7, '1.5' FROM t WHERE d > 0.25");
   assert.equal(r.changed, true);
   assert.equal(r.text, "SELECT (CAST('1.5' AS DOUBLE) + i), CAST('0.1' AS DOUBLE), CAST('-2.50' AS DOUBLE), CAST('1000000000000000.0' AS DOUBLE), CAST('12345678901234567890.123' AS DOUBLE), 7, '1.5' FROM t WHERE (d > CAST('0.25' AS DOUBLE))");
-  assert.equal((await rewritten("SELECT 1, 'a', 1e3 FROM t")).changed, false);
+  assert.equal((await rewritten("SELECT 1, 'a', 1e3, 9223372036854775807 FROM t")).changed, false);
+  // Integers beyond BIGINT: UInt64 up to 2^64 - 1, else Float64 (DuckDB: HUGEINT), under a DECIMAL cast too.
+  assert.equal(
+    (await rewritten('SELECT 9223372036854775808, 18446744073709551616, -9223372036854775809, CAST(14751947891758972421513 AS DECIMAL(38, 0))')).text,
+    "SELECT CAST('9223372036854775808' AS UBIGINT), CAST('18446744073709551616' AS DOUBLE), CAST('-9223372036854775809' AS DOUBLE), CAST(CAST('14751947891758972421513' AS DOUBLE) AS DECIMAL(38,0))",
+  );
 });
 
 test('a literal cast to a DECIMAL keeps its exact digits', async () => {

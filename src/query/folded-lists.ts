@@ -19,6 +19,7 @@ import { LIST_MARKER_PATTERN, LIST_MARKER_PREFIX, mapElements, stringValue, type
 import { normalizeTimestampText } from './session-time.js';
 import { isNode, type FoldedListOf, type FoldedListUse, type Json } from './sql-tree.js';
 import { epochSql } from './time-predicates.js';
+import { wideIntegerType } from './float-literals.js';
 
 /** A number DuckDB parses as a DECIMAL: digits with a point, no exponent. */
 const DECIMAL_LITERAL = /^[-+]?(?:\d+\.\d*|\.\d+)$/;
@@ -154,9 +155,11 @@ export class FoldedLists {
         return utc !== undefined && utc !== value ? `'${utc}'` : text;
       }
       if (kind === 'integer' && unit !== undefined) return epochSql(text, unit);
-      // A number with a point is a DOUBLE, as in the tree (`float-literals.ts`). (Elsewhere a list's
-      // decimals stay DuckDB's: an IN list compares them alike either way.)
+      // A number with a point is a DOUBLE, an integer beyond BIGINT a UBIGINT or a DOUBLE, as in the
+      // tree (`float-literals.ts`). (Elsewhere a list's elements stay DuckDB's: an IN list compares
+      // them alike either way.)
       if (kind === 'number' && DECIMAL_LITERAL.test(text)) return `CAST('${text}' AS DOUBLE)`;
+      if (kind === 'number' && /^[-+]?\d+$/.test(text)) return `CAST('${text}' AS ${wideIntegerType(BigInt(text))})`;
       return text;
     });
   }

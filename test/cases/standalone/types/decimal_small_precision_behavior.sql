@@ -1,0 +1,15 @@
+select '1.023450000001'::DECIMAL(5,4);
+
+select '1.234499999'::DECIMAL(4,3);
+
+select '1.23499999'::DECIMAL(4,3);
+
+select '1.234499999'::DECIMAL(5,4);
+
+select '-1.023450000001'::DECIMAL(5,4);
+
+select '-1.234499999'::DECIMAL(4,3);
+
+select '-1.23499999'::DECIMAL(4,3);
+
+select '-1.234499999'::DECIMAL(5,4);
