@@ -34,6 +34,7 @@ import { parseRangeQuery, rangeQuerySql } from './range-query.js';
 import { rewriteSessionFunctions } from './session-functions.js';
 import { checkIntegerStringCasts } from './strict-casts.js';
 import { rewriteDivision } from './division.js';
+import { rewriteAtat } from './term-match.js';
 import { floatDecimalLiterals } from './float-literals.js';
 import { rewriteDecimalArithmetic } from './decimal-arithmetic.js';
 import { rewriteDecimalAggregates, type DecimalType } from './decimal-aggregates.js';
@@ -457,6 +458,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     const nameOutput = (out: Output): Output => naming?.output(out) ?? out;
     // First of the rewrites: only the operators the user wrote become DataFusion's (`division.ts`).
     if (/[/%]|\bmod\s*\(/i.test(sql)) rewriteDivision(tree);
+    if (sql.includes('@@')) rewriteAtat(tree);
     // `1.5` is a Float64, an integer beyond BIGINT a UInt64 or a Float64 (`float-literals.ts`).
     if (/\d\.|\.\d|\d{19}/.test(sql)) floatDecimalLiterals(tree);
     const knownDecimals = new Map([...decimals].filter((e): e is [string, DecimalType] => e[1] !== undefined));

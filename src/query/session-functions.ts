@@ -23,6 +23,7 @@ import { installIpFunctions } from './ip-functions.js';
 import { registerWktFunctions } from './wkt-functions.js';
 import { installS2Functions } from './s2-functions.js';
 import { divisionMacros } from './division.js';
+import { registerTermMatch } from './term-match.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -54,6 +55,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   await installH3Functions(conn);
   await installIpFunctions(conn);
   registerWktFunctions(conn);
+  registerTermMatch(conn);
   await installS2Functions(conn);
 }
 

@@ -81,6 +81,16 @@ export function floatText(v: number, float32 = false): string {
   return `${sign}${digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`}e${point - 1}`;
 }
 
+/** East Asian wide and fullwidth characters: two columns in a terminal, as sqlness's tables count them. */
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+
+/** The columns `text` takes in a table: one a character, two a wide one. */
+function displayWidth(text: string): number {
+  let n = 0;
+  for (const c of text) n += WIDE.test(c) ? 2 : 1;
+  return n;
+}
+
 function cellText(v: unknown, type: string): string {
   if (v === null || v === undefined) return '';
   if (type in TIME_NS_PER && (typeof v === 'number' || typeof v === 'string')) return timeText(v, type);
@@ -98,11 +108,11 @@ function cellText(v: unknown, type: string): string {
 export function asciiTable(columns: readonly Column[], rows: ReadonlyArray<readonly unknown[]>): string {
   const header = columns.map((c) => [c.name]);
   const body = rows.map((r) => r.map((v, i) => cellText(v, columns[i]!.data_type).split('\n')));
-  const widths = header.map((h, i) => Math.max(h[0]!.length, ...body.map((r) => Math.max(...r[i]!.map((l) => l.length)))));
+  const widths = header.map((h, i) => Math.max(displayWidth(h[0]!), ...body.map((r) => Math.max(...r[i]!.map(displayWidth)))));
   const rule = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
   const line = (cells: string[][]) => {
     const height = Math.max(...cells.map((c) => c.length));
-    return Array.from({ length: height }, (_, k) => `|${cells.map((c, i) => ` ${(c[k] ?? '').padEnd(widths[i]!)} `).join('|')}|`).join('\n');
+    return Array.from({ length: height }, (_, k) => `|${cells.map((c, i) => ` ${c[k] ?? ''}${' '.repeat(widths[i]! - displayWidth(c[k] ?? ''))} `).join('|')}|`).join('\n');
   };
   return [rule, line(header), rule, ...(body.length > 0 ? [...body.map(line), rule] : [])].join('\n');
 }
