@@ -24,6 +24,7 @@ import { registerWktFunctions } from './wkt-functions.js';
 import { installS2Functions } from './s2-functions.js';
 import { divisionMacros } from './division.js';
 import { registerTermMatch } from './term-match.js';
+import { registerMatches } from './matches.js';
 
 /** Creates the instance-wide macros (idempotent). */
 export async function installFunctions(conn: DuckDBConnection): Promise<void> {
@@ -56,6 +57,7 @@ export async function installFunctions(conn: DuckDBConnection): Promise<void> {
   await installIpFunctions(conn);
   registerWktFunctions(conn);
   registerTermMatch(conn);
+  registerMatches(conn);
   await installS2Functions(conn);
 }
 
