@@ -31,6 +31,7 @@ import type { Output, OutputColumn } from './output.js';
 import { integerOf } from './sql-json.js';
 import { decimalConstantText } from './float-literals.js';
 import { DIVISION_FUNCTIONS } from './division.js';
+import { withinGroupMacro } from '../sql/query-text.js';
 import { castNode, isNode, type Json, type Node } from './sql-tree.js';
 import { VARIABLE_FUNCTION } from './session-functions.js';
 
@@ -136,6 +137,13 @@ export function widenIntegerLiterals(tree: unknown, named: ReadonlySet<Node>): v
 
 const INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER']);
 const INTEGER_ARITHMETIC = new Set(['+', '-', '*', '%']);
+
+/** The macros of the ordered-set forms (`sql/query-text.ts`): the function as written, its arguments besides x, the order. */
+const WITHIN_GROUP: ReadonlyMap<string, { fn: string; args: number; desc: boolean }> = new Map(
+  (['approx_percentile_cont', 'approx_percentile_cont_with_weight'] as const).flatMap((fn) =>
+    [false, true].map((desc) => [withinGroupMacro(fn, desc), { fn, args: fn === 'approx_percentile_cont' ? 1 : 2, desc }] as const),
+  ),
+);
 const DIVISION_MACROS: ReadonlySet<string> = new Set(DIVISION_FUNCTIONS);
 
 function integerConstantsOnly(n: Node): boolean {
@@ -714,6 +722,13 @@ class Namer {
       return children.length === 2 && op !== undefined ? this.binary(children[0], op, children[1], scope) : undefined;
     }
     if (n['export_state'] === true) return undefined;
+    const ordered = WITHIN_GROUP.get(name);
+    if (ordered !== undefined && children.length === ordered.args + 1 && n['filter'] === null && n['distinct'] !== true) {
+      // `approx_percentile_cont(p) WITHIN GROUP (ORDER BY x)` as written (`sql/query-text.ts`).
+      const [x, ...rest] = children.map((c) => this.display(c, scope));
+      const args = rest.every((a) => a !== undefined) ? rest.join(',') : undefined;
+      return x === undefined || args === undefined ? undefined : `${ordered.fn}(${args}) WITHIN GROUP [${x} ${ordered.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}]`;
+    }
     // `a ~ b` arrives as DuckDB's function of it.
     if (name === 'regexp_full_match' && children.length === 2 && this.isWritten(n, '~')) return this.binary(children[0], '~', children[1], scope);
     const interval = INTERVAL_FUNCTIONS[name];

@@ -26,6 +26,7 @@
  */
 import { BIGINT, BLOB, BOOLEAN, DOUBLE, DuckDBBlobValue, LIST, UBIGINT, type DuckDBConnection } from '@duckdb/node-api';
 import { bytesOf, listItems, registrar, scalar } from './js-functions.js';
+import { withinGroupMacro } from '../sql/query-text.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { encodeRegisters, estimateCount, HLL_RANK_BITS, mergeRegisters, registersOfCodes, decodeRegisters } from './hyperloglog.js';
@@ -100,7 +101,17 @@ const UDDS_CODE = `CASE WHEN v > 0 THEN 2 * CAST(ceil(ln(v) / ln((1 + e) / (1 - 
  * The macros that aggregate (lower case): the query path counts them with DuckDB's aggregates
  * (a query of them is not split over a partitioned table's regions as a scalar one would be).
  */
-export const AGGREGATE_MACROS: ReadonlySet<string> = new Set(['hll', 'hll_merge', 'approx_distinct', 'uddsketch_state', 'uddsketch_merge', 'approx_percentile_cont', 'approx_median', 'approx_percentile_cont_with_weight']);
+export const AGGREGATE_MACROS: ReadonlySet<string> = new Set([
+  'hll',
+  'hll_merge',
+  'approx_distinct',
+  'uddsketch_state',
+  'uddsketch_merge',
+  'approx_percentile_cont',
+  'approx_median',
+  'approx_percentile_cont_with_weight',
+  ...[false, true].flatMap((desc) => [withinGroupMacro('approx_percentile_cont', desc), withinGroupMacro('approx_percentile_cont_with_weight', desc)]),
+]);
 
 /** The macros over the scalar functions (idempotent). */
 export function sketchMacros(): string[] {
@@ -123,6 +134,11 @@ export function sketchMacros(): string[] {
       'coalesce(list(CAST(x AS DOUBLE) ORDER BY CAST(x AS DOUBLE), CAST(w AS DOUBLE)) FILTER (WHERE x IS NOT NULL AND w IS NOT NULL), []::DOUBLE[]), ' +
       'coalesce(list(CAST(w AS DOUBLE) ORDER BY CAST(x AS DOUBLE), CAST(w AS DOUBLE)) FILTER (WHERE x IS NOT NULL AND w IS NOT NULL), []::DOUBLE[]), ' +
       "p, typeof(any_value(x)) LIKE '%INT%'), any_value(x))",
+    // The ordered-set forms (`sql/query-text.ts`): DESC reads the quantile from the other end.
+    `CREATE OR REPLACE MACRO ${withinGroupMacro('approx_percentile_cont', false)}(x, p) AS approx_percentile_cont(x, p)`,
+    `CREATE OR REPLACE MACRO ${withinGroupMacro('approx_percentile_cont', true)}(x, p) AS approx_percentile_cont(x, 1 - p)`,
+    `CREATE OR REPLACE MACRO ${withinGroupMacro('approx_percentile_cont_with_weight', false)}(x, w, p) AS approx_percentile_cont_with_weight(x, w, p)`,
+    `CREATE OR REPLACE MACRO ${withinGroupMacro('approx_percentile_cont_with_weight', true)}(x, w, p) AS approx_percentile_cont_with_weight(x, w, 1 - p)`,
   ];
 }
 

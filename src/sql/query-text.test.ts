@@ -61,12 +61,12 @@ test('system variables become a call the session answers; the @@ operator betwee
 });
 
 test('approx_percentile_cont(p) WITHIN GROUP (ORDER BY x) becomes the call form; DESC reads 1 - p', () => {
-  assert.equal(bridgeQueryText('SELECT approx_percentile_cont(0.5) WITHIN GROUP (ORDER BY i) FROM t'), 'SELECT approx_percentile_cont(i, 0.5) FROM t');
-  assert.equal(bridgeQueryText('SELECT g, APPROX_PERCENTILE_CONT(0.25) within group (order by (a + b) DESC NULLS FIRST) AS q FROM t GROUP BY g'), 'SELECT g, APPROX_PERCENTILE_CONT((a + b), 1 - (0.25)) AS q FROM t GROUP BY g');
+  assert.equal(bridgeQueryText('SELECT approx_percentile_cont(0.5) WITHIN GROUP (ORDER BY i) FROM t'), 'SELECT __tsdb_approx_percentile_cont_within_group(i, 0.5) FROM t');
+  assert.equal(bridgeQueryText('SELECT g, APPROX_PERCENTILE_CONT(0.25) within group (order by (a + b) DESC NULLS FIRST) AS q FROM t GROUP BY g'), 'SELECT g, __tsdb_approx_percentile_cont_within_group_desc((a + b), 0.25) AS q FROM t GROUP BY g');
   assert.equal(bridgeQueryText('SELECT approx_percentile_cont(x, 0.5) FROM t'), 'SELECT approx_percentile_cont(x, 0.5) FROM t');
 });
 
 test('approx_percentile_cont_with_weight(w, p) WITHIN GROUP (ORDER BY x) becomes (x, w, p)', () => {
-  assert.equal(bridgeQueryText('SELECT approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER BY "value") FROM t'), 'SELECT approx_percentile_cont_with_weight("value", weight, 0.5) FROM t');
-  assert.equal(bridgeQueryText('SELECT approx_percentile_cont_with_weight(f(a, b), 0.1) WITHIN GROUP (ORDER BY v DESC) FROM t'), 'SELECT approx_percentile_cont_with_weight(v, f(a, b), 1 - (0.1)) FROM t');
+  assert.equal(bridgeQueryText('SELECT approx_percentile_cont_with_weight(weight, 0.5) WITHIN GROUP (ORDER BY "value") FROM t'), 'SELECT __tsdb_approx_percentile_cont_with_weight_within_group("value", weight, 0.5) FROM t');
+  assert.equal(bridgeQueryText('SELECT approx_percentile_cont_with_weight(f(a, b), 0.1) WITHIN GROUP (ORDER BY v DESC) FROM t'), 'SELECT __tsdb_approx_percentile_cont_with_weight_within_group_desc(v, f(a, b), 0.1) FROM t');
 });

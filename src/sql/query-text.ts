@@ -43,7 +43,8 @@ const isWord = (t: Token | undefined, word: string) => t?.kind === 'ident' && t.
  * [NULLS …])`, which DuckDB's parser takes for its own ordered aggregates only, as the call form
  * `approx_percentile_cont(x, p)` (`query/sketch-functions.ts`), and
  * `approx_percentile_cont_with_weight(w, p) WITHIN GROUP (ORDER BY x)` as
- * `approx_percentile_cont_with_weight(x, w, p)`; DESC reads the quantile from the other end, `1 - p`.
+ * `approx_percentile_cont_with_weight(x, w, p)`, through macros of their own (`withinGroupMacro`);
+ * DESC reads the quantile from the other end, `1 - p`.
  */
 function withinGroup(sql: string, tokens: readonly Token[], i: number): { edit: { start: number; end: number; text: string }; last: number } | undefined {
   const t = tokens[i]!;
@@ -72,7 +73,14 @@ function withinGroup(sql: string, tokens: readonly Token[], i: number): { edit: 
   if (weighted !== comma >= 0) return undefined;
   const w = weighted ? `${sql.slice(tokens[i + 2]!.start, tokens[comma - 1]!.end)}, ` : '';
   const p = sql.slice(tokens[weighted ? comma + 1 : i + 2]!.start, tokens[argsEnd - 1]!.end);
-  return { edit: { start: t.start, end: tokens[end]!.end, text: `${t.text}(${expr}, ${w}${desc ? `1 - (${p})` : p})` }, last: end };
+  // The ordered-set form's own macro (`query/sketch-functions.ts`), by which the result is named as
+  // DataFusion names it (`… WITHIN GROUP [x ASC NULLS LAST]`, `query/column-names.ts`).
+  return { edit: { start: t.start, end: tokens[end]!.end, text: `${withinGroupMacro(t.value.toLowerCase(), desc)}(${expr}, ${w}${p})` }, last: end };
+}
+
+/** The macro of `approx_percentile_cont[_with_weight](…) WITHIN GROUP (ORDER BY x [DESC])`: its call form, DESC reading `1 - p`. */
+export function withinGroupMacro(fn: string, desc: boolean): string {
+  return `__tsdb_${fn}_within_group${desc ? '_desc' : ''}`;
 }
 
 /** Words that end an operand or start a clause: `div` next to one is a column named so, not MySQL's operator. */
