@@ -15,7 +15,7 @@
  * its windowed aggregates (`avg`, `stddev_pop`, `median`, `mad`, `quantile_cont`) run vectorized
  * and incrementally over the frames.
  */
-import { isNode, type Json, type Node } from './sql-tree.js';
+import { isNode, replaceByTemplate, type Json, type Node } from './sql-tree.js';
 
 /** The finite values of the frame (`__v` is the function's argument). */
 const W = '(CASE WHEN isfinite(CAST(__v AS DOUBLE)) THEN CAST(__v AS DOUBLE) END)';
@@ -53,6 +53,9 @@ export const ANOMALY_TEMPLATES: Readonly<Record<string, { readonly args: number;
 /** The window of a WINDOW node: what the template's window calls take from the original. */
 const WINDOW_KEYS = ['partitions', 'orders', 'start', 'end', 'start_expr', 'end_expr', 'exclude_clause'] as const;
 
+/** The placeholders of a template, one an argument in order. */
+const PLACEHOLDERS = ['__v', '__k'] as const;
+
 /** Whether the query text may call an anomaly function (the rewrite is skipped otherwise). */
 export function mayCallAnomaly(sql: string): boolean {
   return /anomaly_score_/i.test(sql);
@@ -76,22 +79,8 @@ export async function rewriteAnomalyScores(tree: unknown, template: (sql: string
     const args = call['children'] as Json[];
     // A call GreptimeDB would refuse keeps its name: DuckDB reports the unknown window function.
     if (args.length !== spec.args || call['distinct'] === true || call['filter_expr'] !== null) continue;
-    const expr = structuredClone(await template(spec.sql)) as Node;
-    const fill = (n: Json): Json => {
-      if (Array.isArray(n)) return n.map(fill);
-      if (!isNode(n)) return n;
-      if (n['class'] === 'COLUMN_REF' && Array.isArray(n['column_names']) && n['column_names'].length === 1) {
-        if (n['column_names'][0] === '__v') return structuredClone(args[0]!);
-        if (n['column_names'][0] === '__k') return structuredClone(args[1]!);
-      }
-      if (n['class'] === 'WINDOW') for (const key of WINDOW_KEYS) n[key] = structuredClone(call[key] ?? null);
-      for (const [k, v] of Object.entries(n)) n[k] = fill(v);
-      return n;
-    };
-    const filled = fill(expr) as Node;
-    const alias = call['alias'];
-    for (const key of Object.keys(call)) delete call[key];
-    Object.assign(call, filled, { alias });
+    const placeholders = Object.fromEntries(args.map((arg, i) => [PLACEHOLDERS[i]!, arg]));
+    replaceByTemplate(call, (await template(spec.sql)) as Json, placeholders, (n) => (n['class'] === 'WINDOW' ? WINDOW_KEYS : []));
   }
   return calls.length > 0;
 }

@@ -10,14 +10,12 @@
  * The replacement is DuckDB's parse of a template (`template`), its `__v` the call's argument, its
  * aggregates keeping the call's DISTINCT and FILTER.
  */
-type Node = { [k: string]: unknown };
+import { isNode, replaceByTemplate, type Json, type Node } from './sql-tree.js';
 
 export interface DecimalType {
   readonly precision: number;
   readonly scale: number;
 }
-
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The SQL of the replacement of `fn(__v)` for a column of type `d`. */
 function templateOf(fn: 'avg' | 'sum', d: DecimalType): string {
@@ -36,17 +34,21 @@ function templateOf(fn: 'avg' | 'sum', d: DecimalType): string {
  * The DECIMAL type of an aggregate's argument: a decimal column, or a cast to a DECIMAL type (what
  * `decimal-arithmetic.ts` makes of decimal arithmetic); else undefined.
  */
-function decimalTypeOf(arg: unknown, decimals: ReadonlyMap<string, DecimalType>): DecimalType | undefined {
+function decimalTypeOf(arg: Json | undefined, decimals: ReadonlyMap<string, DecimalType>): DecimalType | undefined {
   if (!isNode(arg)) return undefined;
-  if (arg['class'] === 'COLUMN_REF' && Array.isArray(arg['column_names'])) return decimals.get(String((arg['column_names'] as unknown[]).at(-1)).toLowerCase());
+  if (arg['class'] === 'COLUMN_REF' && Array.isArray(arg['column_names'])) return decimals.get(String(arg['column_names'].at(-1)).toLowerCase());
   const to = arg['cast_type'];
   if (arg['class'] !== 'CAST' || arg['try_cast'] === true || !isNode(to) || to['id'] !== 'DECIMAL' || !isNode(to['type_info'])) return undefined;
   const { width, scale } = to['type_info'];
   return typeof width === 'number' && typeof scale === 'number' ? { precision: width, scale } : undefined;
 }
 
-/** Keys of an aggregate call that carry over to the template's aggregates. */
+/** Keys of an aggregate call that carry over to the template's aggregates (its `sum` and `count`). */
 const CARRIED = ['distinct', 'filter', 'order_bys'] as const;
+
+function carriedBy(n: Node): readonly string[] {
+  return (n['class'] === 'AGGREGATE' || n['class'] === 'FUNCTION') && (n['function_name'] === 'sum' || n['function_name'] === 'count') ? CARRIED : [];
+}
 
 /**
  * Rewrites `avg(c)` / `sum(c)` of decimal columns (`decimals`: lower-cased column name → its type)
@@ -55,7 +57,7 @@ const CARRIED = ['distinct', 'filter', 'order_bys'] as const;
 export async function rewriteDecimalAggregates(tree: unknown, decimals: ReadonlyMap<string, DecimalType>, template: (sql: string) => Promise<unknown>): Promise<boolean> {
   if (decimals.size === 0) return false;
   const calls: Array<{ node: Node; fn: 'avg' | 'sum'; type: DecimalType }> = [];
-  const find = (n: unknown): void => {
+  const find = (n: Json): void => {
     if (Array.isArray(n)) return n.forEach(find);
     if (!isNode(n)) return;
     Object.values(n).forEach(find);
@@ -66,24 +68,9 @@ export async function rewriteDecimalAggregates(tree: unknown, decimals: Readonly
     const type = decimalTypeOf(n['children'][0], decimals);
     if (type !== undefined && type.scale + 4 <= 38) calls.push({ node: n, fn, type });
   };
-  find(tree);
+  find(tree as Json);
   for (const { node, fn, type } of calls) {
-    const arg = (node['children'] as unknown[])[0];
-    const expr = structuredClone(await template(templateOf(fn, type))) as Node;
-    const fill = (n: unknown): unknown => {
-      if (Array.isArray(n)) return n.map(fill);
-      if (!isNode(n)) return n;
-      if (n['class'] === 'COLUMN_REF' && Array.isArray(n['column_names']) && n['column_names'].length === 1 && n['column_names'][0] === '__v') return structuredClone(arg);
-      for (const [k, v] of Object.entries(n)) n[k] = fill(v);
-      if ((n['class'] === 'AGGREGATE' || n['class'] === 'FUNCTION') && (n['function_name'] === 'sum' || n['function_name'] === 'count')) {
-        for (const key of CARRIED) if (key in node) n[key] = structuredClone(node[key]);
-      }
-      return n;
-    };
-    const filled = fill(expr) as Node;
-    const alias = node['alias'];
-    for (const key of Object.keys(node)) delete node[key];
-    Object.assign(node, filled, { alias });
+    replaceByTemplate(node, (await template(templateOf(fn, type))) as Json, { __v: (node['children'] as Json[])[0]! }, carriedBy);
   }
   return calls.length > 0;
 }

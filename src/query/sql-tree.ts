@@ -11,6 +11,30 @@ export function isNode(v: Json | undefined): v is Node {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Replaces `call` in place by a copy of a parsed template expression, keeping the call's alias:
+ * each one-part column reference named in `args` (`__v`, `__k`, …) becomes a copy of its node,
+ * and each template node for which `carried` names keys of the call (its DISTINCT, FILTER,
+ * window, …) takes copies of those of them the call has. Carried keys are copied after the
+ * template node's own children are filled, so a user's column named like a placeholder in them
+ * stays the user's.
+ */
+export function replaceByTemplate(call: Node, template: Json, args: Readonly<Record<string, Json>>, carried: (n: Node) => readonly string[]): void {
+  const fill = (n: Json): Json => {
+    if (Array.isArray(n)) return n.map(fill);
+    if (!isNode(n)) return n;
+    const names = n['class'] === 'COLUMN_REF' ? n['column_names'] : undefined;
+    if (Array.isArray(names) && names.length === 1 && typeof names[0] === 'string' && Object.hasOwn(args, names[0])) return structuredClone(args[names[0]]!);
+    for (const [k, v] of Object.entries(n)) n[k] = fill(v);
+    for (const key of carried(n)) if (key in call) n[key] = structuredClone(call[key]!);
+    return n;
+  };
+  const filled = fill(structuredClone(template)) as Node;
+  const alias = call['alias'];
+  for (const key of Object.keys(call)) delete call[key];
+  Object.assign(call, filled, { alias });
+}
+
 /** A function call (`is_operator` for `+`, `-` and the like). */
 export function functionNode(name: string, children: Json[], operator = false): Node {
   return {
