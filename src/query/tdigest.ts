@@ -33,17 +33,29 @@ export interface TDigest {
 
 /** The digest of `sorted` (ascending, no NaN first) merged into an empty one. */
 export function digestOf(sorted: Float64Array, maxSize = TDIGEST_MAX_SIZE): TDigest {
-  const n = sorted.length;
-  const means = new Float64Array(Math.min(n, maxSize + 1));
-  const weights = new Float64Array(means.length);
-  if (n === 0) return { means: means.subarray(0, 0), weights: weights.subarray(0, 0), count: 0, min: NaN, max: NaN };
+  // DataFusion's merge_sorted_f64 advances k once before its loop.
+  return compress(sorted, undefined, sorted.length, 2, maxSize);
+}
+
+/**
+ * Centroids in ascending order of mean (`means`, with `weights`, or weight 1 each when there are
+ * none) compressed into a digest counting `count`, as DataFusion's merges do: a centroid takes its
+ * successors while the weight so far stays within the scale function's limit at k (the first
+ * limit at k = 1, the next at `nextK`, then one k more each), each merge a Centroid::add.
+ */
+function compress(means: Float64Array, weights: Float64Array | undefined, count: number, nextK: number, maxSize: number): TDigest {
+  const n = means.length;
+  // Weights of 1 close at most maxSize + 1 centroids; other weights may close one per value.
+  const outMeans = new Float64Array(weights === undefined ? Math.min(n, maxSize + 1) : n);
+  const outWeights = new Float64Array(outMeans.length);
+  if (n === 0) return { means: outMeans, weights: outWeights, count: 0, min: NaN, max: NaN };
+  const weightOf = (i: number) => (weights === undefined ? 1 : weights[i]!);
   let size = 0;
-  let kLimit = 1;
-  let qLimitTimesCount = kToQ(kLimit, maxSize) * n;
-  kLimit++;
-  let currMean = sorted[0]!;
-  let currWeight = 1;
-  let weightSoFar = 1;
+  let qLimitTimesCount = kToQ(1, maxSize) * count;
+  let kLimit = nextK;
+  let currMean = means[0]!;
+  let currWeight = weightOf(0);
+  let weightSoFar = currWeight;
   let sumsToMerge = 0;
   let weightsToMerge = 0;
   const close = () => {
@@ -51,28 +63,28 @@ export function digestOf(sorted: Float64Array, maxSize = TDIGEST_MAX_SIZE): TDig
     const newSum = sumsToMerge + currWeight * currMean;
     currWeight += weightsToMerge;
     currMean = newSum / currWeight;
-    means[size] = currMean;
-    weights[size] = currWeight;
+    outMeans[size] = currMean;
+    outWeights[size] = currWeight;
     size++;
   };
   for (let i = 1; i < n; i++) {
-    const next = sorted[i]!;
-    weightSoFar += 1;
+    const weight = weightOf(i);
+    weightSoFar += weight;
     if (weightSoFar <= qLimitTimesCount) {
-      sumsToMerge += next;
-      weightsToMerge += 1;
+      sumsToMerge += means[i]! * weight;
+      weightsToMerge += weight;
     } else {
       close();
       sumsToMerge = 0;
       weightsToMerge = 0;
-      qLimitTimesCount = kToQ(kLimit, maxSize) * n;
+      qLimitTimesCount = kToQ(kLimit, maxSize) * count;
       kLimit++;
-      currMean = next;
-      currWeight = 1;
+      currMean = means[i]!;
+      currWeight = weight;
     }
   }
   close();
-  return { means: means.subarray(0, size), weights: weights.subarray(0, size), count: n, min: sorted[0]!, max: sorted[n - 1]! };
+  return { means: outMeans.subarray(0, size), weights: outWeights.subarray(0, size), count, min: means[0]!, max: means[n - 1]! };
 }
 
 /** The digest's estimate of quantile `q` (0 … 1); undefined for an empty digest. */
@@ -135,47 +147,10 @@ export function estimateQuantile(d: TDigest, q: number): number | undefined {
  * weights' sum: 3.6666666666666665 for weights 0.5, 1, 1.5, 2.)
  */
 export function weightedDigestOf(values: Float64Array, weights: Float64Array, maxSize = TDIGEST_MAX_SIZE): TDigest {
-  const n = values.length;
-  // Weights beyond the count's limits close a centroid per value: up to n of them.
-  const means = new Float64Array(n);
-  const ws = new Float64Array(n);
-  if (n === 0) return { means: means.subarray(0, 0), weights: ws.subarray(0, 0), count: 0, min: NaN, max: NaN };
   let total = 0;
-  for (let i = 0; i < n; i++) total += weights[i]!;
-  let size = 0;
-  let kLimit = 1;
-  let qLimitTimesCount = kToQ(kLimit, maxSize) * total;
-  let currMean = values[0]!;
-  let currWeight = weights[0]!;
-  let weightSoFar = currWeight;
-  let sumsToMerge = 0;
-  let weightsToMerge = 0;
-  const close = () => {
-    const newSum = sumsToMerge + currWeight * currMean;
-    currWeight += weightsToMerge;
-    currMean = newSum / currWeight;
-    means[size] = currMean;
-    ws[size] = currWeight;
-    size++;
-  };
-  for (let i = 1; i < n; i++) {
-    weightSoFar += weights[i]!;
-    if (weightSoFar <= qLimitTimesCount) {
-      sumsToMerge += values[i]! * weights[i]!;
-      weightsToMerge += weights[i]!;
-    } else {
-      close();
-      sumsToMerge = 0;
-      weightsToMerge = 0;
-      // DataFusion's merge_digests computes the next limit before it advances k.
-      qLimitTimesCount = kToQ(kLimit, maxSize) * total;
-      kLimit++;
-      currMean = values[i]!;
-      currWeight = weights[i]!;
-    }
-  }
-  close();
-  return { means: means.subarray(0, size), weights: ws.subarray(0, size), count: total, min: values[0]!, max: values[n - 1]! };
+  for (let i = 0; i < values.length; i++) total += weights[i]!;
+  // DataFusion's merge_digests computes the next limit before it advances k.
+  return compress(values, weights, total, 1, maxSize);
 }
 
 /** Quantile `q` of `values` (any order; NaN sorts last, as Rust's total order puts it), or undefined when there are none. */
