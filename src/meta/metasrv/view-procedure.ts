@@ -1,24 +1,21 @@
 /**
  * CREATE [OR REPLACE] VIEW and DROP VIEW in a cluster: one change of the view's record in the
  * catalog (`CatalogManager.createView` / `dropView`), under the view's name lock with its
- * database shared (a DROP DATABASE waits), subscribers told. A resumed one is applied again: a
- * creation then finds its own record (not an error), a drop finds none.
+ * database shared (a DROP DATABASE waits). A resumed one is applied again: a creation then finds
+ * its own record (not an error), a drop finds none.
  */
-import { StatusCode } from '../../common/error/status-code.js';
-import { TsdbError } from '../../common/error/tsdb-error.js';
 import type { DdlResult, DdlTask } from '../meta-service.js';
+import { CatalogChangeProcedure, type CatalogChangeData } from './catalog-change-procedure.js';
 import type { LockRequest } from './lock-manager.js';
-import { lockKeys, Procedure, type ProcedureContext } from './procedure.js';
+import { lockKeys, type ProcedureContext } from './procedure.js';
 
 export type ViewTask = Extract<DdlTask, { kind: 'create_view' | 'drop_view' }>;
 
-export interface ViewData {
-  readonly task: ViewTask;
-}
+export type ViewData = CatalogChangeData<ViewTask>;
 
 export const VIEW = 'view';
 
-export class ViewProcedure extends Procedure<ViewData> {
+export class ViewProcedure extends CatalogChangeProcedure<ViewTask> {
   readonly kind = VIEW;
 
   static create(task: ViewTask): ViewProcedure {
@@ -38,13 +35,14 @@ export class ViewProcedure extends Procedure<ViewData> {
     ];
   }
 
-  async execute(ctx: ProcedureContext): Promise<DdlResult> {
-    if (this.step !== 'apply') throw new TsdbError(StatusCode.Internal, `${this.describe()}: unknown step ${this.step}`);
+  protected database(): string {
+    return this.data.task.info.database;
+  }
+
+  protected async change(ctx: ProcedureContext): Promise<DdlResult> {
     const t = this.data.task;
-    this.finished = true;
     if (t.kind === 'create_view') await ctx.guard(ctx.catalog.createView(t.info, t.replace || ctx.resumed));
     else await ctx.guard(ctx.catalog.dropView(t.info.database, t.info.name));
-    ctx.emit({ kind: 'database_changed', name: t.info.database });
     return {};
   }
 }
