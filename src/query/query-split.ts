@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { quoteIdent } from '../common/sql-quote.js';
-import { isNode, type Json, type Node } from './sql-tree.js';
+import { castNode, functionNode, isNode, type Json, type Node } from './sql-tree.js';
 
 /** What the split needs to know of the table. */
 export interface SplitTable {
@@ -97,30 +97,9 @@ function columnRef(name: string, alias = ''): Node {
   return { class: 'COLUMN_REF', type: 'COLUMN_REF', alias, query_location: 0, column_names: [name] };
 }
 
+/** An aggregate call of `children` with the FILTER of the call it stands for. */
 function call(name: string, children: Json[], filter: Json = null): Node {
-  return {
-    class: 'FUNCTION',
-    type: 'FUNCTION',
-    alias: '',
-    query_location: 0,
-    function_name: name,
-    schema: '',
-    children,
-    filter,
-    order_bys: { type: 'ORDER_MODIFIER', orders: [] },
-    distinct: false,
-    is_operator: false,
-    export_state: false,
-    catalog: '',
-  };
-}
-
-function cast(child: Json, type: 'BIGINT' | 'DOUBLE'): Node {
-  return { class: 'CAST', type: 'OPERATOR_CAST', alias: '', query_location: 0, child, cast_type: { id: type, type_info: null }, try_cast: false };
-}
-
-function divide(left: Json, right: Json): Node {
-  return { ...call('/', [left, right]), is_operator: true };
+  return { ...functionNode(name, children), filter };
 }
 
 /** A non-negative integer constant's value, else undefined. */
@@ -361,11 +340,11 @@ function partialSplit(tree: unknown, s: Shape, table: SplitTable): PartialSplit 
       const alias = String(e['alias']);
       const one = args.length === 1;
       let out: Node;
-      if (name === 'count_star' && args.length === 0) out = cast(call('sum', [part(call('count_star', [], filter))]), 'BIGINT');
-      else if (name === 'count' && one) out = cast(call('sum', [part(call('count', args, filter))]), 'BIGINT');
+      if (name === 'count_star' && args.length === 0) out = castNode(call('sum', [part(call('count_star', [], filter))]), 'BIGINT');
+      else if (name === 'count' && one) out = castNode(call('sum', [part(call('count', args, filter))]), 'BIGINT');
       else if ((name === 'min' || name === 'max') && one) out = call(name, [part(call(name, args, filter))]);
       else if (name === 'sum' && one && numericExpression(args[0]!, table)) out = call('sum', [part(call('sum', args, filter))]);
-      else if (name === 'avg' && one && numericExpression(args[0]!, table)) out = divide(cast(call('sum', [part(call('sum', args, filter))]), 'DOUBLE'), cast(call('sum', [part(call('count', args, filter))]), 'DOUBLE'));
+      else if (name === 'avg' && one && numericExpression(args[0]!, table)) out = functionNode('/', [castNode(call('sum', [part(call('sum', args, filter))]), 'DOUBLE'), castNode(call('sum', [part(call('count', args, filter))]), 'DOUBLE')], true);
       else {
         failed = true;
         return e;
