@@ -9,7 +9,7 @@
  * GreptimeDB's (`store-api/src/sst_entry.rs`, `region_info.rs`); tsdb keeps neither series counts
  * nor primary key bounds per file (null) and has one index version (0).
  */
-import type { Cell } from '../query/output.js';
+import { int64Cell, type Cell } from '../query/output.js';
 import { regionId } from '../types/region-id.js';
 import type { RegionInfo, RegionSsts } from '../types/region-server.js';
 import type { InformationSchemaSource, VirtualColumn, VirtualTable } from './information-schema.js';
@@ -105,11 +105,6 @@ const SSTS_INDEX_META_COLUMNS: readonly VirtualColumn[] = [
   col('node_id', 'UInt64', true),
 ];
 
-/** A 64-bit integer cell: a number when exact, else a bigint. */
-function int64(v: bigint): Cell {
-  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
-}
-
 /** Every table with regions of its own, with what `ask` answers of its regions. */
 async function perTable<T>(source: InformationSchemaSource, ask: ((t: TableInfo) => Promise<T[]>) | undefined): Promise<Array<{ table: TableInfo; regions: T[] }>> {
   if (ask === undefined) return [];
@@ -143,7 +138,7 @@ async function regionInfoRows(source: InformationSchemaSource): Promise<Cell[][]
       rows.push({
         id,
         row: [
-          int64(id), table.table_id, r.region_number, ...groupAndSequence(r.region_number), i.state, i.role, i.writable, i.committed_sequence,
+          int64Cell(id), table.table_id, r.region_number, ...groupAndSequence(r.region_number), i.state, i.role, i.writable, i.committed_sequence,
           i.flushed_sequence > 0 ? i.flushed_sequence : null, i.manifest_version, window, i.region_options, table.options['sst_format'] ?? 'primary_key', r.node_id,
         ],
       });
@@ -157,12 +152,12 @@ async function manifestRows(source: InformationSchemaSource): Promise<Cell[][]> 
   for (const { table, regions } of await regionFiles(source)) {
     const tableDir = `${table.catalog}/${table.database}/${table.table_id}/`;
     for (const r of regions) {
-      const id = int64(regionId(table.table_id, r.region_number));
+      const id = int64Cell(regionId(table.table_id, r.region_number));
       const [group, sequence] = groupAndSequence(r.region_number);
       for (const f of r.ssts.manifest) {
         rows.push([
           tableDir, id, table.table_id, r.region_number, group, sequence, f.file_id, 0, f.level, f.file_path, f.file_size,
-          f.index_file_path, f.index_file_size, f.num_rows, f.num_row_groups, null, int64(BigInt(f.min_ts)), int64(BigInt(f.max_ts)), f.sequence,
+          f.index_file_path, f.index_file_size, f.num_rows, f.num_row_groups, null, int64Cell(BigInt(f.min_ts)), int64Cell(BigInt(f.max_ts)), f.sequence,
           id, r.node_id, true, null, null,
         ]);
       }
@@ -177,7 +172,7 @@ async function indexMetaRows(source: InformationSchemaSource): Promise<Cell[][]>
   for (const { table, regions } of await regionFiles(source)) {
     const tableDir = `${table.catalog}/${table.database}/${table.table_id}/`;
     for (const r of regions) {
-      const id = int64(regionId(table.table_id, r.region_number));
+      const id = int64Cell(regionId(table.table_id, r.region_number));
       const [group, sequence] = groupAndSequence(r.region_number);
       for (const e of r.ssts.index_meta) {
         const meta = { inverted: { base_offset: e.offset, distinct_values: e.distinct_values, segment_row_count: e.segment_row_count, total_row_count: e.row_count, value_kind: e.value_kind } };

@@ -9,7 +9,7 @@ import { formatDuration } from '../common/time/duration.js';
 import { buildInfo } from '../common/build-info.js';
 import { decimalOf, type ColumnType } from '../types/region-metadata.js';
 import { regionId } from '../types/region-id.js';
-import type { Cell, OutputColumn } from '../query/output.js';
+import { int64Cell, type Cell, type OutputColumn } from '../query/output.js';
 import { SHOW_TYPES, showTypeOf } from './column-types.js';
 import { MORE_TABLES, NUMBERS, NUMBERS_TABLE } from './information-schema-more.js';
 import { SSTS_TABLES, type RegionInfoRow, type RegionSstsRow } from './information-schema-ssts.js';
@@ -123,11 +123,6 @@ const TABLE_VERSION = 11;
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A 64-bit integer cell: a number when exact, else a bigint (as query results give them). */
-function int64(v: bigint): Cell {
-  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
 /** Databases sorted by name, `information_schema` included once. */
@@ -504,7 +499,7 @@ async function regionStatisticsRows(source: InformationSchemaSource): Promise<Ce
         const n = regionNumbers(s);
         const id = regionId(t.info.table_id, s.region_number);
         // written_bytes_since_open, query_cpu_time_millis, query_scanned_bytes: not counted by tsdb's engine yet.
-        rows.push({ id, row: [int64(id), t.info.table_id, s.region_number, n.rows, 0, 0, 0, n.disk, n.memtable, n.manifest, n.sst, s.sst_files, n.index, t.info.engine, 'Leader'] });
+        rows.push({ id, row: [int64Cell(id), t.info.table_id, s.region_number, n.rows, 0, 0, 0, n.disk, n.memtable, n.manifest, n.sst, s.sst_files, n.index, t.info.engine, 'Leader'] });
       }
     }
   }
@@ -594,7 +589,7 @@ async function partitionsRows(source: InformationSchemaSource): Promise<Cell[][]
           null,
           null,
           null,
-          int64(regionId(storage.table_id, n)),
+          int64Cell(regionId(storage.table_id, n)),
         ]);
       });
     }
@@ -631,7 +626,7 @@ async function regionPeersRows(source: InformationSchemaSource): Promise<Cell[][
         (await source.regionRoutes?.(storage)) ?? storage.region_numbers.map((n) => ({ region_number: n, leader_peer: { id: 0, addr: '' }, follower_peers: [] }));
       const table = [t.info.catalog, db.name, t.info.name];
       for (const r of [...routes].sort((a, b) => a.region_number - b.region_number)) {
-        const id = int64(regionId(t.info.table_id, r.region_number));
+        const id = int64Cell(regionId(t.info.table_id, r.region_number));
         const leader = r.leader_peer;
         rows.push([...table, id, leader?.id ?? null, leader?.addr ?? null, 'Yes', leader !== undefined ? 'ALIVE' : null, null]);
         for (const f of r.follower_peers) rows.push([...table, id, f.id, f.addr, 'No', null, null]);

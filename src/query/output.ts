@@ -14,6 +14,11 @@ export interface OutputColumn {
 
 export type Cell = number | bigint | string | boolean | null | readonly Cell[] | { readonly [k: string]: Cell };
 
+/** A 64-bit integer as a cell: a number when exact, else a bigint. */
+export function int64Cell(v: bigint): number | bigint {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
 /**
  * A query's rows as Arrow record batches (asked for with `QueryContext.arrow`, by Flight DoGet):
  * then the `records` output's `rows` are empty and its columns name the fields.

@@ -32,7 +32,7 @@ import duckdb from '@duckdb/node-bindings';
 import { StatusCode } from '../common/error/status-code.js';
 import { intervalText } from '../common/time/interval-text.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
-import type { Cell, OutputColumn } from './output.js';
+import { int64Cell, type Cell, type OutputColumn } from './output.js';
 import { vectorBytes } from '../common/vector-text.js';
 import { CELL_BYTES, cellBytes, NO_RESULT_LIMITS, resultsTooLarge, ROW_BYTES, tooManyBytes, tooManyRows, type ResultLimits } from './resource-limits.js';
 
@@ -111,7 +111,7 @@ export function dataTypeName(t: DuckDBType): string {
 export function cellOf(v: DuckDBValue): Cell {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return safeInteger(v);
+  if (typeof v === 'bigint') return int64Cell(v);
   if (v instanceof DuckDBTimestampMillisecondsValue) return cellOf(v.millis);
   if (v instanceof DuckDBTimestampSecondsValue) return cellOf(v.seconds);
   if (v instanceof DuckDBTimestampNanosecondsValue) return cellOf(v.nanos);
@@ -121,8 +121,8 @@ export function cellOf(v: DuckDBValue): Cell {
   if (v instanceof DuckDBBlobValue) return Array.from(v.bytes);
   // Intervals as Arrow displays them (what GreptimeDB's results show); times as integers of their unit.
   if (v instanceof DuckDBIntervalValue) return intervalText({ months: v.months, days: v.days, nanos: v.micros * 1000n });
-  if (v instanceof DuckDBTimeValue) return safeInteger(v.micros);
-  if (v instanceof DuckDBTimeNSValue) return safeInteger(v.nanos);
+  if (v instanceof DuckDBTimeValue) return int64Cell(v.micros);
+  if (v instanceof DuckDBTimeNSValue) return int64Cell(v.nanos);
   if (v instanceof DuckDBListValue || v instanceof DuckDBArrayValue) return v.items.map(cellOf);
   if (v instanceof DuckDBStructValue) return Object.fromEntries(Object.entries(v.entries).map(([k, x]) => [k, cellOf(x)]));
   return String(v);
@@ -131,10 +131,6 @@ export function cellOf(v: DuckDBValue): Cell {
 /** A result's columns as clients see them (DuckDB's `count_star()` is GreptimeDB's `count(*)`). */
 function outputColumns(names: readonly string[], types: readonly DuckDBType[]): OutputColumn[] {
   return names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
-}
-
-function safeInteger(v: bigint): number | bigint {
-  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
 /** A converter of one column's values, chosen once per column from its type (the hot path of results). */
@@ -155,13 +151,13 @@ function converterFor(t: DuckDBType): (v: DuckDBValue) => Cell {
     case DuckDBTypeId.BIGINT:
     case DuckDBTypeId.UBIGINT:
     case DuckDBTypeId.HUGEINT:
-      return (v) => (typeof v === 'bigint' ? safeInteger(v) : (v as Cell));
+      return (v) => (typeof v === 'bigint' ? int64Cell(v) : (v as Cell));
     case DuckDBTypeId.TIMESTAMP_MS:
-      return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampMillisecondsValue).millis));
+      return (v) => (v === null ? null : int64Cell((v as DuckDBTimestampMillisecondsValue).millis));
     case DuckDBTypeId.TIMESTAMP_S:
-      return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampSecondsValue).seconds));
+      return (v) => (v === null ? null : int64Cell((v as DuckDBTimestampSecondsValue).seconds));
     case DuckDBTypeId.TIMESTAMP_NS:
-      return (v) => (v === null ? null : safeInteger((v as DuckDBTimestampNanosecondsValue).nanos));
+      return (v) => (v === null ? null : int64Cell((v as DuckDBTimestampNanosecondsValue).nanos));
     case DuckDBTypeId.ARRAY:
       // A vector's cell is its stored bytes (float32, little-endian), as GreptimeDB shows them.
       if (isVectorArray(t)) return (v) => (v === null ? null : Array.from(vectorBytes(Float32Array.from((v as DuckDBArrayValue).items as number[]))));
