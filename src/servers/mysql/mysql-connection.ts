@@ -21,6 +21,7 @@
  */
 import type { Socket } from 'node:net';
 import type { ServerTls } from '../tls.js';
+import { ClientInput } from '../client-input.js';
 import { ClientSocket, endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { StatusCode } from '../../common/error/status-code.js';
 import { errorMessage, TsdbError } from '../../common/error/tsdb-error.js';
@@ -99,12 +100,6 @@ export interface MysqlConnectionOptions {
 /** MySQL's `connect_timeout` default. */
 const DEFAULT_LOGIN_TIMEOUT_MS = 10_000;
 
-/**
- * How much a connection reads ahead while a statement runs: the socket stays readable so that a
- * disconnect is seen (and cancels the statement), within this bound of what the client sends meanwhile.
- */
-const READ_AHEAD_LIMIT = 1 << 20;
-
 type State = 'handshake' | 'auth-switch' | 'command' | 'closed';
 
 /** An ERR reply of a MySQL error kind: fatal during the handshake, a plain ERR in the command phase. */
@@ -138,8 +133,8 @@ interface Warning {
 
 export class MysqlConnection {
   private readonly reader: PacketReader;
-  private readonly queue: Array<{ payload: Buffer; seq: number } | MysqlProtocolError> = [];
-  private running = false;
+  /** Payloads waiting their turn; a MysqlProtocolError stands for the malformed bytes that ended the stream. */
+  private readonly input: ClientInput<{ payload: Buffer; seq: number } | MysqlProtocolError>;
   private state: State = 'handshake';
   private readonly scramble = generateScramble();
   private readonly serverCaps: number;
@@ -158,10 +153,6 @@ export class MysqlConnection {
   private warnings: Warning[] = [];
   /** `max_execution_time` in milliseconds (0: none): the limit of each SELECT. */
   private maxExecutionTime = 0;
-  /** Aborts the statement running now (the client's disconnect). */
-  private statementAbort: AbortController | undefined;
-  /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
-  private readAhead = 0;
   /** Cancels the login deadline. */
   private readonly loggedIn: () => void;
   private readonly statements = new Map<number, Prepared>();
@@ -185,9 +176,10 @@ export class MysqlConnection {
       onError: () => this.destroy(),
       onClose: () => {
         this.state = 'closed';
-        this.statementAbort?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the MySQL client disconnected'));
+        this.input.cancel(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the MySQL client disconnected'));
       },
     });
+    this.input = new ClientInput(this.client, () => this.state === 'closed', (item) => this.handleItem(item));
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
       opts.logger.debug({ remote: raw.remoteAddress }, 'MySQL client did not log in in time: connection dropped');
       this.destroy();
@@ -213,14 +205,13 @@ export class MysqlConnection {
         // The client does not wait for an answer to its SSLRequest: its TLS handshake follows at
         // once, so TLS starts here, with what was received after the SSLRequest.
         if (first && this.opts.tls !== undefined && isSslRequest(payload)) return this.client.startTls(this.opts.tls, this.reader.takeRest());
-        this.queue.push({ payload, seq });
+        this.input.push({ payload, seq });
       });
-      // While a statement runs the socket is read (to see a disconnect), up to READ_AHEAD_LIMIT bytes.
-      if (this.running && (this.readAhead += chunk.length) > READ_AHEAD_LIMIT) this.socket.pause();
+      this.input.read(chunk.length);
     } catch (err) {
-      this.queue.push(err instanceof MysqlProtocolError ? err : new MysqlProtocolError(errorMessage(err)));
+      this.input.push(err instanceof MysqlProtocolError ? err : new MysqlProtocolError(errorMessage(err)));
     }
-    void this.drainQueue();
+    void this.input.drain();
   };
 
   /** `max_allowed_packet`: the largest payload once logged in. */
@@ -237,37 +228,20 @@ export class MysqlConnection {
     return errOfKind(ER_NET_PACKET_TOO_LARGE, message);
   }
 
-  private async drainQueue(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.socket.pause();
+  /** Answers one payload; a malformed one, an ERR of the login or an unexpected error closes the connection. */
+  private async handleItem(item: { payload: Buffer; seq: number } | MysqlProtocolError): Promise<void> {
+    if (item instanceof MysqlProtocolError) {
+      if (item instanceof PacketTooLargeError) this.fatal(this.tooLarge(item), item.seq + 1);
+      else this.fatal(errOfKind(ER_UNKNOWN_COM_ERROR, item.message), 0);
+      return;
+    }
     try {
-      while (this.queue.length > 0 && this.state !== 'closed') {
-        const item = this.queue.shift()!;
-        if (item instanceof MysqlProtocolError) {
-          if (item instanceof PacketTooLargeError) this.fatal(this.tooLarge(item), item.seq + 1);
-          else this.fatal(errOfKind(ER_UNKNOWN_COM_ERROR, item.message), 0);
-          return;
-        }
-        try {
-          await this.handle(item.payload, item.seq);
-        } catch (err) {
-          if (err instanceof ErrReply) {
-            this.fatal(err.err, item.seq + 1);
-            return;
-          }
-          if (err instanceof MysqlProtocolError) {
-            this.fatal(errOfKind(ER_UNKNOWN_COM_ERROR, `malformed packet: ${err.message}`), item.seq + 1);
-            return;
-          }
-          this.opts.logger.error({ err }, 'MySQL connection: unexpected error');
-          this.fatal(errOfKind(ER_INTERNAL_ERROR, errorMessage(err)), item.seq + 1);
-          return;
-        }
-      }
-    } finally {
-      this.running = false;
-      if (this.state !== 'closed') this.socket.resume();
+      await this.handle(item.payload, item.seq);
+    } catch (err) {
+      if (err instanceof ErrReply) return this.fatal(err.err, item.seq + 1);
+      if (err instanceof MysqlProtocolError) return this.fatal(errOfKind(ER_UNKNOWN_COM_ERROR, `malformed packet: ${err.message}`), item.seq + 1);
+      this.opts.logger.error({ err }, 'MySQL connection: unexpected error');
+      this.fatal(errOfKind(ER_INTERNAL_ERROR, errorMessage(err)), item.seq + 1);
     }
   }
 
@@ -477,28 +451,23 @@ export class MysqlConnection {
    * connection; a SELECT is limited by `max_execution_time` or its `MAX_EXECUTION_TIME(N)` hint
    * (MySQL limits only read-only SELECTs). The socket is read meanwhile, so that a disconnect is seen.
    */
-  private async executeSql(sql: string) {
-    const controller = new AbortController();
-    this.statementAbort = controller;
-    this.readAhead = 0;
-    if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
-    const timer = startStatementTimer('mysql', sql);
-    try {
-      return timer.done(await this.opts.sql.executeSql(sql, {
-        ...this.ctx(),
-        protocol: 'mysql',
-        signal: controller.signal,
-        timeoutMs: executionTimeOf(sql, this.maxExecutionTime),
-        client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
-        connectionId: this.opts.connectionId,
-        prepared: this.prepared,
-      }));
-    } catch (err) {
-      throw timer.failed(err);
-    } finally {
-      this.statementAbort = undefined;
-      if (this.state !== 'closed') this.socket.pause();
-    }
+  private executeSql(sql: string) {
+    return this.input.runStatement(async (signal) => {
+      const timer = startStatementTimer('mysql', sql);
+      try {
+        return timer.done(await this.opts.sql.executeSql(sql, {
+          ...this.ctx(),
+          protocol: 'mysql',
+          signal,
+          timeoutMs: executionTimeOf(sql, this.maxExecutionTime),
+          client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
+          connectionId: this.opts.connectionId,
+          prepared: this.prepared,
+        }));
+      } catch (err) {
+        throw timer.failed(err);
+      }
+    });
   }
 
   private async useDatabase(given: string): Promise<void> {

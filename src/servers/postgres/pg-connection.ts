@@ -57,6 +57,7 @@ import {
 } from './messages.js';
 import { bindParameters, parameterCount } from './bind.js';
 import { inferParamTypes } from '../param-types.js';
+import { ClientInput } from '../client-input.js';
 import { ClientSocket, endConnection, loginDeadline, writeWithBackpressure } from '../tcp-server.js';
 import { PG_SQLSTATE, PgWireError, SQLSTATE } from './pg-error.js';
 import { deriveScramVerifier, SCRAM_SHA_256, ScramServerSession, type ScramVerifier } from './scram.js';
@@ -85,12 +86,6 @@ export interface PgConnectionOptions {
 /** PostgreSQL's `authentication_timeout` default. */
 const DEFAULT_LOGIN_TIMEOUT_MS = 60_000;
 
-/**
- * How much a connection reads ahead while a statement runs: the socket stays readable so that a
- * disconnect is seen (and cancels the statement), within this bound of what the client sends meanwhile.
- */
-const READ_AHEAD_LIMIT = 1 << 20;
-
 type State = 'startup' | 'password' | 'sasl-initial' | 'sasl' | 'ready' | 'closed';
 
 /** The value of `-c name=value` / `--name=value` in a startup packet's `options`. */
@@ -112,8 +107,7 @@ export class PgConnection {
   private readonly reader = new MessageReader();
   private state: State = 'startup';
   /** Messages waiting their turn; a PgWireError stands for the malformed bytes that ended the stream. */
-  private readonly queue: Array<FrontendMessage | PgWireError> = [];
-  private running = false;
+  private readonly input: ClientInput<FrontendMessage | PgWireError>;
   /** After an error in an extended-protocol sequence: messages are skipped until Sync. */
   private skipUntilSync = false;
   private username = '';
@@ -125,10 +119,6 @@ export class PgConnection {
   private statementTimeoutMs = 0;
   /** SQL `PREPARE`d statements of this connection (`frontend/statement/prepared.ts`). */
   private readonly sqlPrepared = new Map<string, { readonly sql: string; readonly types: readonly string[] }>();
-  /** Aborts the statement running now (CancelRequest, disconnect). */
-  private statementAbort: AbortController | undefined;
-  /** Bytes read while the statement runs (the socket is paused past READ_AHEAD_LIMIT). */
-  private readAhead = 0;
   /** The socket, TCP then TLS. */
   private readonly client: ClientSocket;
   private get socket(): Socket {
@@ -147,9 +137,10 @@ export class PgConnection {
       onError: () => this.destroy(),
       onClose: () => {
         this.state = 'closed';
-        this.statementAbort?.abort(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the PostgreSQL client disconnected'));
+        this.input.cancel(new TsdbError(StatusCode.Cancelled, 'Query execution was cancelled: the PostgreSQL client disconnected'));
       },
     });
+    this.input = new ClientInput(this.client, () => this.state === 'closed', (msg) => this.handleItem(msg));
     this.loggedIn = loginDeadline(raw, opts.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, () => {
       opts.logger.debug({ remote: raw.remoteAddress }, 'PostgreSQL client did not log in in time: connection dropped');
       this.destroy();
@@ -165,43 +156,25 @@ export class PgConnection {
       this.reader.feed(chunk, (msg) => {
         // How the next `p` message reads is decided here, before it is decoded.
         if (msg.type === 'StartupMessage' && this.opts.auth !== undefined) this.reader.expectAuthResponse(this.useScram() ? 'sasl-initial' : 'password');
-        this.queue.push(msg);
+        this.input.push(msg);
       });
-      // While a statement runs the socket is read (to see a disconnect), up to READ_AHEAD_LIMIT bytes.
-      if (this.running && (this.readAhead += chunk.length) > READ_AHEAD_LIMIT) this.socket.pause();
+      this.input.read(chunk.length);
     } catch (err) {
       // Answer what came before the malformed message, then the fatal error.
-      this.queue.push(err instanceof PgWireError ? err : new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, errorMessage(err), true));
+      this.input.push(err instanceof PgWireError ? err : new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, errorMessage(err), true));
     }
-    void this.drainQueue();
+    void this.input.drain();
   };
 
-  private async drainQueue(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.socket.pause();
+  /** Answers one message; a malformed one, a fatal error or an unexpected one closes the connection. */
+  private async handleItem(msg: FrontendMessage | PgWireError): Promise<void> {
+    if (msg instanceof PgWireError) return this.fatal(msg);
     try {
-      while (this.queue.length > 0 && this.state !== 'closed') {
-        const msg = this.queue.shift()!;
-        if (msg instanceof PgWireError) {
-          await this.fatal(msg);
-          return;
-        }
-        try {
-          await this.handle(msg);
-        } catch (err) {
-          if (err instanceof PgWireError && err.fatal) {
-            await this.fatal(err);
-            return;
-          }
-          this.opts.logger.error({ err }, 'PostgreSQL connection: unexpected error');
-          await this.fatal(new PgWireError(SQLSTATE.INTERNAL_ERROR, errorMessage(err), true));
-          return;
-        }
-      }
-    } finally {
-      this.running = false;
-      if (this.state !== 'closed') this.socket.resume();
+      await this.handle(msg);
+    } catch (err) {
+      if (err instanceof PgWireError && err.fatal) return this.fatal(err);
+      this.opts.logger.error({ err }, 'PostgreSQL connection: unexpected error');
+      await this.fatal(new PgWireError(SQLSTATE.INTERNAL_ERROR, errorMessage(err), true));
     }
   }
 
@@ -244,7 +217,7 @@ export class PgConnection {
     if (tls === undefined) return this.send(sslResponse(false));
     if (this.client.encrypted) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'SSLRequest over TLS', true);
     // The client must wait for the answer (PostgreSQL refuses the same, CVE-2021-23214).
-    if (this.queue.length > 0 || this.reader.pendingBytes > 0 || this.client.raw.readableLength > 0) {
+    if (this.input.length > 0 || this.reader.pendingBytes > 0 || this.client.raw.readableLength > 0) {
       throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, 'received unencrypted data after SSL request', true);
     }
     await this.send(sslResponse(true));
@@ -549,36 +522,31 @@ export class PgConnection {
    * CancelRequest and by the client's disconnect. The socket is read meanwhile, so that a disconnect
    * is seen.
    */
-  private async execute(sql: string): Promise<Output[]> {
-    const controller = new AbortController();
-    this.statementAbort = controller;
-    this.readAhead = 0;
-    if (this.state !== 'closed' && this.queue.length === 0) this.socket.resume();
-    const timer = startStatementTimer('postgres', sql);
-    try {
-      return timer.done(await this.opts.sql.executeSql(sql, {
-        database: this.database,
-        timezone: this.timezone,
-        user: this.user,
-        protocol: 'postgres',
-        signal: controller.signal,
-        timeoutMs: this.statementTimeoutMs,
-        client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
-        connectionId: this.opts.processId,
-        prepared: this.sqlPrepared,
-      }));
-    } catch (err) {
-      throw timer.failed(err);
-    } finally {
-      this.statementAbort = undefined;
-      if (this.state !== 'closed') this.socket.pause();
-    }
+  private execute(sql: string): Promise<Output[]> {
+    return this.input.runStatement(async (signal) => {
+      const timer = startStatementTimer('postgres', sql);
+      try {
+        return timer.done(await this.opts.sql.executeSql(sql, {
+          database: this.database,
+          timezone: this.timezone,
+          user: this.user,
+          protocol: 'postgres',
+          signal,
+          timeoutMs: this.statementTimeoutMs,
+          client: `${this.client.raw.remoteAddress ?? ''}:${this.client.raw.remotePort ?? ''}`,
+          connectionId: this.opts.processId,
+          prepared: this.sqlPrepared,
+        }));
+      } catch (err) {
+        throw timer.failed(err);
+      }
+    });
   }
 
   /** A CancelRequest for this backend: the running statement (if any) stops with 57014. */
   cancelRequest(secretKey: number): void {
     if (secretKey !== this.opts.secretKey) return;
-    this.statementAbort?.abort(new TsdbError(StatusCode.Cancelled, 'canceling statement due to user request'));
+    this.input.cancel(new TsdbError(StatusCode.Cancelled, 'canceling statement due to user request'));
   }
 
   /** Runs an intercepted statement for its effect, discarding what it would send. */
