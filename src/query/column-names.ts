@@ -268,6 +268,11 @@ const FUNCTION_NAMES: Readonly<Record<string, string>> = {
   count_star: 'count',
   list_value: 'make_array',
   unnest: 'UNNEST',
+  // DataFusion shows an aggregate by its canonical name, not the alias written.
+  covar: 'covar_samp',
+  var: 'var_samp',
+  var_sample: 'var_samp',
+  var_population: 'var_pop',
 };
 
 /** GreptimeDB's type aliases (`type_alias.rs`) as the Arrow type its `arrow_cast` of them names. */

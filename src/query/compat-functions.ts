@@ -4,7 +4,7 @@
  * frontend's query text has them too): MySQL's string functions (`locate`, `elt`, `field`,
  * `insert`, `space`), DataFusion's `initcap`, `isnull`, `clamp`/`clamp_min`/`clamp_max` and the
  * Unix-time conversions Grafana's MySQL data source writes (`from_unixtime`, `unix_timestamp`), and
- * MySQL's number `format(x, d)`, DataFusion's `arrow_typeof`.
+ * MySQL's number `format(x, d)`, DataFusion's `arrow_typeof` and its aggregate aliases (`covar`, `var`).
  * Results, NULL handling and errors follow GreptimeDB's `src/common/function/src/scalars/` (the
  * sqlness cases `function/string/mysql_compat`, `function/arithmetic`, `function/expression`).
  *
@@ -98,6 +98,11 @@ export function compatMacros(): string[] {
     // MySQL's UNIX_TIMESTAMP: seconds since the epoch, of now or of a timestamp (a string is read in
     // the session's zone by `session-time.ts`, as `to_unixtime`'s).
     'CREATE OR REPLACE MACRO unix_timestamp() AS CAST(epoch(current_timestamp) AS BIGINT), (t) AS to_unixtime(t)',
+    // DataFusion's aggregate aliases DuckDB lacks (named by their canonical names, `column-names.ts`).
+    'CREATE OR REPLACE MACRO covar(y, x) AS covar_samp(y, x)',
+    'CREATE OR REPLACE MACRO "var"(x) AS var_samp(x)',
+    'CREATE OR REPLACE MACRO var_sample(x) AS var_samp(x)',
+    'CREATE OR REPLACE MACRO var_population(x) AS var_pop(x)',
     // DataFusion's arrow_typeof: the Arrow type of x as Arrow displays it (DuckDB folds typeof to a constant).
     `CREATE OR REPLACE MACRO arrow_typeof(x) AS CASE typeof(x) ${Object.entries(ARROW_TYPE_NAMES)
       .map(([duck, arrow]) => `WHEN '${duck}' THEN '${arrow}'`)

@@ -110,6 +110,11 @@ export const AGGREGATE_MACROS: ReadonlySet<string> = new Set([
   'approx_percentile_cont',
   'approx_median',
   'approx_percentile_cont_with_weight',
+  // DataFusion's aggregate aliases (`compat-functions.ts`).
+  'covar',
+  'var',
+  'var_sample',
+  'var_population',
   ...[false, true].flatMap((desc) => [withinGroupMacro('approx_percentile_cont', desc), withinGroupMacro('approx_percentile_cont_with_weight', desc)]),
 ]);
 
