@@ -258,6 +258,8 @@ const OPERATORS: Readonly<Record<string, string>> = {
   '!~~': 'NOT LIKE',
   '~~*': 'ILIKE',
   '!~~*': 'NOT ILIKE',
+  '~*': '~*',
+  '!~*': '!~*',
 };
 
 /** Functions DataFusion plans under another name than DuckDB's parse keeps (special syntax: TRIM, SUBSTRING …). */
@@ -641,6 +643,9 @@ class Namer {
       case 'OPERATOR_NOT': {
         if (isNode(first) && first['class'] === 'BETWEEN') return this.between(first, scope, true);
         if (isNode(first) && first['class'] === 'SUBQUERY') return this.subquery(first, scope, true);
+        // `a !~ b` arrives as NOT of DuckDB's full match.
+        const inner = isNode(first) && first['function_name'] === 'regexp_full_match' ? (first['children'] as Json[]) : undefined;
+        if (inner?.length === 2 && this.isWritten(n, '!~')) return this.binary(inner[0], '!~', inner[1], scope);
         const d = this.display(first, scope);
         return d === undefined ? undefined : `NOT ${d}`;
       }

@@ -98,6 +98,13 @@ export function compatMacros(): string[] {
     // MySQL's UNIX_TIMESTAMP: seconds since the epoch, of now or of a timestamp (a string is read in
     // the session's zone by `session-time.ts`, as `to_unixtime`'s).
     'CREATE OR REPLACE MACRO unix_timestamp() AS CAST(epoch(current_timestamp) AS BIGINT), (t) AS to_unixtime(t)',
+    // DataFusion's regexp_like(s, pattern[, flags]): a search (DuckDB's regexp_matches, whose options must be
+    // constants in its macros: each flag DuckDB shares with Rust's regex spelled out; 'g' refused as DataFusion does).
+    "CREATE OR REPLACE MACRO regexp_like(s, r) AS regexp_matches(s, r), (s, r, f) AS CASE f WHEN '' THEN regexp_matches(s, r) WHEN 'i' THEN regexp_matches(s, r, 'i') " +
+      "WHEN 's' THEN regexp_matches(s, r, 's') WHEN 'm' THEN regexp_matches(s, r, 'm') WHEN 'c' THEN regexp_matches(s, r, 'c') " +
+      "ELSE CAST(error(CASE WHEN contains(f, 'g') THEN 'Execution error: regexp_like() does not support the \"global\" option' ELSE 'Execution error: regexp_like() does not support the flags ' || f END) AS BOOLEAN) END",
+    // octet_length of a string literal (DuckDB cannot choose between its VARCHAR and BLOB forms): its UTF-8 bytes.
+    'CREATE OR REPLACE MACRO octet_length(x VARCHAR) AS strlen(x), (x BLOB) AS system.main.octet_length(x), (x BIT) AS system.main.octet_length(x)',
     // DataFusion's aggregate aliases DuckDB lacks (named by their canonical names, `column-names.ts`).
     'CREATE OR REPLACE MACRO covar(y, x) AS covar_samp(y, x)',
     'CREATE OR REPLACE MACRO "var"(x) AS var_samp(x)',

@@ -35,6 +35,7 @@ import { rewriteSessionFunctions } from './session-functions.js';
 import { checkIntegerStringCasts } from './strict-casts.js';
 import { rewriteDivision } from './division.js';
 import { rewriteAtat } from './term-match.js';
+import { rewriteDataFusionCalls } from './datafusion-calls.js';
 import { floatDecimalLiterals } from './float-literals.js';
 import { rewriteDecimalArithmetic } from './decimal-arithmetic.js';
 import { rewriteDecimalAggregates, type DecimalType } from './decimal-aggregates.js';
@@ -459,6 +460,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     // First of the rewrites: only the operators the user wrote become DataFusion's (`division.ts`).
     if (/[/%]|\bmod\s*\(/i.test(sql)) rewriteDivision(tree);
     if (sql.includes('@@')) rewriteAtat(tree);
+    if (/~|\barrow_cast\s*\(/i.test(sql)) rewriteDataFusionCalls(tree, sql);
     // `1.5` is a Float64, an integer beyond BIGINT a UInt64 or a Float64 (`float-literals.ts`).
     if (/\d\.|\.\d|\d{19}/.test(sql)) floatDecimalLiterals(tree);
     const knownDecimals = new Map([...decimals].filter((e): e is [string, DecimalType] => e[1] !== undefined));
