@@ -6,6 +6,7 @@ import type { UserInfo } from './auth/user-provider.js';
 import { MAX_QUERY_TEXT, ProcessList } from './process-list.js';
 import { newSession } from './session.js';
 import { abortError, startStatements } from './statement-control.js';
+import { parameterMark } from '../sql/parameter-marks.js';
 
 const alice: UserInfo = { username: 'alice', permission: 'read_write' };
 const bob: UserInfo = { username: 'bob', permission: 'read_write' };
@@ -78,4 +79,11 @@ test("startStatements: the client's signal, the time limit and KILL abort; end()
   assert.equal(ended.signal.aborted, false, 'the timer is disarmed at the end');
   const other = new Error('not aborted');
   assert.equal(ended.error(other), other);
+});
+
+test("a bound prepared query is listed without its values' parameter marks", () => {
+  const list = new ProcessList();
+  const r = startStatements(list, newSession('public', 'UTC', alice, 'mysql'), `SELECT ${parameterMark(1)}5 + 1`);
+  assert.deepEqual(list.list().map((e) => e.query), ['SELECT 5 + 1']);
+  r.end();
 });

@@ -11,6 +11,7 @@ import { formatDuration, timerDelay } from '../common/time/duration.js';
 import { cancelledError, type ProcessList } from './process-list.js';
 import type { Session } from './session.js';
 import { redactSql } from './slow-query/redact-query.js';
+import { withoutParameterMarks } from '../sql/parameter-marks.js';
 
 /** How a client bounds and identifies its statements (all optional: in-process callers give none). */
 export interface StatementControl {
@@ -69,7 +70,7 @@ export function startStatements(processes: ProcessList, session: Session, query:
       address: control.address ?? '',
       ...(control.connectionId !== undefined && { connectionId: control.connectionId }),
       // COPY's CONNECTION keys (object storage credentials) are not shown to whoever lists the statements.
-      query: /\bCONNECTION\b/i.test(query) && /^\s*COPY\b/i.test(query) ? redactSql(query, query.length) : query,
+      query: /\bCONNECTION\b/i.test(query) && /^\s*COPY\b/i.test(query) ? redactSql(query, query.length) : withoutParameterMarks(query),
     },
     controller,
   );

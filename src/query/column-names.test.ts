@@ -6,6 +6,7 @@ import { TsdbError } from '../common/error/tsdb-error.js';
 import { StatusCode } from '../common/error/status-code.js';
 import { resultNames, rustFloat, widenIntegerLiterals } from './column-names.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
+import { parameterMark } from '../sql/parameter-marks.js';
 import type { Node } from './sql-tree.js';
 
 const db = await DuckDBInstance.create(':memory:');
@@ -201,6 +202,18 @@ test('integer literals of constant items (aliased or not) become BIGINT; items r
   widenIntegerLiterals(tree, naming.named);
   const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string;
   assert.equal(text, 'SELECT CAST(1 AS BIGINT), (CAST(2147483647 AS BIGINT) + CAST(1 AS BIGINT)), (CAST(-5 AS BIGINT) % CAST(3 AS BIGINT)), (a + 1), abs(1), CAST(1 AS BIGINT) AS one FROM t');
+});
+
+test("a prepared statement's bound values are named by their parameters ($n), as in GreptimeDB", async () => {
+  const [m1, m2, m3] = [parameterMark(1), parameterMark(2), parameterMark(3)];
+  assert.deepEqual(await names(`SELECT ${m1}5 + 1, ${m2}'x', upper(${m2}'x'), ${m1}5 AS five, 5, ${m3}TRUE`), ['$1 + Int64(1)', '$2', 'upper($2)', 'c3', 'Int64(5)', '$3']);
+  // A declared type's cast, a value DuckDB reads as a cast (`'NaN'::DOUBLE`), a negative number: the parameter.
+  assert.deepEqual(await names(`SELECT ${m1}CAST('2024-01-01' AS TIMESTAMP), ${m2}'NaN'::DOUBLE, ${m3}-0.0`), ['$1', '$2', '$3']);
+  // A cast the query writes keeps showing what it casts; a column is no parameter.
+  assert.deepEqual(await names(`SELECT ${m1}'7'::INT, CAST(${m2}'x' AS VARCHAR), a FROM t WHERE a = ${m3}1`), ['$1', '$2', 'a']);
+  // A user's comment like a mark (without this process's nonce) is none.
+  assert.deepEqual(await names(`SELECT /*tsdb_param_000000000000:1*/2`), ['Int64(2)']);
+  await assert.rejects(names(`SELECT ${m1}1, ${m1}1`), (e: unknown) => e instanceof TsdbError && e.code === StatusCode.PlanQuery);
 });
 
 test('floats are written as Rust writes them: shortest digits, no exponent', () => {

@@ -34,6 +34,7 @@ import { DIVISION_FUNCTIONS } from './division.js';
 import { withinGroupMacro } from '../sql/query-text.js';
 import { castNode, isNode, type Json, type Node } from './sql-tree.js';
 import { VARIABLE_FUNCTION } from './session-functions.js';
+import { markedParameter, PARAMETER_MARK_PREFIX } from '../sql/parameter-marks.js';
 
 /** A column as DataFusion knows it: its name and the relation that qualifies it, if any. */
 interface Field {
@@ -527,6 +528,8 @@ class Namer {
   /** DataFusion's display name of an expression, or undefined where this cannot tell it. */
   display(n: Json | undefined, scope: Scope): string | undefined {
     if (!isNode(n)) return undefined;
+    const parameter = this.parameter(n);
+    if (parameter !== undefined) return `$${parameter}`;
     switch (n['class']) {
       case 'CONSTANT':
         return this.constant(n);
@@ -822,6 +825,22 @@ class Namer {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * The prepared statement's parameter whose bound value `n` is (`sql/parameter-marks.ts`): its
+   * mark is right before the node. `TRUE` and `FALSE` are casts at no text, of a constant at theirs.
+   */
+  private parameter(n: Node): number | undefined {
+    if (!this.ctx.sql.includes(PARAMETER_MARK_PREFIX)) return undefined;
+    let at = n['query_location'];
+    if (n['class'] === 'CAST' && !this.located(at) && isNode(n['child'])) at = n['child']['query_location'];
+    return this.located(at) ? markedParameter(this.textBefore(at)) : undefined;
+  }
+
+  /** Whether `at` is an offset into the query text (DuckDB gives nodes at no text the largest one). */
+  private located(at: Json | undefined): at is number {
+    return typeof at === 'number' && at > 0 && at < (this.bytes?.length ?? Buffer.byteLength(this.ctx.sql));
   }
 
   /** Whether a constant was written as a keyword (`year` of EXTRACT), not a quoted string. */

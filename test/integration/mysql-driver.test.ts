@@ -69,6 +69,10 @@ test('mysql2: text queries and prepared statements, errors, USE and changeUser, 
   // The same statement again (mysql2 caches it: no new COM_STMT_PREPARE, types not bound again).
   const [again] = await conn.execute<mysql.RowDataPacket[]>('SELECT count(*) AS c FROM cpu WHERE host IN (?, ?)', ['b', 'c']);
   assert.deepEqual(again, [{ c: '2' }]);
+  // An unaliased parameter is named `$n` by its position, as GreptimeDB (DataFusion) names it, not by its value.
+  const [named, namedFields] = await conn.execute<mysql.RowDataPacket[]>('SELECT ? + 1, CAST(? AS CHAR), ? AS c', [41, 'x', 'y']);
+  assert.deepEqual(namedFields.map((f) => f.name), ['$1 + Int64(1)', '$2', 'c']);
+  assert.deepEqual(named, [{ '$1 + Int64(1)': '42', $2: 'x', c: 'y' }]);
 
   // Errors: the server's errno and SQLSTATE, the connection goes on.
   await assert.rejects(conn.query('SELECT * FROM nope'), errorOf(1146, '42S02'));

@@ -34,6 +34,10 @@ test('pg: simple and parameterized queries, errors with SQLSTATE, the session go
     await assert.rejects(client.query('SELECT $1::INT AS x', ['abc']), (err: Error & { code?: string }) => err.code === '22P02');
     await assert.rejects(client.query("SELECT X'0g'"), (err: Error & { code?: string }) => err.code === '42601');
     assert.deepEqual((await client.query('SELECT $1::BIGINT + 1 AS x', [41])).rows, [{ x: '42' }]);
+    // An unaliased parameter is named `$n`, as GreptimeDB (DataFusion) names it, not by its value.
+    const named = await client.query("SELECT $1::INT, $1::BIGINT + 1, $2 || 'x', $2 AS s", [41, 'y']);
+    assert.deepEqual(named.fields.map((f) => f.name), ['$1', '$1 + Int64(1)', '$2 || Utf8("x")', 's']);
+    assert.deepEqual(named.rows, [{ $1: 41, '$1 + Int64(1)': '42', '$2 || Utf8("x")': 'yx', s: 'y' }]);
   } finally {
     // Before the server stops (t.after), or the driver reports the closed connection as an error.
     await client.end();

@@ -1,10 +1,12 @@
 /**
  * What the slow query recorder is told of a SQL statement that ended (`FrontendInstance.executeSql`):
- * its own text (a long literal list folded out of it while it ran shows its first elements), who
+ * its own text (a long literal list folded out of it while it ran shows its first elements; a
+ * bound prepared query, its values without their marks: `sql/parameter-marks.ts`), who
  * ran it where, and for TQL the PromQL evaluation's range and step when its parameters are literals.
  */
 import type { Statement, TqlParam } from '../../sql/ast.js';
 import { LIST_MARKER_PATTERN, type LiteralList } from '../../sql/literal-lists.js';
+import { withoutParameterMarks } from '../../sql/parameter-marks.js';
 import { parseDurationMs } from '../../promql/parser.js';
 import type { Session } from '../session.js';
 import type { EndedStatement } from './slow-query-recorder.js';
@@ -36,8 +38,8 @@ function stepMs(p: TqlParam): number | undefined {
 export function endedSql(stmt: Statement, session: Session, lists: ReadonlyMap<string, LiteralList> | undefined): EndedStatement {
   const query =
     lists === undefined
-      ? stmt.text
-      : stmt.text.replace(LIST_MARKER_PATTERN, (m) => {
+      ? withoutParameterMarks(stmt.text)
+      : withoutParameterMarks(stmt.text).replace(LIST_MARKER_PATTERN, (m) => {
           const source = lists.get(m.replaceAll('"', ''))?.source ?? m;
           return source.length > LIST_SHOWN ? `${source.slice(0, LIST_SHOWN)} …` : source;
         });

@@ -12,6 +12,7 @@ import { quoteLiteral } from '../../common/sql-quote.js';
 import type { Statement, ValueExpr } from '../../sql/ast.js';
 import { tokenize } from '../../sql/lexer.js';
 import { parseSql } from '../../sql/parser.js';
+import { marksParameters, parameterMark } from '../../sql/parameter-marks.js';
 import { blobLiteral } from '../../sql/query-text.js';
 import type { PreparedStatement, Session } from '../session.js';
 
@@ -74,17 +75,21 @@ function literal(v: ValueExpr): string {
 /**
  * `sql` with its placeholders replaced by `args`: each `?` takes the next argument, `$n` the n-th;
  * a declared type (`types[n - 1]`) casts it. The arguments must be exactly as many as the statement
- * has parameters.
+ * has parameters. In a query, a value (not an expression, which GreptimeDB does not take) is
+ * marked as its parameter's, which names the result columns made of it (`sql/parameter-marks.ts`).
  */
 export function bindParameters(sql: string, args: readonly ValueExpr[], types: readonly string[] = []): string {
   const { spots, count } = placeholders(sql);
   if (args.length !== count) throw invalid(`the statement has ${count} parameter${count === 1 ? '' : 's'}, EXECUTE gave ${args.length}`);
+  const marked = marksParameters(sql);
   let out = '';
   let at = 0;
   for (const s of spots) {
-    const value = literal(args[s.index]!);
+    const arg = args[s.index]!;
+    const value = literal(arg);
     const type = types[s.index];
-    out += sql.slice(at, s.start) + (type === undefined || isIntegerAlready(value, type) ? value : `CAST(${value} AS ${type})`);
+    const mark = marked && arg.kind !== 'sql' ? parameterMark(s.index + 1) : '';
+    out += sql.slice(at, s.start) + mark + (type === undefined || isIntegerAlready(value, type) ? value : `CAST(${value} AS ${type})`);
     at = s.end;
   }
   return out + sql.slice(at);

@@ -77,6 +77,7 @@ import { intercept, splitStatements } from './mysql-intercept.js';
 import { DEFAULT_MAX_PAYLOAD_SIZE, MysqlProtocolError, PacketReader, PacketTooLargeError, writePacket } from './packet.js';
 import { fieldListPackets, outputPackets, preparePackets, resultSetPackets } from './resultset.js';
 import { ResultSetCut, writeResultSet } from './row-encoder.js';
+import { marksParameters, parameterMark } from '../../sql/parameter-marks.js';
 import { inferParamTypes } from '../param-types.js';
 import { startStatementTimer } from '../statement-timer.js';
 
@@ -739,15 +740,19 @@ function quote(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-/** The statement with each placeholder replaced by its parameter as a literal. */
+/**
+ * The statement with each placeholder replaced by its parameter as a literal; in a query, marked as
+ * parameter `$k` (the k-th `?`), which names the result columns made of it (`sql/parameter-marks.ts`).
+ */
 export function substitute(sql: string, placeholders: readonly number[], params: readonly BoundParam[], targets: ReadonlyArray<string | undefined> = []): string {
   if (params.length !== placeholders.length) {
     throw new ErrReply(errOfKind(ER_WRONG_ARGUMENTS, `Incorrect arguments to mysqld_stmt_execute: ${params.length} of ${placeholders.length} parameters`));
   }
+  const marked = marksParameters(sql);
   let out = '';
   let last = 0;
   placeholders.forEach((at, k) => {
-    out += sql.slice(last, at) + sqlLiteral(params[k]!, targets[k]);
+    out += sql.slice(last, at) + (marked ? parameterMark(k + 1) : '') + sqlLiteral(params[k]!, targets[k]);
     last = at + 1;
   });
   return out + sql.slice(last);

@@ -45,6 +45,7 @@ import { intercept } from './mysql-intercept.js';
 import { MysqlServer } from './mysql-server.js';
 import { PacketReader, writePacket } from './packet.js';
 import mysql from 'mysql2/promise';
+import { parameterMark } from '../../sql/parameter-marks.js';
 
 /** A result of many chunks of row packets (row-encoder.ts), sequence ids wrapping many times. */
 const BIG_COLUMNS = [
@@ -246,7 +247,7 @@ test('prepared statements: placeholders substituted as literals, binary rows', a
   const row = await c.next();
   assert.equal(row[0], 0x00); // binary row header
   assert.equal(row.readBigInt64LE(2), 1n);
-  assert.equal(seen.at(-1), "SELECT * FROM t WHERE a = 5 AND b = '?' AND c = 'it''s'");
+  assert.equal(seen.at(-1), `SELECT * FROM t WHERE a = ${parameterMark(1)}5 AND b = '?' AND c = ${parameterMark(2)}'it''s'`);
   await c.next();
   c.send(encodeStmtExecute(999, []));
   assert.equal(decodeErr(await c.next()).errno, 1243);
@@ -284,6 +285,9 @@ test('placeholderOffsets skips quotes and comments; substitute writes literals',
     "from_hex('00ff27') 'hé' -0.0");
   assert.equal(substitute('?', [0], [{ type: blob, value: bytes }]), "from_hex('00ff27')");
   assert.equal(substitute('?', [0], [{ type: { type: MysqlType.VAR_STRING, unsigned: false }, value: Buffer.from("o'k") }]), "'o''k'");
+  // In a query, the k-th `?` is marked as parameter $k (its result columns are named so).
+  const int = { type: MysqlType.LONGLONG, unsigned: false };
+  assert.equal(substitute('SELECT ? + ?', [7, 11], [{ type: int, value: 1n }, { type: int, value: 2n }]), `SELECT ${parameterMark(1)}1 + ${parameterMark(2)}2`);
 });
 
 test('intercept: SELECT @@…, SHOW VARIABLES, SET, transactions; INSERT never', () => {

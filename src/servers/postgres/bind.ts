@@ -1,8 +1,10 @@
 /**
  * Parameters of the extended query protocol: `$1`, `$2` … of a statement replaced by the bound
  * values as SQL literals (outside quoted strings, quoted identifiers and comments), so that the
- * statement runs through the same SQL path as a simple query.
+ * statement runs through the same SQL path as a simple query; in a query, each marked as its
+ * parameter's, which names the result columns made of it (`sql/parameter-marks.ts`).
  */
+import { marksParameters, parameterMark } from '../../sql/parameter-marks.js';
 import type { ParamValue } from './types.js';
 import { PgWireError, SQLSTATE } from './pg-error.js';
 
@@ -34,9 +36,10 @@ export function parameterCount(sql: string): number {
 
 /** `sql` with each `$n` replaced by `values[n - 1]` as a literal. */
 export function bindParameters(sql: string, values: readonly ParamValue[]): string {
+  const marked = marksParameters(sql);
   return scan(sql, (n) => {
     if (n > values.length) throw new PgWireError(SQLSTATE.PROTOCOL_VIOLATION, `bind message supplies ${values.length} parameters, but the statement uses $${n}`);
-    return literalOf(values[n - 1]!);
+    return (marked ? parameterMark(n) : '') + literalOf(values[n - 1]!);
   });
 }
 

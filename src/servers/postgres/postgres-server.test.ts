@@ -14,6 +14,7 @@ import { records, affected } from '../../query/output.js';
 import type { AuthHandler, SqlHandler } from '../handlers.js';
 import { PostgresServer } from './postgres-server.js';
 import pg from 'pg';
+import { parameterMark } from '../../sql/parameter-marks.js';
 
 /** A result of many chunks of DataRows (data-rows.ts). */
 const BIG_COLUMNS = [
@@ -26,7 +27,7 @@ const BIG_ROWS = Array.from({ length: 30_000 }, (_, i) => [`host_${i % 97}é`, 1
 
 const sql: SqlHandler = {
   async executeSql(text) {
-    if (text === 'SELECT 1' || text === "SELECT '1'") return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
+    if (text === 'SELECT 1' || text === `SELECT ${parameterMark(1)}'1'`) return [records([{ name: 'x', data_type: 'Int64' }], [[1n]])];
     if (text === 'SELECT big') return [records(BIG_COLUMNS, BIG_ROWS)];
     if (text.startsWith('INSERT')) return [affected(2)];
     throw new TsdbError(StatusCode.TableNotFound, 'Table not found: t');
@@ -178,7 +179,7 @@ test('simple queries: rows, affected rows, empty query, errors with SQLSTATE; th
   execute.writeInt32BE(0, 1);
   c.socket.write(Buffer.concat([parse, typed('B', bindBody.subarray(0, o + 2)), typed('D', Buffer.from('P\0')), typed('E', execute.subarray(0, 5)), typed('S')]));
   msgs = await c.until('Z');
-  assert.deepEqual(msgs.map((m) => m.type), ['1', '2', 'T', 'D', 'C', 'Z'], "SELECT $1 with '1' bound (text, type unspecified) runs as SELECT '1'");
+  assert.deepEqual(msgs.map((m) => m.type), ['1', '2', 'T', 'D', 'C', 'Z'], "SELECT $1 with '1' bound (text, type unspecified) runs as SELECT '1' (marked as $1's)");
   assert.equal(msgs[4]!.body.toString(), 'SELECT 1\0');
   // An error skips the rest of the batch until Sync; the connection goes on.
   c.socket.write(Buffer.concat([typed('B', Buffer.from('\0nosuch\0\0\0\0\0\0\0')), typed('E', execute.subarray(0, 5)), typed('S')]));

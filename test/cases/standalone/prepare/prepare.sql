@@ -10,6 +10,17 @@ PREPARE stmt FROM 'SELECT CAST(? AS INTEGER) AS i, CAST(? AS STRING) AS s;'; EXE
 
 EXECUTE stmt USING 1, 'hello';
 
+-- An unaliased parameter is named as GreptimeDB (DataFusion) names it: `$n` (a `?` by its position), not by its value
+PREPARE stmt FROM 'SELECT ?::int;'; EXECUTE stmt USING 1;
+
+PREPARE stmt FROM 'SELECT CAST(? AS INTEGER), CAST(? AS STRING);'; EXECUTE stmt USING 1, 'hello';
+
+PREPARE stmt FROM 'SELECT ? + 1, upper(?), ? IS NULL, domain FROM prep_cake WHERE domain = ?'; EXECUTE stmt USING 41, 'x', NULL, 'sad';
+
+PREPARE p AS SELECT $1; EXECUTE p(5); EXECUTE p('five');
+
+PREPARE p (TIMESTAMP, DOUBLE) AS SELECT $2 * 2, $1, $1 AS t; EXECUTE p('2025-03-18 12:55:52', -1.5);
+
 PREPARE stmt FROM 'SELECT ? + 1 AS x'; EXECUTE stmt USING 1, 2;
 
 PREPARE stmt FROM 'SELECT ?::int AS x'; EXECUTE stmt USING 'a';
