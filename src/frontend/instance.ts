@@ -23,7 +23,7 @@ import { isValidTimeZone } from '../common/time/timestamp.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { duckdbError, isQueryMemoryExhausted } from '../query/duckdb-error.js';
-import { runQuery, type QueryContext, type TableSource } from '../query/query-executor.js';
+import { runQuery, type ExplainMode, type QueryContext, type TableSource } from '../query/query-executor.js';
 import type { Statement, TqlCteQuery, TqlQuery, ValueExpr } from '../sql/ast.js';
 import { parseSql } from '../sql/parser.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
@@ -275,8 +275,9 @@ export class FrontendInstance {
         // SHOW are read as rows by tsdb itself.
         return this.query(stmt.sql, session, { lists, arrow: session.arrow === true, names: true });
       case 'explain':
-        if (stmt.tql !== undefined) return this.tqlQuery(stmt.tql, session, stmt.analyze ? 'analyze' : 'explain');
-        return this.query(stmt.statement, session, { explain: stmt.analyze ? 'analyze' : 'explain', lists });
+        const mode = stmt.analyze ? 'analyze' : stmt.verbose ? 'verbose' : 'explain';
+        if (stmt.tql !== undefined) return this.tqlQuery(stmt.tql, session, mode);
+        return this.query(stmt.statement, session, { explain: mode, lists });
       case 'tql':
         return runTql(stmt, this.tqlContext(session));
       case 'tql_query':
@@ -581,7 +582,7 @@ export class FrontendInstance {
   }
 
   /**
-   * Runs a query (`runQuery`) for the session: `explain` for EXPLAIN [ANALYZE]; `rows` for a SHOW's
+   * Runs a query (`runQuery`) for the session: `explain` for EXPLAIN [VERBOSE|ANALYZE]; `rows` for a SHOW's
    * rows under a name, with the shape its query must have; `wrap` turns the query's plain SQL (range
    * queries expanded) into the one that runs; `lists` are the long literal lists folded out of the
    * statement's text (`sql/literal-lists.ts`).
@@ -590,7 +591,7 @@ export class FrontendInstance {
     sql: string,
     session: Session,
     opts: {
-      readonly explain?: 'explain' | 'analyze';
+      readonly explain?: ExplainMode;
       readonly rows?: { readonly name: string; readonly relation: string; readonly shape: (tree: unknown) => void };
       readonly wrap?: (sql: string) => string;
       readonly lists?: ReadonlyMap<string, LiteralList> | undefined;
@@ -838,7 +839,7 @@ export class FrontendInstance {
    * its body replaced by a read of its rows under a name of their own (no user text is re-parsed:
    * the spans were cut by the parser), then the query runs as any other.
    */
-  private async tqlQuery(q: TqlCteQuery, session: Session, explain?: 'explain' | 'analyze'): Promise<Output> {
+  private async tqlQuery(q: TqlCteQuery, session: Session, explain?: ExplainMode): Promise<Output> {
     const ctx = this.tqlContext(session);
     const relations = new Map<string, string>();
     const published: ArrowPublication[] = [];

@@ -34,6 +34,19 @@ test('EXPLAIN: plan_type | plan, a logical_plan and a physical_plan row, indente
   }
 });
 
+test('EXPLAIN VERBOSE: the logical plan before optimization first, as initial_logical_plan', async () => {
+  const out = await explainPlan(conn, 'SELECT v FROM t WHERE v > 2 + 3', true);
+  assert.equal(out.kind, 'records');
+  if (out.kind !== 'records') return;
+  assert.deepEqual(out.rows.map((r) => r[0]), ['initial_logical_plan', 'logical_plan', 'physical_plan']);
+  const [initial, logical] = out.rows.map((r) => String(r[1]));
+  // Before: the filter as written, over the scan; after: folded and pushed into the scan.
+  assert.match(initial!, /^ +FILTER: Expressions=\(v > CAST\(\(2 \+ 3\) AS BIGINT\)\)\n +SEQ_SCAN: Table=t/m);
+  assert.doesNotMatch(logical!, /FILTER/);
+  assert.match(logical!, /SEQ_SCAN: Filters=v>5/);
+  assert.doesNotMatch(initial!, /memory|main\./);
+});
+
 test('EXPLAIN ANALYZE: stage | node | plan with each operator\'s rows, then Total rows', async () => {
   const out = await explainAnalyze(conn, 'SELECT h, sum(v) FROM t WHERE v > 2 GROUP BY h');
   assert.equal(out.kind, 'records');

@@ -1,6 +1,9 @@
 /**
  * EXPLAIN and EXPLAIN ANALYZE in GreptimeDB's result shapes (reference api.md §4): EXPLAIN is
- * `plan_type | plan` with a `logical_plan` row and a `physical_plan` row; EXPLAIN ANALYZE is
+ * `plan_type | plan` with a `logical_plan` row and a `physical_plan` row; EXPLAIN VERBOSE adds,
+ * first, the plan before optimization as DataFusion labels it, `initial_logical_plan` (DataFusion
+ * also shows the plan after each of its own rules, which DuckDB has no counterpart of; tsdb shows
+ * only the plans DuckDB makes); EXPLAIN ANALYZE is
  * `stage | node | plan` (UInt32, UInt32, String) with the executed plan and its metrics at stage 0,
  * node 0, then `Total rows: N` (stage and node null). The plans themselves are DuckDB's (its
  * optimized logical plan and its physical plan, from `EXPLAIN (FORMAT JSON)`; tsdb has no
@@ -69,14 +72,17 @@ function parsed(cell: unknown): PlanNode[] {
 
 /**
  * Runs EXPLAIN of `sql` (the query as it runs) on `conn`: DuckDB's plans (its `explain_output` is
- * `all`, set when the database is made) as GreptimeDB's rows.
+ * `all`, set when the database is made) as GreptimeDB's rows; `verbose` (EXPLAIN VERBOSE) with the
+ * logical plan before DuckDB's optimizers too.
  */
-export async function explainPlan(conn: DuckDBConnection, sql: string): Promise<Output> {
+export async function explainPlan(conn: DuckDBConnection, sql: string, verbose = false): Promise<Output> {
   const result = await conn.runAndReadAll(`EXPLAIN (FORMAT JSON) ${sql}`);
   const byType = new Map<string, Cell>(result.getRows().map((r) => [String(r[0]), String(r[1])]));
-  const logical = byType.get('logical_opt') ?? byType.get('logical_plan');
+  const initial = byType.get('logical_plan');
+  const logical = byType.get('logical_opt') ?? initial;
   const physical = byType.get('physical_plan');
   const rows: Cell[][] = [];
+  if (verbose && initial !== undefined) rows.push(['initial_logical_plan', planText(parsed(initial))]);
   if (logical !== undefined) rows.push(['logical_plan', planText(parsed(logical))]);
   // DataFusion's physical plan text ends with a line break.
   if (physical !== undefined) rows.push(['physical_plan', `${planText(parsed(physical))}\n`]);

@@ -380,8 +380,11 @@ async function parseViewQuery(conn: DuckDBConnection, query: string, ctx: QueryC
   return tree;
 }
 
+/** What an EXPLAIN of a query shows: its plans (with the unoptimized one for VERBOSE), or its run (ANALYZE). */
+export type ExplainMode = 'explain' | 'verbose' | 'analyze';
+
 /** Runs one query in `conn`; returns its rows. */
-export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: 'explain' | 'analyze'): Promise<Output> {
+export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: ExplainMode): Promise<Output> {
   // From the text to the SQL that reads the regions (parsed by DuckDB, rewritten, tables resolved).
   const plan = startPhase('sql.plan');
   try {
@@ -394,7 +397,7 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   }
 }
 
-async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContext, plan: PhaseSpan, explain?: 'explain' | 'analyze'): Promise<Output> {
+async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContext, plan: PhaseSpan, explain?: ExplainMode): Promise<Output> {
   const nowMs = Date.now();
   const plain = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
   const sql = ctx.wrap?.(plain) ?? plain;
@@ -600,7 +603,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     aborted();
     if (explain !== undefined) {
       // GreptimeDB's shapes: plan_type | plan; stage | node | plan for ANALYZE (`explain-plan.ts`).
-      const plan = explain === 'analyze' ? await explainAnalyze(conn, rewritten) : await explainPlan(conn, rewritten);
+      const plan = explain === 'analyze' ? await explainAnalyze(conn, rewritten) : await explainPlan(conn, rewritten, explain === 'verbose');
       aborted();
       return plan;
     }
