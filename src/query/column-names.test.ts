@@ -183,6 +183,32 @@ test('a star keeps the names of what it expands; an item after it is placed by t
   assert.deepEqual(await names('SELECT *, 1, * FROM (SELECT * FROM read_x()) z', 5), ['c0', 'c1', 'c2', 'c3', 'c4']);
 });
 
+/** The select list `resultNames` leaves in the tree of `sql`, as SQL-ish text (`t.a`, `*`). */
+async function expanded(sql: string): Promise<string[]> {
+  const tree = await parse(sql);
+  resultNames(tree, { sql, columnsOf: (ref) => TABLES[String(ref['table_name']).toLowerCase()] });
+  const node = ((tree as Node)['statements'] as Node[])[0]!['node'] as Node;
+  return (node['select_list'] as Node[]).map((item) => (item['class'] === 'COLUMN_REF' ? (item['column_names'] as string[]).join('.') : String(item['class'])));
+}
+
+test('a star over USING and NATURAL joins is written out as DataFusion expands it: of each joined column, the first qualified name', async () => {
+  // t (host, ts, a, v, s), u (host, ts, b): t.host sorts before u.host, wherever it is.
+  assert.deepEqual(await expanded('SELECT * FROM t JOIN u USING (host)'), ['t.host', 't.ts', 't.a', 't.v', 't.s', 'u.ts', 'u.b']);
+  assert.deepEqual(await expanded('SELECT * FROM t AS a LEFT JOIN u AS b USING (host, ts)'), ['a.host', 'a.ts', 'a.a', 'a.v', 'a.s', 'b.b']);
+  assert.deepEqual(await expanded('SELECT * FROM u NATURAL JOIN t'), ['u.b', 't.host', 't.ts', 't.a', 't.v', 't.s']);
+  assert.deepEqual(await names('SELECT * FROM u NATURAL JOIN t', 6), ['b', 'host', 'ts', 'a', 'v', 's']);
+  // In a subquery too; the outer star then has the subquery's columns.
+  const sub = await parse('SELECT * FROM (SELECT * FROM t JOIN u USING (host, ts)) x');
+  resultNames(sub, { sql: '', columnsOf: (ref) => TABLES[String(ref['table_name']).toLowerCase()] });
+  assert.match(JSON.stringify(sub), /"column_names":\["t","host"\]/);
+  // A qualified star, a join ON, a relation of unknown columns: left as they are.
+  assert.deepEqual(await expanded('SELECT t.* FROM t JOIN u USING (host)'), ['STAR']);
+  assert.deepEqual(await expanded('SELECT * FROM t JOIN u ON t.host = u.host'), ['STAR']);
+  assert.deepEqual(await expanded('SELECT * FROM t JOIN (SELECT * FROM read_x()) z USING (host)'), ['STAR']);
+  // Each join keeps one of its own: two joins can keep two columns of one name, as DataFusion's do.
+  assert.deepEqual(await expanded('SELECT * FROM u JOIN t USING (host) JOIN t AS a USING (host)'), ['u.ts', 'u.b', 't.host', 't.ts', 't.a', 't.v', 't.s', 'a.host', 'a.ts', 'a.a', 'a.v', 'a.s']);
+});
+
 test('two items of one name are refused as DataFusion refuses them; a column and an alias of one name are not', async () => {
   const refused = async (sql: string, message: RegExp) => {
     await assert.rejects(names(sql), (err: unknown) => err instanceof TsdbError && err.code === StatusCode.PlanQuery && message.test(err.message), sql);

@@ -23,6 +23,13 @@
  *
  * DataFusion refuses a projection two of whose items have one name (`SELECT 1, 1`, `SELECT a, a`):
  * so does tsdb, with its message (PlanQuery), for the query's own select list.
+ *
+ * A `*` over a join `USING (k)` or a NATURAL join is DataFusion's too, in its columns as well as
+ * their names: where DuckDB gives one merged `k` (first, or where the left side has it), DataFusion
+ * keeps every column of every relation in FROM order but, of each join's `k` columns, only the one
+ * whose qualified name sorts first (`exclude_using_columns`: `b.k` of `a JOIN b USING (k)`, with
+ * `b.k`'s own values). Such a star is written out in the tree as those qualified columns, so that
+ * DuckDB gives DataFusion's columns; where a relation's columns are unknown it is left as it is.
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
@@ -94,6 +101,8 @@ export function resultNames(tree: unknown, ctx: NamingContext): ResultNames | un
   if (!isNode(root)) return undefined;
   const namer = new Namer(ctx);
   const segments = namer.queryOutputs(root, NO_SCOPE, true);
+  // Stars over USING and NATURAL joins written out as DataFusion expands them (the module's doc).
+  namer.expandUsingStars();
   if (segments === undefined) return undefined;
   const named = new Set<Node>();
   for (const s of segments) if (s.kind === 'one' && s.name !== undefined) named.add(s.item);
@@ -360,8 +369,34 @@ const INTERVAL_FUNCTIONS: Readonly<Record<string, { months?: number; days?: numb
   to_microseconds: { nanos: 1_000n },
 };
 
+/**
+ * DataFusion's order of qualified columns (`Column`'s derived `Ord`): unqualified first, then by the
+ * qualifier's kind (`t` before `s.t` before `c.s.t`) and parts, then by name.
+ */
+function compareColumns(a: Field, b: Field): number {
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const qa = a.qualifier?.split('.');
+  const qb = b.qualifier?.split('.');
+  if (qa === undefined || qb === undefined) return qa === qb ? cmp(a.name, b.name) : qa === undefined ? -1 : 1;
+  if (qa.length !== qb.length) return qa.length - qb.length;
+  for (let i = 0; i < qa.length; i++) {
+    const c = cmp(qa[i]!, qb[i]!);
+    if (c !== 0) return c;
+  }
+  return cmp(a.name, b.name);
+}
+
+/** The first field of `fields` named `name` (as written, else in any case). */
+function fieldNamed(fields: readonly Field[], name: string): Field | undefined {
+  return fields.find((f) => f.name === name) ?? fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
+}
+
 class Namer {
   private bytes: Buffer | undefined;
+  /** Columns of USING and NATURAL joins that an unqualified star leaves out (DataFusion's `exclude_using_columns`). */
+  private readonly excluded = new Set<Field>();
+  /** Stars to write out as columns: each in its select list, with its columns. */
+  private readonly usingStars = new Map<Node, { readonly list: Json[]; readonly fields: readonly Field[] }>();
 
   constructor(private readonly ctx: NamingContext) {}
 
@@ -384,7 +419,11 @@ class Namer {
     for (const item of node['select_list']) {
       if (!isNode(item)) return undefined;
       if (item['class'] === 'STAR') {
-        segments.push({ kind: 'many', fields: this.starFields(item, relations) });
+        const fields = this.starFields(item, relations);
+        if (fields !== undefined && fields.length < relations.reduce((n, r) => n + (r.fields?.length ?? 0), 0) && this.expandable(item, relations)) {
+          this.usingStars.set(item, { list: node['select_list'], fields });
+        }
+        segments.push({ kind: 'many', fields });
         continue;
       }
       const display = this.display(item, inner);
@@ -470,10 +509,45 @@ class Namer {
         // An aliased subquery qualifies its columns by its alias; an unaliased one keeps theirs.
         return [{ qualifier: alias, fields: alias !== undefined ? fields?.map((f) => ({ name: f.name, qualifier: alias })) : fields }];
       }
-      case 'JOIN':
-        return [...this.fromRelations(from['left'], scope), ...this.fromRelations(from['right'], scope)];
+      case 'JOIN': {
+        const left = this.fromRelations(from['left'], scope);
+        const right = this.fromRelations(from['right'], scope);
+        this.excludeUsingColumns(from, left, right);
+        return [...left, ...right];
+      }
       default:
         return [{ qualifier: alias, fields: undefined }];
+    }
+  }
+
+  /**
+   * Notes the columns a USING or NATURAL join's star leaves out: of each key, the first column of
+   * that name on each side (for NATURAL, the names both sides have) make one set, of which all but
+   * the first in DataFusion's column order are left out. Nothing when a side's columns are unknown
+   * (a star over them is unknown too).
+   */
+  private excludeUsingColumns(join: Node, left: readonly Relation[], right: readonly Relation[]): void {
+    const fieldsOf = (rs: readonly Relation[]) => (rs.every((r) => r.fields !== undefined) ? rs.flatMap((r) => r.fields!) : undefined);
+    const l = fieldsOf(left);
+    const r = fieldsOf(right);
+    if (l === undefined || r === undefined) return;
+    const using = join['using_columns'];
+    const keys =
+      join['ref_type'] === 'NATURAL'
+        ? r.map((f) => f.name).filter((name) => l.some((f) => f.name === name))
+        : Array.isArray(using)
+          ? using.filter((k): k is string => typeof k === 'string')
+          : [];
+    const set = new Set<Field>();
+    for (const key of keys) {
+      const a = fieldNamed(l, key);
+      const b = fieldNamed(r, key);
+      if (a !== undefined && b !== undefined) set.add(a).add(b);
+    }
+    const kept = new Set<string>();
+    for (const f of [...set].sort(compareColumns)) {
+      if (kept.has(f.name)) this.excluded.add(f);
+      else kept.add(f.name);
     }
   }
 
@@ -485,9 +559,29 @@ class Namer {
     for (const r of relations) {
       if (of !== undefined && r.qualifier?.toLowerCase() !== of && r.qualifier?.split('.').pop()?.toLowerCase() !== of) continue;
       if (r.fields === undefined) return undefined;
-      fields.push(...r.fields);
+      // A qualified star (`t.*`) keeps a join's USING columns, as DataFusion's does.
+      fields.push(...(of === undefined ? r.fields.filter((f) => !this.excluded.has(f)) : r.fields));
     }
     return fields;
+  }
+
+  /** Whether DuckDB can be given the star's columns by name: each relation named, its columns qualified by that name. */
+  private expandable(star: Node, relations: readonly Relation[]): boolean {
+    return star['relation_name'] === '' && relations.every((r) => r.qualifier !== undefined && r.fields?.every((f) => f.qualifier === r.qualifier) === true);
+  }
+
+  /**
+   * Writes out each star noted over a USING or NATURAL join as its columns, each qualified by its
+   * relation's name (the last part of a `schema.table`, which is DuckDB's name of it too).
+   */
+  expandUsingStars(): void {
+    for (const [star, { list, fields }] of this.usingStars) {
+      const at = list.indexOf(star);
+      if (at < 0) continue;
+      const columns = fields.map((f): Node => ({ class: 'COLUMN_REF', type: 'COLUMN_REF', alias: '', query_location: star['query_location'] ?? 0, column_names: [f.qualifier!.split('.').pop()!, f.name] }));
+      list.splice(at, 1, ...columns);
+    }
+    this.usingStars.clear();
   }
 
   /** The field a column reference names, as DataFusion qualifies it; undefined when unsure. */
