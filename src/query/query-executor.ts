@@ -2,10 +2,10 @@
  * Runs a query (SELECT, WITH, VALUES …) on DuckDB over tsdb tables (DESIGN.md D2, D6): DuckDB parses
  * it (`json_serialize_sql`), each table reference is renamed to a placeholder, the tree goes back to
  * SQL (`json_deserialize_sql`), each placeholder is replaced by the subquery of a consistent scan
- * of the table's regions, and DuckDB runs it. Scans live only as long as the query. A query of one
- * table only (named once or more) whose rows are elsewhere (a datanode) may run whole there instead
- * (`TableSource.pushdown`): the same text with the rows' relation there in place of the table, its
- * answer then read here in its order.
+ * of the table's regions, and DuckDB runs it (or writes its result to a file, `QueryEnd`). Scans
+ * live only as long as the query. A query of one table only (named once or more) whose rows are
+ * elsewhere (a datanode) may run whole there instead (`TableSource.pushdown`): the same text with
+ * the rows' relation there in place of the table, its answer then read here in its order.
  *
  * Subqueries rather than temporary views: a view costs two more round trips to DuckDB (create,
  * drop) and is bound twice (at creation and in the query), which for Parquet files means reading
@@ -18,10 +18,11 @@ import { StatusCode } from '../common/error/status-code.js';
 import { duckdbError } from './duckdb-error.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
 import { quoteLiteral } from '../common/sql-quote.js';
-import { records, type ArrowRows, type Output } from './output.js';
+import { affected, records, type ArrowRows, type Output } from './output.js';
 import { arrowRecords, readRecords } from './arrow-records.js';
 import { convertResult } from './result-conversion.js';
 import { readArrowResult } from './arrow-output.js';
+import { resultQuery, type ResultQuery } from './result-query.js';
 import { bridgeQueryText } from '../sql/query-text.js';
 import { unfoldLiteralLists, type LiteralList } from '../sql/literal-lists.js';
 import { FoldedLists } from './folded-lists.js';
@@ -383,12 +384,27 @@ async function parseViewQuery(conn: DuckDBConnection, query: string, ctx: QueryC
 /** What an EXPLAIN of a query shows: its plans (with the unoptimized one for VERBOSE), or its run (ANALYZE). */
 export type ExplainMode = 'explain' | 'verbose' | 'analyze';
 
-/** Runs one query in `conn`; returns its rows. */
-export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, explain?: ExplainMode): Promise<Output> {
+/**
+ * Takes a planned query in place of its rows being read (COPY (<query>) TO): `result` is SQL of its
+ * result (`result-query.ts`: named and typed as a client would read it), valid on `conn` until the
+ * call settles (its tables' relations are held until then). Resolves to the rows it wrote.
+ */
+export type QueryWriter = (conn: DuckDBConnection, result: ResultQuery) => Promise<number>;
+
+/**
+ * What a query ends in besides its rows: its plan (EXPLAIN [VERBOSE], EXPLAIN ANALYZE), or its SQL
+ * handed to `write` (then the output is `affected` by the rows written, and the result's rows and
+ * bytes are not limited, none being held here; a RANGE query's FILL slots still are,
+ * `ResultLimits.maxRows`).
+ */
+export type QueryEnd = ExplainMode | { readonly write: QueryWriter };
+
+/** Runs one query in `conn`; returns its rows, or what `end` makes of it. */
+export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryContext, end?: QueryEnd): Promise<Output> {
   // From the text to the SQL that reads the regions (parsed by DuckDB, rewritten, tables resolved).
   const plan = startPhase('sql.plan');
   try {
-    return await planAndRun(conn, text, ctx, plan, explain);
+    return await planAndRun(conn, text, ctx, plan, end);
   } catch (err) {
     plan.end(err);
     throw err;
@@ -397,14 +413,16 @@ export async function runQuery(conn: DuckDBConnection, text: string, ctx: QueryC
   }
 }
 
-async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContext, plan: PhaseSpan, explain?: ExplainMode): Promise<Output> {
+async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContext, plan: PhaseSpan, end?: QueryEnd): Promise<Output> {
+  const explain = typeof end === 'string' ? end : undefined;
+  const write = typeof end === 'object' ? end.write : undefined;
   const nowMs = Date.now();
   const plain = await expandRangeQuery(bridgeQueryText(ctx.dialect?.text(text) ?? text), ctx, nowMs);
   const sql = ctx.wrap?.(plain) ?? plain;
   const foldedLists = FoldedLists.of(sql, ctx.lists);
   // The query with its lists as written (the slow path): for a list that is not where it seemed to
   // be, a rewrite whose effect on a list tsdb cannot give, or the parse error of the text as written.
-  const asWritten = () => runQuery(conn, unfoldLiteralLists(text, ctx.lists!), { ...ctx, lists: undefined }, explain);
+  const asWritten = () => runQuery(conn, unfoldLiteralLists(text, ctx.lists!), { ...ctx, lists: undefined }, end);
   const aborted = () => ctx.signal?.throwIfAborted();
   // DuckDB's parse can fail like any call (its memory used up by other queries): a tsdb error then,
   // so that the caller can tell a full pool (and wait for it) from its own fault.
@@ -563,7 +581,8 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
         ...(only.conditions !== undefined && { conditions: only.conditions }),
         ...(only.lastRow === true && { lastRow: true }),
         ...(ctx.signal !== undefined && { signal: ctx.signal }),
-        maxRows: ctx.limits?.maxRows ?? 0,
+        // An answer to be written is no result read here: bounded only by the bytes a relation may hold.
+        maxRows: write === undefined ? (ctx.limits?.maxRows ?? 0) : 0,
         ...(only.source.partitionColumns !== undefined && refs.length === 1 && {
           split: () => regionSplit(conn, tree, template, only.source, (text) => foldedLists?.restore(text) ?? Promise.resolve(text)),
         }),
@@ -576,7 +595,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
         relations.push(answer);
         // The answer as it came, unless Arrow is asked for (whose types `readArrowResult` gives) or a
         // column is of a type only DuckDB reads as clients expect.
-        const direct = answer.answer !== undefined && ctx.arrow !== true ? arrowRecords(answer.answer, ctx.limits) : undefined;
+        const direct = answer.answer !== undefined && ctx.arrow !== true && write === undefined ? arrowRecords(answer.answer, ctx.limits) : undefined;
         if (direct !== undefined) return nameOutput(records(direct.columns, direct.rows));
         rewritten = answer.sql;
       }
@@ -606,6 +625,11 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
       const plan = explain === 'analyze' ? await explainAnalyze(conn, rewritten) : await explainPlan(conn, rewritten, explain === 'verbose');
       aborted();
       return plan;
+    }
+    if (write !== undefined) {
+      const rows = await write(conn, await resultQuery(conn, rewritten, naming?.rename));
+      aborted();
+      return affected(rows);
     }
     if (ctx.arrow === true) {
       const arrow = await readArrowResult(conn, rewritten, ctx.limits, ctx.signal);

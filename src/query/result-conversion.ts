@@ -129,7 +129,7 @@ export function cellOf(v: DuckDBValue): Cell {
 }
 
 /** A result's columns as clients see them (DuckDB's `count_star()` is GreptimeDB's `count(*)`). */
-function outputColumns(names: readonly string[], types: readonly DuckDBType[]): OutputColumn[] {
+export function outputColumns(names: readonly string[], types: readonly DuckDBType[]): OutputColumn[] {
   return names.map((name, i) => ({ name: name === 'count_star()' ? 'count(*)' : name, data_type: dataTypeName(types[i]!) }));
 }
 
