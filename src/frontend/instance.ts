@@ -23,7 +23,7 @@ import { isValidTimeZone } from '../common/time/timestamp.js';
 import { timeUnitOf, type TimeUnit } from '../types/time-unit.js';
 import { affected, records, type Output } from '../query/output.js';
 import { duckdbError, isQueryMemoryExhausted } from '../query/duckdb-error.js';
-import { runQuery, type ExplainMode, type QueryContext, type TableSource } from '../query/query-executor.js';
+import { runQuery, type ExplainMode, type QueryContext, type QueryEnd, type QueryWriter, type TableSource } from '../query/query-executor.js';
 import type { Statement, TqlCteQuery, TqlQuery, ValueExpr } from '../sql/ast.js';
 import { parseSql } from '../sql/parser.js';
 import { parseFoldedSql, type LiteralList } from '../sql/literal-lists.js';
@@ -416,7 +416,10 @@ export class FrontendInstance {
           objectStoragePrefixes: this.copy.objectStoragePrefixes ?? [],
           logger: this.copy.logger,
           withConnection: (s, fn) => this.withConnection(s, fn),
-          query: (q, s) => this.query(q, s, { arrow: true }),
+          writeQuery: async (q, s, write) => {
+            const out = await this.query(q, s, { names: true, write });
+            return out.kind === 'affected' ? out.rows : 0;
+          },
           execute: (st, s) => this.execute(st, s),
         });
       default: {
@@ -603,9 +606,12 @@ export class FrontendInstance {
       readonly check?: (tree: unknown) => void;
       /** The statement's own result: columns named as GreptimeDB names them (`QueryContext.names`). */
       readonly names?: boolean;
+      /** The result written by `write` rather than read (COPY (<query>) TO; `QueryEnd`): the output is the rows written. */
+      readonly write?: QueryWriter;
     } = {},
   ): Promise<Output> {
     const { explain, rows, wrap, lists, relations } = opts;
+    const end: QueryEnd | undefined = opts.write !== undefined ? { write: opts.write } : explain;
     const signal = session.signal;
     signal?.throwIfAborted();
     let release = await this.budget.gate.acquire(signal);
@@ -720,7 +726,7 @@ export class FrontendInstance {
       if (this.stopping) throw shuttingDown();
       signal?.throwIfAborted();
       try {
-        return await runQuery(conn, sql, ctx, explain);
+        return await runQuery(conn, sql, ctx, end);
       } catch (err) {
         // The pool of query memory used up by older queries (`QueryGate.older`): without holding a
         // slot or being watched meanwhile, wait for them to end, then run once more.
@@ -732,7 +738,7 @@ export class FrontendInstance {
         await untilDoneOrAborted(older, signal);
         release = await this.budget.gate.acquire(signal);
         watched = this.budget.spill?.track(conn);
-        return await runQuery(conn, sql, ctx, explain);
+        return await runQuery(conn, sql, ctx, end);
       }
     } catch (err) {
       failed = true;

@@ -5,7 +5,8 @@
  * the generated source file; CSV and JSON round trips of every type; the progress lines of the log;
  * `tsdb cli export` / `tsdb cli import`; and the path attacks (`..`, absolute paths, symbolic links
  * out of the copy directory) refused with no file read or written outside it; COPY over MySQL and
- * PostgreSQL.
+ * PostgreSQL; COPY (<query>) TO of a result past the `[query]` result limits, stopped by a timeout
+ * or a client gone (no file left), and refusing what a SELECT refuses.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -78,24 +79,28 @@ async function generate(path: string, rows: number): Promise<string[]> {
 }
 
 interface Server extends Started {
-  sql(sql: string, db?: string): Promise<{ code: number; error?: string; rows: unknown[][]; affected: number }>;
-  ok(sql: string, db?: string): Promise<{ rows: unknown[][]; affected: number }>;
+  /** `headers` add to the request's (`x-tsdb-timeout: 0` unless given). */
+  sql(sql: string, db?: string, headers?: Record<string, string>): Promise<{ code: number; error?: string; columns: string[]; rows: unknown[][]; affected: number }>;
+  ok(sql: string, db?: string, headers?: Record<string, string>): Promise<{ columns: string[]; rows: unknown[][]; affected: number }>;
 }
 
-async function server(t: TestContext, copyDir: string, objectStorage = false, prefixes?: string): Promise<Server> {
+/** A standalone server copying in `copyDir`; `objectStorage` allows object storage, `prefixes` those locations; `env` adds to its environment. */
+async function server(t: TestContext, copyDir: string, opts: { objectStorage?: boolean; prefixes?: string; env?: Record<string, string> } = {}): Promise<Server> {
   const env = {
     TSDB_STANDALONE__COPY__DIR: copyDir,
-    ...(objectStorage && { TSDB_STANDALONE__COPY__ALLOW_OBJECT_STORAGE: 'true' }),
-    ...(prefixes !== undefined && { TSDB_STANDALONE__COPY__OBJECT_STORAGE: prefixes }),
+    ...(opts.objectStorage === true && { TSDB_STANDALONE__COPY__ALLOW_OBJECT_STORAGE: 'true' }),
+    ...(opts.prefixes !== undefined && { TSDB_STANDALONE__COPY__OBJECT_STORAGE: opts.prefixes }),
+    ...opts.env,
   };
   const started = await startTsdb(t, ['standalone', 'start', '--http-addr', '127.0.0.1:0', '--data-home', tempDir(t)], { env });
-  const sql = async (text: string, db = 'public') => {
-    const res = await fetch(`${started.baseUrl}/v1/sql?db=${db}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-tsdb-timeout': '0' }, body: new URLSearchParams({ sql: text }).toString() });
-    const json = (await res.json()) as { code: number; error?: string; output?: Array<{ affectedrows?: number; records?: { rows: unknown[][] } }> };
-    return { code: json.code, ...(json.error !== undefined && { error: json.error }), rows: json.output?.[0]?.records?.rows ?? [], affected: json.output?.[0]?.affectedrows ?? 0 };
+  const sql = async (text: string, db = 'public', headers: Record<string, string> = {}) => {
+    const res = await fetch(`${started.baseUrl}/v1/sql?db=${db}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-tsdb-timeout': '0', ...headers }, body: new URLSearchParams({ sql: text }).toString() });
+    const json = (await res.json()) as { code: number; error?: string; output?: Array<{ affectedrows?: number; records?: { schema: { column_schemas: Array<{ name: string }> }; rows: unknown[][] } }> };
+    const records = json.output?.[0]?.records;
+    return { code: json.code, ...(json.error !== undefined && { error: json.error }), columns: records?.schema.column_schemas.map((c) => c.name) ?? [], rows: records?.rows ?? [], affected: json.output?.[0]?.affectedrows ?? 0 };
   };
-  const ok = async (text: string, db?: string) => {
-    const r = await sql(text, db);
+  const ok = async (text: string, db?: string, headers?: Record<string, string>) => {
+    const r = await sql(text, db, headers);
     assert.equal(r.code, 0, `${text}: ${r.error}`);
     return r;
   };
@@ -158,7 +163,7 @@ test('COPY DATABASE to S3 (s3rver) and back into an empty server: 1,000,000 rows
   const copyDir = tempDir(t);
   mkdirSync(join(copyDir, 'gen'));
   const expected = await generate(join(copyDir, 'gen', 'every_type.parquet'), ROWS);
-  const src = await server(t, copyDir, true);
+  const src = await server(t, copyDir, { objectStorage: true });
   await src.ok('CREATE DATABASE src');
   await src.ok(CREATE, 'src');
   await src.ok("COPY src.every_type FROM 'gen/every_type.parquet'");
@@ -172,7 +177,7 @@ test('COPY DATABASE to S3 (s3rver) and back into an empty server: 1,000,000 rows
   assert.deepEqual(readdirSync(join(copyDir, '.tsdb-staging')), []);
   await src.proc.stop('SIGTERM');
 
-  const dst = await server(t, tempDir(t), true);
+  const dst = await server(t, tempDir(t), { objectStorage: true });
   await dst.ok('CREATE DATABASE src');
   assert.equal((await dst.ok(`COPY DATABASE src FROM 's3://copy-test/backups/src/' ${conn}`)).affected, ROWS);
   assert.deepEqual(await checksum(dst, 'src.every_type'), expected);
@@ -184,7 +189,7 @@ test('[copy] object_storage: with the switch off, COPY reaches only the configur
   const s3 = await startS3rver('copy-prefix');
   t.after(() => s3.stop());
   const conn = `CONNECTION (ENDPOINT = '${s3.endpoint}', REGION = '${s3.region}', ACCESS_KEY_ID = '${s3.accessKeyId}', SECRET_ACCESS_KEY = '${s3.secretAccessKey}')`;
-  const s = await server(t, tempDir(t), false, 's3://copy-prefix/allowed/');
+  const s = await server(t, tempDir(t), { prefixes: 's3://copy-prefix/allowed/' });
   await s.ok('CREATE TABLE few (ts TIMESTAMP TIME INDEX, v DOUBLE)');
   await s.ok('INSERT INTO few VALUES (1, 1.5), (2, 2.5)');
   assert.equal((await s.ok(`COPY few TO 's3://copy-prefix/allowed/few.parquet' ${conn}`)).affected, 2);
@@ -302,4 +307,113 @@ test('COPY over MySQL and PostgreSQL (npm drivers): affected rows, and the permi
   }
   assert.ok(existsSync(join(copyDir, 'mysql', 'w.parquet')) && existsSync(join(copyDir, 'postgres', 'w.parquet')));
   assert.deepEqual((await s.ok('SELECT count(*) FROM w')).rows, [[2]]);
+});
+
+/** Reads `sql` (over files the test wrote or the server did) with a DuckDB of the test's own. */
+async function readBack(sql: string): Promise<unknown[][]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    return (await conn.runAndReadAll(sql)).getRows();
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/** Rows of the COPY (<query>) test: n = 0 … BIG - 1, v = n / 4, one a second from 2020-09-13 12:26:40 UTC. */
+const BIG = 200_000;
+const BIG_SUM_N = (BIG * (BIG - 1)) / 2;
+
+/** Waits until no statement whose text holds `marker` is running on `s`. */
+async function untilEnded(s: Server, marker: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const running = (await s.ok('SELECT query FROM information_schema.process_list')).rows.filter((r) => String(r[0]).includes(marker) && !String(r[0]).includes('process_list'));
+    if (running.length === 0) return;
+    assert.ok(Date.now() < deadline, `still running: ${JSON.stringify(running)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('COPY (<query>) TO streams a result past the [query] result limits into Parquet and CSV (format options kept), its columns named as the SELECT names them, in the session time zone', async (t) => {
+  const copyDir = tempDir(t);
+  mkdirSync(join(copyDir, 'gen'));
+  const source = join(copyDir, 'gen', 'big.parquet');
+  await readBack(`COPY (SELECT 'host' || (i % 50) AS host, i AS n, i / 4 AS v, CAST(make_timestamp(1600000000000000 + i * 1000000) AS TIMESTAMP_MS) AS ts FROM range(${BIG}) r(i)) TO '${source}' (FORMAT parquet)`);
+  const s = await server(t, copyDir, { env: { TSDB_STANDALONE__QUERY__MAX_RESULT_ROWS: '1000', TSDB_STANDALONE__QUERY__MAX_RESULT_BYTES: '64KiB' } });
+  await s.ok('CREATE TABLE big (host STRING, n BIGINT, v DOUBLE, ts TIMESTAMP(3) TIME INDEX, PRIMARY KEY (host))');
+  assert.equal((await s.ok("COPY big FROM 'gen/big.parquet'")).affected, BIG);
+  // A SELECT of the rows is held to the limits.
+  const select = await s.sql('SELECT host, n, v, ts FROM big WHERE n >= 0');
+  assert.equal(select.code, 6000, select.error);
+
+  assert.equal((await s.ok("COPY (SELECT host, n, v, ts FROM big WHERE n >= 0) TO 'out/big.parquet'")).affected, BIG);
+  const parquet = await readBack(`SELECT count(*), sum(n), sum(v), count(DISTINCT host) FROM read_parquet('${join(copyDir, 'out', 'big.parquet')}')`);
+  assert.deepEqual(parquet, [[BigInt(BIG), BigInt(BIG_SUM_N), BIG_SUM_N / 4, 50n]]);
+
+  // CSV with its options: delimiter, gzip, a timestamp format (here of a millisecond column).
+  const odd = await s.ok("COPY (SELECT n, v, ts FROM big WHERE n % 2 = 1) TO 'out/odd.csv.gz' WITH (format = 'csv', delimiter = '|', compression_type = 'gzip', timestamp_format = '%Y/%m/%d %H:%M:%S%.3f')");
+  assert.equal(odd.affected, BIG / 2);
+  const csv = join(copyDir, 'out', 'odd.csv.gz');
+  const csvSums = await readBack(`SELECT count(*), sum(CAST(n AS BIGINT)), min(ts) FROM read_csv('${csv}', delim = '|', header = true, all_varchar = true, compression = 'gzip')`);
+  assert.deepEqual(csvSums, [[BigInt(BIG / 2), BigInt((BIG / 2) ** 2), '2020/09/13 12:26:41.000']]);
+
+  // Columns as the SELECT names them (GreptimeDB's names), beyond the limits too.
+  const grouped = 'SELECT host, count(*), sum(n) FROM big GROUP BY host';
+  const names = (await s.ok(grouped)).columns;
+  assert.deepEqual(names, ['host', 'count(*)', 'sum(big.n)']);
+  assert.equal((await s.ok(`COPY (${grouped}) TO 'out/by_host.parquet'`)).affected, 50);
+  const byHost = join(copyDir, 'out', 'by_host.parquet');
+  assert.deepEqual((await readBack(`DESCRIBE SELECT * FROM read_parquet('${byHost}')`)).map((r) => r[0]), names);
+  assert.deepEqual(await readBack(`SELECT sum("count(*)"), sum("sum(big.n)") FROM read_parquet('${byHost}')`), [[BigInt(BIG), BigInt(BIG_SUM_N)]]);
+
+  // A timestamp string is read in the session's time zone, as the SELECT reads it: 2020-09-14 00:00 UTC.
+  const zone = { 'x-tsdb-timezone': 'Asia/Shanghai' };
+  const before = "SELECT count(*) AS c FROM big WHERE ts < '2020-09-14 08:00:00'";
+  assert.deepEqual((await s.ok(before, 'public', zone)).rows, [[41_600]]);
+  await s.ok(`COPY (${before}) TO 'out/before.csv' WITH (format = 'csv')`, 'public', zone);
+  assert.deepEqual(await readBack(`SELECT c FROM read_csv('${join(copyDir, 'out', 'before.csv')}', header = true)`), [[41_600n]]);
+  assert.deepEqual(readdirSync(join(copyDir, 'out')).sort(), ['before.csv', 'big.parquet', 'by_host.parquet', 'odd.csv.gz']);
+});
+
+test('COPY (<query>) TO stops when its statement times out or its client goes away, and leaves no file; COPY (<query>) refuses what a SELECT refuses', async (t) => {
+  const copyDir = tempDir(t);
+  const s = await server(t, copyDir);
+  await s.ok('CREATE TABLE w (host STRING PRIMARY KEY, n BIGINT, ts TIMESTAMP TIME INDEX)');
+  const values = Array.from({ length: 2000 }, (_, i) => `('h${i % 10}', ${i}, ${i * 1000})`).join(', ');
+  await s.ok(`INSERT INTO w VALUES ${values}`);
+  // 2000^3 rows: written for far longer than the statement may run.
+  const endless = (marker: string) => `COPY (SELECT a.n AS x, b.n AS y, c.n AS z, '${marker}' AS m FROM w a, w b, w c) TO 'out/${marker}.csv' WITH (format = 'csv')`;
+  const timedOut = await s.sql(endless('timed_out'), 'public', { 'x-tsdb-timeout': '1s' });
+  assert.equal(timedOut.code, 1008, timedOut.error);
+  await untilEnded(s, 'timed_out');
+
+  const client = new AbortController();
+  const request = fetch(`${s.baseUrl}/v1/sql?db=public`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-tsdb-timeout': '0' }, body: new URLSearchParams({ sql: endless('abandoned') }).toString(), signal: client.signal });
+  // Aborted once the export is writing its file.
+  const deadline = Date.now() + 30_000;
+  while (!(existsSync(join(copyDir, 'out')) && readdirSync(join(copyDir, 'out')).some((f) => f.includes('abandoned')))) {
+    assert.ok(Date.now() < deadline, 'the export began to write');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  client.abort();
+  await assert.rejects(request);
+  await untilEnded(s, 'abandoned');
+  assert.deepEqual(readdirSync(join(copyDir, 'out')), [], 'no file, whole or partial, is left');
+
+  // The server exports on.
+  assert.equal((await s.ok("COPY (SELECT host, count(*) FROM w GROUP BY host) TO 'out/after.parquet'")).affected, 10);
+
+  // What the SELECT path refuses, COPY (<query>) refuses with the same code, and writes nothing.
+  const outside = tempDir(t);
+  writeFileSync(join(outside, 'secret.csv'), 'a\nSECRET\n');
+  for (const query of [`SELECT * FROM read_csv('${join(outside, 'secret.csv')}')`, `SELECT content FROM read_text('${join(outside, 'secret.csv')}')`, "SELECT current_setting('allowed_directories')", 'SELECT * FROM w, (SELECT * FROM duckdb_settings())']) {
+    const selected = await s.sql(query);
+    assert.notEqual(selected.code, 0, query);
+    const copied = await s.sql(`COPY (${query}) TO 'out/refused.csv' WITH (format = 'csv')`);
+    assert.equal(copied.code, selected.code, `${query}: ${copied.error}`);
+    assert.ok(!existsSync(join(copyDir, 'out', 'refused.csv')), query);
+  }
+  assert.deepEqual(readdirSync(join(copyDir, 'out')), ['after.parquet']);
 });

@@ -4,14 +4,15 @@
  * [LIMIT n]`, `COPY (<query>) TO '<file>'` and `COPY DATABASE db TO|FROM '<dir>/'` (answers
  * `Affected Rows: <rows copied>`).
  *
- * Files are written and read by the frontend's DuckDB on a connection of its own (never one a user
- * query runs on, and user SQL never names a file: `query/sandbox.ts`); the copy directory is among
- * the directories that DuckDB may touch, and `copy/copy-location.ts` keeps every path inside it.
- * A table is written by one streamed `COPY (SELECT … FROM <its scan>) TO` (Parquet with zstd, CSV
- * with a header, or newline-delimited JSON); a file is read as a stream of Arrow batches
- * (`queryArrow`) cast to the table's column types, each batch written as it comes. Object storage
- * locations are staged in `<copy dir>/.tsdb-staging`: written there and uploaded, or downloaded
- * there and read.
+ * Files are written and read by the frontend's DuckDB on a connection no other statement uses
+ * meanwhile; user SQL never names a file (`query/sandbox.ts` checks the query of `COPY (<query>)`
+ * as it checks any SELECT), the copy directory is among the directories that DuckDB may touch, and
+ * `copy/copy-location.ts` keeps every path inside it. A table is written by one streamed
+ * `COPY (SELECT … FROM <its scan>) TO` (Parquet with zstd, CSV with a header, or newline-delimited
+ * JSON), a query's result by one `COPY (<the query as a SELECT of it runs>) TO` on the query's
+ * connection, with no row held here; a file is read as a stream of Arrow batches (`queryArrow`) cast
+ * to the table's column types, each batch written as it comes. Object storage locations are staged
+ * in `<copy dir>/.tsdb-staging`: written there and uploaded, or downloaded there and read.
  *
  * COPY DATABASE TO writes, beside one `<table>.<format>` per table, the schema as GreptimeDB's export
  * tool lays it out: `create_database.sql` and `create_tables.sql` (physical metric tables first);
@@ -31,16 +32,15 @@ import type { Logger } from '../../common/logging.js';
 import { quoteIdent, quoteLiteral } from '../../common/sql-quote.js';
 import { convertTime, parseTimestamp } from '../../common/time/timestamp.js';
 import { queryArrow } from '../../query/arrow-result.js';
-import { publishArrow } from '../../query/arrow-scan-function.js';
-import { valuesRelation } from '../../query/values-relation.js';
 import { duckdbError } from '../../query/duckdb-error.js';
+import type { QueryWriter } from '../../query/query-executor.js';
 import { affected, type Output } from '../../query/output.js';
 import type { Statement } from '../../sql/ast.js';
 import { parseSql } from '../../sql/parser.js';
 import { SQL_TYPES, sqlTypeOf } from '../../types/sql-types.js';
 import { timeUnitOf, type TimeUnit } from '../../types/time-unit.js';
 import { OP_PUT, type Vector, type WriteBatch } from '../../types/write-batch.js';
-import { decimalOf, vectorDimOf } from '../../types/region-metadata.js';
+import { decimalOf, isColumnType, vectorDimOf } from '../../types/region-metadata.js';
 import { CopyProgress } from '../copy/copy-progress.js';
 import { checkPermission } from '../auth/permission.js';
 import { resolveCopyLocation, STAGING_DIR, type CopyLocation } from '../copy/copy-location.js';
@@ -70,8 +70,12 @@ export interface CopyContext {
   readonly logger: Logger | undefined;
   /** Runs `fn` on a connection of the frontend's DuckDB that nothing else uses meanwhile. */
   withConnection<T>(session: Session, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
-  /** Runs the query of `COPY (<query>) TO` in `session` (the SELECT path, its sandbox and result limits), as Arrow where its types allow. */
-  query(sql: string, session: Session): Promise<Output>;
+  /**
+   * Plans the query of `COPY (<query>) TO` in `session` as a SELECT of it is planned (its rewrites,
+   * views, sandbox, time zone and result names), then hands `write` the SQL of its result on the
+   * query's connection instead of reading its rows; resolves to the rows `write` wrote.
+   */
+  writeQuery(sql: string, session: Session, write: QueryWriter): Promise<number>;
   /** Runs a statement of an export's schema (CREATE TABLE) in `session`. */
   execute(stmt: Statement, session: Session): Promise<Output>;
 }
@@ -264,9 +268,9 @@ async function stagingFile(ctx: CopyContext, name: string): Promise<string> {
  * A column as COPY TO writes it: a DECIMAL in JSON as its text (JSON numbers read back through
  * doubles), timestamps and dates of CSV and JSON in the statement's timestamp_format / date_format.
  */
-function exported(c: ColumnSchema, format: CopyFormat, fo: FormatOptions): string {
+function exported(c: { readonly name: string; readonly data_type: string }, format: CopyFormat, fo: FormatOptions): string {
   const n = quoteIdent(c.name);
-  if (format === 'json' && decimalOf(c.data_type) !== undefined) return `CAST(${n} AS VARCHAR)`;
+  if (format === 'json' && isColumnType(c.data_type) && decimalOf(c.data_type) !== undefined) return `CAST(${n} AS VARCHAR)`;
   if (format === 'parquet') return n;
   if (fo.timestampFormat !== undefined && c.data_type.startsWith('Timestamp')) {
     return `strftime(CAST(${n} AS ${c.data_type === 'TimestampNanosecond' ? 'TIMESTAMP_NS' : 'TIMESTAMP'}), ${quoteLiteral(fo.timestampFormat)})`;
@@ -283,46 +287,47 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
     ...(range.start !== undefined && { start: ceilTo(range.start, unit) }),
     ...(range.end !== undefined && { end: ceilTo(range.end, unit) - 1n }),
   };
-  const target = await localTarget(location, ctx, `${info.name}.${EXTENSIONS[format]}`);
-  const progress = new CopyProgress(ctx.logger, `${fullTableName(info)} to ${location.shown}`);
-  let ok = false;
-  try {
+  return writeTarget(location, ctx, `${info.name}.${EXTENSIONS[format]}`, `${fullTableName(info)} to ${location.shown}`, async (target, progress) => {
     const relation = await ctx.tables.relation(info, scanRange, undefined, session.signal, new Set(info.columns.map((c) => c.name)));
-    let rows: number;
     try {
       const where = rangeCondition(column.name, unit, range);
       const columns = info.columns.map((c) => `${exported(c, format, fo)} AS ${quoteIdent(c.name)}`).join(', ');
-      const sql = `COPY (SELECT ${columns} FROM (${relation.sql}) AS __tsdb_copy${where === '' ? '' : ` WHERE ${where}`}) TO ${quoteLiteral(target.path)} (${formatClause(format, fo)})`;
-      rows = await ctx.withConnection(session, async (conn) => {
-        const poll = setInterval(() => {
-          try {
-            progress.rows = Number(conn.progress.rows_processed);
-          } catch {
-            // no figure this time
-          }
-          void stat(target.path).then(
-            (s) => (progress.bytes = s.size),
-            () => undefined,
-          );
-        }, 1_000);
-        poll.unref();
-        try {
-          const result = await conn.runAndReadAll(sql);
-          return Number(result.getRows()[0]?.[0] ?? 0);
-        } catch (err) {
-          const e = duckdbError(err);
-          throw e.message.includes(target.path) ? new TsdbError(e.code, e.message.replaceAll(target.path, location.shown)) : e;
-        } finally {
-          clearInterval(poll);
-        }
-      });
+      const query = `SELECT ${columns} FROM (${relation.sql}) AS __tsdb_copy${where === '' ? '' : ` WHERE ${where}`}`;
+      return await ctx.withConnection(session, (conn) => copyInDuckdb(conn, query, format, fo, target, location, progress));
     } finally {
       relation.release?.();
     }
-    progress.rows = rows;
+  });
+}
+
+/**
+ * Writes a query's result as DuckDB produces it (`CopyContext.writeQuery`: planned as a SELECT of
+ * it, then run by DuckDB's COPY on the query's connection), so that no row is held here and the
+ * result limits of `[query]` do not bound it. Its columns are written as a table's are (`exported`).
+ */
+async function copyQueryTo(sql: string, location: CopyLocation, format: CopyFormat, session: Session, ctx: CopyContext, fo: FormatOptions = PLAIN_FORMAT): Promise<number> {
+  return writeTarget(location, ctx, `query.${EXTENSIONS[format]}`, `a query to ${location.shown}`, (target, progress) =>
+    ctx.writeQuery(sql, session, (conn, result) => {
+      const columns = result.columns.map((c) => `${exported(c, format, fo)} AS ${quoteIdent(c.name)}`).join(', ');
+      return copyInDuckdb(conn, `SELECT ${columns} FROM (${result.sql}) AS __tsdb_copy`, format, fo, target, location, progress);
+    }),
+  );
+}
+
+/**
+ * Writes file `location` with `write` (given the local path to write and the copy's progress; it
+ * resolves to the rows written): finished (renamed into place, or uploaded) when it succeeds,
+ * removed when it fails or is cancelled. Returns the rows written.
+ */
+async function writeTarget(location: CopyLocation, ctx: CopyContext, name: string, what: string, write: (target: string, progress: CopyProgress) => Promise<number>): Promise<number> {
+  const target = await localTarget(location, ctx, name);
+  const progress = new CopyProgress(ctx.logger, what);
+  let ok = false;
+  try {
+    progress.rows = await write(target.path, progress);
     progress.bytes = await target.finish();
     ok = true;
-    return rows;
+    return progress.rows;
   } finally {
     if (!ok) await target.abandon().catch(() => undefined);
     progress.end(ok);
@@ -330,35 +335,31 @@ async function copyTableTo(info: TableInfo, location: CopyLocation, format: Copy
 }
 
 /**
- * Writes a query's result: run as a SELECT (so held whole, within the result limits of
- * `[query]`), then handed to the file writer as Arrow batches (`tsdb_arrow_scan`) or, for types Arrow
- * does not carry here, as a VALUES relation.
+ * Runs DuckDB's `COPY (<query>) TO <target>` on `conn`, its rows so far and the file's bytes read
+ * into `progress` every second; returns the rows written. DuckDB's messages name the file as the
+ * statement did, not by its path here.
  */
-async function copyQueryTo(sql: string, location: CopyLocation, format: CopyFormat, session: Session, ctx: CopyContext, fo: FormatOptions = PLAIN_FORMAT): Promise<number> {
-  const out = await ctx.query(sql, session);
-  if (out.kind !== 'records') throw new TsdbError(StatusCode.InvalidArguments, 'Invalid SQL, error: COPY needs a query that returns rows');
-  const publication = out.arrow !== undefined ? publishArrow(out.arrow.schema, out.arrow.batches) : undefined;
-  const relation = publication?.sql ?? `(${valuesRelation(out.columns, out.rows)})`;
-  const target = await localTarget(location, ctx, `query.${EXTENSIONS[format]}`);
-  const progress = new CopyProgress(ctx.logger, `a query to ${location.shown}`);
-  let ok = false;
+async function copyInDuckdb(conn: DuckDBConnection, query: string, format: CopyFormat, fo: FormatOptions, target: string, location: CopyLocation, progress: CopyProgress): Promise<number> {
+  const poll = setInterval(() => {
+    try {
+      progress.rows = Number(conn.progress.rows_processed);
+    } catch {
+      // no figure this time
+    }
+    void stat(target).then(
+      (s) => (progress.bytes = s.size),
+      () => undefined,
+    );
+  }, 1_000);
+  poll.unref();
   try {
-    progress.rows = await ctx.withConnection(session, async (conn) => {
-      try {
-        const result = await conn.runAndReadAll(`COPY (SELECT * FROM ${relation} AS __tsdb_copy) TO ${quoteLiteral(target.path)} (${formatClause(format, fo)})`);
-        return Number(result.getRows()[0]?.[0] ?? 0);
-      } catch (err) {
-        const e = duckdbError(err);
-        throw e.message.includes(target.path) ? new TsdbError(e.code, e.message.replaceAll(target.path, location.shown)) : e;
-      }
-    });
-    progress.bytes = await target.finish();
-    ok = true;
-    return progress.rows;
+    const result = await conn.runAndReadAll(`COPY (${query}) TO ${quoteLiteral(target)} (${formatClause(format, fo)})`);
+    return Number(result.getRows()[0]?.[0] ?? 0);
+  } catch (err) {
+    const e = duckdbError(err);
+    throw e.message.includes(target) ? new TsdbError(e.code, e.message.replaceAll(target, location.shown)) : e;
   } finally {
-    publication?.dispose();
-    if (!ok) await target.abandon().catch(() => undefined);
-    progress.end(ok);
+    clearInterval(poll);
   }
 }
 
