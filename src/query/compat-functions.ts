@@ -15,6 +15,7 @@
  * (`Execution error: …`), which `duckdb-error.ts` reports as EngineExecuteQuery, as GreptimeDB does.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { ARROW_TYPE_NAMES } from './arrow-type-names.js';
 
 /** The most list arguments ELT and FIELD take (MySQL itself has no limit, nor a use for more). */
 export const MAX_LIST_ARGS = 64;
@@ -30,30 +31,6 @@ function listOverloads(first: string, body: (args: readonly string[]) => string)
 }
 
 const text = (x: string) => `CAST(${x} AS VARCHAR)`;
-
-/** Arrow's display of the Arrow type tsdb gives a DuckDB type (`arrow_typeof`); DECIMAL(p,s) is Decimal128(p, s). */
-const ARROW_TYPE_NAMES: Readonly<Record<string, string>> = {
-  BOOLEAN: 'Boolean',
-  TINYINT: 'Int8',
-  SMALLINT: 'Int16',
-  INTEGER: 'Int32',
-  BIGINT: 'Int64',
-  UTINYINT: 'UInt8',
-  USMALLINT: 'UInt16',
-  UINTEGER: 'UInt32',
-  UBIGINT: 'UInt64',
-  FLOAT: 'Float32',
-  DOUBLE: 'Float64',
-  VARCHAR: 'Utf8',
-  BLOB: 'Binary',
-  DATE: 'Date32',
-  TIMESTAMP_S: 'Timestamp(Second, None)',
-  TIMESTAMP_MS: 'Timestamp(Millisecond, None)',
-  TIMESTAMP: 'Timestamp(Microsecond, None)',
-  TIMESTAMP_NS: 'Timestamp(Nanosecond, None)',
-  INTERVAL: 'Interval(MonthDayNano)',
-  '"NULL"': 'Null',
-};
 
 /** The CREATE MACRO statements (idempotent). */
 export function compatMacros(): string[] {
@@ -111,7 +88,7 @@ export function compatMacros(): string[] {
     'CREATE OR REPLACE MACRO var_sample(x) AS var_samp(x)',
     'CREATE OR REPLACE MACRO var_population(x) AS var_pop(x)',
     // DataFusion's arrow_typeof: the Arrow type of x as Arrow displays it (DuckDB folds typeof to a constant).
-    `CREATE OR REPLACE MACRO arrow_typeof(x) AS CASE typeof(x) ${Object.entries(ARROW_TYPE_NAMES)
+    `CREATE OR REPLACE MACRO arrow_typeof(x) AS CASE typeof(x) ${Object.entries({ ...ARROW_TYPE_NAMES, '"NULL"': 'Null' })
       .map(([duck, arrow]) => `WHEN '${duck}' THEN '${arrow}'`)
       .join(' ')} ELSE regexp_replace(typeof(x), '^DECIMAL\\((\\d+),(\\d+)\\)$', 'Decimal128(\\1, \\2)') END`,
   ];

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../common/sql-quote.js';
-import { duckTypeOfArrow, rewriteDataFusionCalls } from './datafusion-calls.js';
+import { rewriteDataFusionCalls } from './datafusion-calls.js';
+import { duckTypeOfArrow } from './arrow-type-names.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
 
 const db = await DuckDBInstance.create(':memory:');

@@ -10,39 +10,7 @@
  * `regexp_like` and `octet_length` of a string literal are macros (`compat-functions.ts`).
  */
 import { castNode, isNode, stringNode, type Json, type Node } from './sql-tree.js';
-
-/** Arrow's names of the types a cast can reach (`arrow_cast`'s second argument), as DuckDB's. */
-const ARROW_TYPES: Readonly<Record<string, string>> = {
-  Boolean: 'BOOLEAN',
-  Int8: 'TINYINT',
-  Int16: 'SMALLINT',
-  Int32: 'INTEGER',
-  Int64: 'BIGINT',
-  UInt8: 'UTINYINT',
-  UInt16: 'USMALLINT',
-  UInt32: 'UINTEGER',
-  UInt64: 'UBIGINT',
-  Float32: 'FLOAT',
-  Float64: 'DOUBLE',
-  Utf8: 'VARCHAR',
-  LargeUtf8: 'VARCHAR',
-  Utf8View: 'VARCHAR',
-  Binary: 'BLOB',
-  LargeBinary: 'BLOB',
-  Date32: 'DATE',
-  'Timestamp(Second, None)': 'TIMESTAMP_S',
-  'Timestamp(Millisecond, None)': 'TIMESTAMP_MS',
-  'Timestamp(Microsecond, None)': 'TIMESTAMP',
-  'Timestamp(Nanosecond, None)': 'TIMESTAMP_NS',
-  'Interval(MonthDayNano)': 'INTERVAL',
-};
-
-/** The DuckDB type of an Arrow type name, or undefined. */
-export function duckTypeOfArrow(name: string): string | undefined {
-  const d = /^Decimal128\(\s*(\d+)\s*,\s*(-?\d+)\s*\)$/.exec(name.trim());
-  if (d !== null) return Number(d[1]) >= 1 && Number(d[1]) <= 38 && Number(d[2]) >= 0 && Number(d[2]) <= Number(d[1]) ? `DECIMAL(${d[1]},${d[2]})` : undefined;
-  return ARROW_TYPES[name.trim()];
-}
+import { duckTypeOfArrow } from './arrow-type-names.js';
 
 function call(name: string, children: Json[]): Node {
   return { class: 'FUNCTION', type: 'FUNCTION', alias: '', query_location: 0, function_name: name, schema: '', children, filter: null, order_bys: { type: 'ORDER_MODIFIER', orders: [] }, distinct: false, is_operator: false, export_state: false, catalog: '' };

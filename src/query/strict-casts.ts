@@ -6,18 +6,10 @@
  */
 import { StatusCode } from '../common/error/status-code.js';
 import { TsdbError } from '../common/error/tsdb-error.js';
+import { ARROW_TYPE_NAMES } from './arrow-type-names.js';
 
-/** Arrow's names of DuckDB's integer types. */
-const INTEGER_TYPES: Readonly<Record<string, string>> = {
-  TINYINT: 'Int8',
-  SMALLINT: 'Int16',
-  INTEGER: 'Int32',
-  BIGINT: 'Int64',
-  UTINYINT: 'UInt8',
-  USMALLINT: 'UInt16',
-  UINTEGER: 'UInt32',
-  UBIGINT: 'UInt64',
-};
+/** DuckDB's integer types (named by Arrow's names in the error, `arrow-type-names.ts`). */
+const INTEGER_TYPES: ReadonlySet<string> = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT']);
 
 type Node = { [k: string]: unknown };
 
@@ -32,7 +24,8 @@ export function checkIntegerStringCasts(tree: unknown): void {
     }
     if (!isNode(n)) return;
     if (n['class'] === 'CAST' && isNode(n['cast_type']) && isNode(n['child'])) {
-      const arrow = INTEGER_TYPES[String(n['cast_type']['id'])];
+      const type = String(n['cast_type']['id']);
+      const arrow = INTEGER_TYPES.has(type) ? ARROW_TYPE_NAMES[type] : undefined;
       const child = n['child'];
       const value = isNode(child['value']) ? child['value'] : undefined;
       if (arrow !== undefined && child['class'] === 'CONSTANT' && value !== undefined && value['is_null'] !== true && isNode(value['type']) && value['type']['id'] === 'VARCHAR') {
