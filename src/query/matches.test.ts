@@ -54,6 +54,7 @@ test('a malformed pattern is GreptimeDB\'s error, 3001', () => {
     ['+-fox', 'Invalid pattern, unary operators should not be adjacent'],
     ['', 'Empty pattern'],
     ['fox\\', "Unexpected end of pattern, expected a character after escape ('\\')"],
+    [Array.from({ length: 1001 }, () => 'a').join(' AND '), 'Invalid pattern, more than 2000 terms and operators'],
   ] as const) {
     assert.throws(
       () => matches(FOX, pattern),

@@ -206,9 +206,14 @@ function eliminateSingleChild(n: Ast): Ast {
   return children.length === 1 ? children[0]! : { ...n, children };
 }
 
+/** The most terms and operators a pattern has: its tree is built and walked recursively. */
+export const MAX_PATTERN_TOKENS = 2000;
+
 /** The pattern as the tree `evaluate` reads; throws GreptimeDB's error for a malformed one. */
 export function parsePattern(pattern: string): Ast {
-  const ast = build(toRpn(explicit(tokenize(pattern))));
+  const tokens = tokenize(pattern);
+  if (tokens.length > MAX_PATTERN_TOKENS) throw invalid(`Invalid pattern, more than ${MAX_PATTERN_TOKENS} terms and operators`);
+  const ast = build(toRpn(explicit(tokens)));
   return down(up(up(ast, collapse), eliminateOptional), eliminateSingleChild);
 }
 
