@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../common/sql-quote.js';
 import { rewriteDecimalArithmetic } from './decimal-arithmetic.js';
+import { divisionMacros, rewriteDivision } from './division.js';
 import { parseSqlJson, stringifySqlJson } from './sql-json.js';
 
 const db = await DuckDBInstance.create(':memory:');
@@ -15,6 +16,7 @@ const DECIMALS = new Map([
 
 async function rewritten(sql: string): Promise<{ changed: boolean; text: string }> {
   const tree = parseSqlJson((await conn.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(sql)})`)).getRows()[0]![0] as string);
+  rewriteDivision(tree);
   const changed = rewriteDecimalArithmetic(tree, DECIMALS);
   const text = (await conn.runAndReadAll(`SELECT json_deserialize_sql(${quoteLiteral(stringifySqlJson(tree))})`)).getRows()[0]![0] as string;
   return { changed, text };
@@ -32,6 +34,16 @@ test('decimal +, - and * are typed as DataFusion types them, without DuckDB\'s o
   });
 });
 
+test('decimal division is Arrow\'s: scale s1 + 4, precision p1 - s1 + s2 + scale, truncated and exact; by zero an error', async () => {
+  await conn.run(`CREATE OR REPLACE MACRO __tsdb_div(a, b) AS a / b`);
+  for (const m of divisionMacros()) await conn.run(m);
+  assert.deepEqual(await typesAndRow('SELECT p / p, p / 3, 2 / p, d / p FROM t'), {
+    types: ['DECIMAL(16,6)', 'DECIMAL(14,6)', 'DECIMAL(26,4)', 'DECIMAL(24,5)'],
+    row: ['1.000000', '0.416666', '1.6000', '79200000000000000.00000'],
+  });
+  await assert.rejects(conn.runAndReadAll((await rewritten('SELECT p / (p - p) FROM t')).text), /Divide by zero error/);
+});
+
 test('ceil and floor keep a decimal\'s type', async () => {
   assert.deepEqual(await typesAndRow("SELECT ceil(p), floor(-p), ceil(CAST('10.5' AS DECIMAL(38, 10))) FROM t"), {
     types: ['DECIMAL(10,2)', 'DECIMAL(10,2)', 'DECIMAL(38,10)'],
@@ -40,7 +52,7 @@ test('ceil and floor keep a decimal\'s type', async () => {
 });
 
 test('integer arithmetic, floats, integer columns and decimal division keep DuckDB\'s types', async () => {
-  for (const sql of ['SELECT 1 + 2, i * 2 FROM t', 'SELECT p * f, p * i FROM t', 'SELECT p / 2 FROM t']) assert.equal((await rewritten(sql)).changed, false, sql);
+  for (const sql of ['SELECT 1 + 2, i * 2 FROM t', 'SELECT p * f, p * i FROM t', 'SELECT p % 2 FROM t']) assert.equal((await rewritten(sql)).changed, false, sql);
   // Arithmetic within other expressions and clauses is reached too.
   const r = await rewritten('SELECT sum(p * 2) FROM t WHERE p + 1 > 0 GROUP BY i HAVING max(d - 1) > 0');
   assert.equal(r.changed, true);

@@ -5,6 +5,8 @@
  * Decimal(20, 0) and types
  * - `a + b`, `a - b`: scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale + 1;
  * - `a * b`: scale s1 + s2, precision p1 + p2 + 1;
+ * - `a / b` (Arrow's): scale s1 + 4, precision p1 - s1 + s2 + scale, the quotient truncated and
+ *   exact (DuckDB divides decimals as DOUBLEs), a zero divisor the error `Divide by zero error`;
  * precisions capped at 38; and `ceil`, `floor` of a DECIMAL keep its type (DuckDB's drop the scale).
  *
  * Rewritten in the parse tree where both operands' types are known here: a column of a DECIMAL type
@@ -12,11 +14,14 @@
  * cast to a DECIMAL type, or such arithmetic itself; at least one of the two a DECIMAL (integer
  * arithmetic stays integer). The operation runs on operands cast to DECIMAL(38, s) (DuckDB's
  * product of two is DECIMAL(38, s1 + s2)) and its result is cast to DataFusion's type. Other
- * operands (an integer column, a float) keep DuckDB's typing; so do `/` and `%`.
+ * operands (an integer column, a float) keep DuckDB's typing; so does `%`.
  */
 import type { DecimalType } from './decimal-aggregates.js';
 import { integerOf } from './sql-json.js';
-import { isNode, type Json, type Node } from './sql-tree.js';
+import { castNode, functionNode, isNode, stringNode, type Json, type Node } from './sql-tree.js';
+import { DECIMAL_DIVIDE, DIVISION_FUNCTIONS } from './division.js';
+
+const [DIVIDE] = DIVISION_FUNCTIONS;
 
 const MAX_PRECISION = 38;
 
@@ -100,6 +105,21 @@ export function rewriteDecimalArithmetic(tree: unknown, decimals: ReadonlyMap<st
       const type = childTypes[0];
       replaceWith(n, decimalCast({ ...n, alias: '' }, type));
       return type;
+    }
+    if (op === DIVIDE && children.length === 2) {
+      const [a, b] = childTypes as [Operand | undefined, Operand | undefined];
+      if (a === undefined || b === undefined) return undefined;
+      if (a.integer && b.integer) return INT64_AS_DECIMAL;
+      // Arrow's decimal division: scale s1 + 4, precision p1 - s1 + s2 + scale, the quotient of the
+      // unscaled values (the dividend's shifted left by scale - s1 + s2 places) truncated.
+      const scale = Math.min(MAX_PRECISION, a.scale + 4);
+      const shift = scale - a.scale + b.scale;
+      const result = { precision: Math.min(MAX_PRECISION, a.precision + shift), scale };
+      const operands = [decimalCast(children[0]!, { precision: MAX_PRECISION, scale: a.scale }), decimalCast(children[1]!, { precision: MAX_PRECISION, scale: b.scale })];
+      const factor = castNode(stringNode(`1${'0'.repeat(shift)}`), 'HUGEINT');
+      const step = decimalCast(stringNode(scale === 0 ? '1' : `0.${'0'.repeat(scale - 1)}1`), { precision: scale + 1, scale });
+      replaceWith(n, decimalCast(functionNode(DECIMAL_DIVIDE, [...operands, factor, step]), result));
+      return { ...result, integer: false };
     }
     if (n['is_operator'] !== true) return undefined;
     if (op === '-' && children.length === 1) return childTypes[0];

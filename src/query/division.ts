@@ -32,11 +32,24 @@ const INTEGER_TYPES = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'U
 /** DataFusion's message for an integer division by zero (arrow's `ArrowError::DivideByZero`). */
 export const DIVIDE_BY_ZERO = 'Divide by zero error';
 
+/**
+ * The exact quotient of two decimals (`decimal-arithmetic.ts`): `a` and `b` DECIMALs of their own
+ * scales, `factor` 10^k shifting the dividend's unscaled value, `step` 10^-scale of the result. The
+ * unscaled values are their text without the point (DuckDB writes every digit of the scale), as
+ * HUGEINTs: a DECIMAL(38) multiplied by 10^k could overflow where a HUGEINT does not.
+ */
+export const DECIMAL_DIVIDE = '__tsdb_decimal_div';
+
 /** The CREATE MACRO statements (idempotent). */
 export function divisionMacros(): string[] {
   const integers = `(${INTEGER_TYPES.map((t) => `'${t}'`).join(', ')})`;
   const divisor = `CASE WHEN b = 0 AND typeof(a) IN ${integers} AND typeof(b) IN ${integers} THEN error('${DIVIDE_BY_ZERO}') ELSE b END`;
-  return [`CREATE OR REPLACE MACRO ${DIVIDE}(a, b) AS a / ${divisor}`, `CREATE OR REPLACE MACRO ${MODULO}(a, b) AS a % ${divisor}`];
+  const unscaled = (x: string) => `CAST(replace(CAST(${x} AS VARCHAR), '.', '') AS HUGEINT)`;
+  return [
+    `CREATE OR REPLACE MACRO ${DIVIDE}(a, b) AS a / ${divisor}`,
+    `CREATE OR REPLACE MACRO ${MODULO}(a, b) AS a % ${divisor}`,
+    `CREATE OR REPLACE MACRO ${DECIMAL_DIVIDE}(a, b, factor, step) AS CAST((${unscaled('a')} * factor) // CASE WHEN ${unscaled('b')} = 0 THEN error('${DIVIDE_BY_ZERO}') ELSE ${unscaled('b')} END AS DECIMAL(38, 0)) * step`,
+  ];
 }
 
 /**

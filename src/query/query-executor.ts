@@ -485,7 +485,7 @@ async function planAndRun(conn: DuckDBConnection, text: string, ctx: QueryContex
     // `1.5` is a Float64, an integer beyond BIGINT a UInt64 or a Float64 (`float-literals.ts`).
     if (/\d\.|\.\d|\d{19}/.test(sql)) floatDecimalLiterals(tree);
     const knownDecimals = new Map([...decimals].filter((e): e is [string, DecimalType] => e[1] !== undefined));
-    if ((knownDecimals.size > 0 || /\b(decimal|numeric)\b/i.test(sql)) && /[-+*]|\b(ceil|ceiling|floor)\s*\(/i.test(sql)) rewriteDecimalArithmetic(tree, knownDecimals);
+    if ((knownDecimals.size > 0 || /\b(decimal|numeric)\b/i.test(sql)) && /[-+*/]|\b(ceil|ceiling|floor)\s*\(/i.test(sql)) rewriteDecimalArithmetic(tree, knownDecimals);
     rewriteSessionTime(tree, { zone: ctx.timezone, nowMs, timestampColumns: timeColumns, columnNames, ...(foldedLists !== undefined && { foldedList: foldedLists.listOf }) });
     rewriteTimeLiterals(tree, timeColumns, foldedLists?.listOf);
     rewriteSessionBuckets(tree, ctx.timezone, timestampTest(timeColumns));

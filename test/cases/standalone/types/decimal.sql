@@ -68,3 +68,8 @@ SELECT * FROM with_default ORDER BY ts;
 SELECT ts FROM with_default WHERE a < b ORDER BY ts;
 
 DROP TABLE with_default;
+
+-- Decimal division as Arrow's: scale s1 + 4, truncated; a zero divisor is an error.
+SELECT CAST(1 AS DECIMAL(10,2)) / CAST(3 AS DECIMAL(10,2)) AS a, CAST(-7 AS DECIMAL(10,2)) / 2 AS b, 2 / CAST(3 AS DECIMAL(5,1)) AS c, arrow_typeof(CAST(1 AS DECIMAL(10,2)) / CAST(3 AS DECIMAL(10,2))) AS t;
+
+SELECT CAST(1 AS DECIMAL(10,2)) / CAST(0 AS DECIMAL(10,2));
