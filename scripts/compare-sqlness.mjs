@@ -9,10 +9,10 @@
 // running tsdb (`tsdb standalone start` with an empty data home), renders each answer as the golden
 // runner does (`test/support/sql-cases.ts`, so `npm run build` first) and counts the statements whose
 // output is GreptimeDB's. A statement marked `-- SQLNESS PROTOCOL …` (another protocol's client) is
-// not counted; `-- SQLNESS REPLACE` and `SORT_RESULT` are applied. Writes per-case differences and a
-// summary (case, statements, identical) into --out (default: ./sqlness-compare). Expected gaps: names
-// say `greptime` where tsdb says `tsdb`; HTTP JSON carries no NaN or infinity (null) where sqlness
-// prints them; an empty result is `++` in sqlness.
+// not counted; `-- SQLNESS REPLACE` and `SORT_RESULT` are applied, and the reference's rename rule
+// (`greptime` → `tsdb`) to statements and goldens alike. Writes per-case differences and a summary
+// (case, statements, identical) into --out (default: ./sqlness-compare). Expected gaps: HTTP JSON
+// carries no NaN or infinity (null) where sqlness prints them; an empty result is `++` in sqlness.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +26,8 @@ if (args.greptimedb === undefined || args.url === undefined) {
 const repo = args.greptimedb;
 const filter = new RegExp(args.filter ?? '.');
 const out = args.out ?? 'sqlness-compare';
+/** The rename rule of `../shared/reference/api.md`: GreptimeDB's names are tsdb's with `greptime` → `tsdb`. */
+const renamed = (text) => text.replace(/GREPTIMEDB/g, 'TSDB').replace(/GreptimeDB/g, 'tsdb').replace(/Greptime/g, 'Tsdb').replace(/greptime/g, 'tsdb');
 const git = (...a) => execFileSync('git', ['-C', repo, ...a], { encoding: 'utf8', maxBuffer: 1 << 28 });
 const PREFIX = 'tests/cases/standalone/common/';
 
@@ -75,7 +77,7 @@ const summary = [];
 for (const file of cases) {
   let expected;
   try {
-    expected = outputs(git('show', `HEAD:${file.replace(/\.sql$/, '.result')}`));
+    expected = outputs(renamed(git('show', `HEAD:${file.replace(/\.sql$/, '.result')}`)));
   } catch {
     continue;
   }
@@ -84,7 +86,7 @@ for (const file of cases) {
   let counted = 0;
   let same = 0;
   const diffs = [];
-  for (const [i, s] of statements(git('show', `HEAD:${file}`)).entries()) {
+  for (const [i, s] of statements(renamed(git('show', `HEAD:${file}`))).entries()) {
     let actual;
     try {
       const res = await fetch(`${args.url}/v1/sql?db=${encodeURIComponent(db)}`, {
