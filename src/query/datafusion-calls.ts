@@ -9,19 +9,8 @@
  *   fail as an unknown function.
  * `regexp_like` and `octet_length` of a string literal are macros (`compat-functions.ts`).
  */
-import { castNode, isNode, stringNode, type Json, type Node } from './sql-tree.js';
+import { castNode, functionNode, isNode, replaceInPlace, stringNode, type Json, type Node } from './sql-tree.js';
 import { duckTypeOfArrow } from './arrow-type-names.js';
-
-function call(name: string, children: Json[]): Node {
-  return { class: 'FUNCTION', type: 'FUNCTION', alias: '', query_location: 0, function_name: name, schema: '', children, filter: null, order_bys: { type: 'ORDER_MODIFIER', orders: [] }, distinct: false, is_operator: false, export_state: false, catalog: '' };
-}
-
-/** In place (the result names hold select items by identity), keeping alias and place. */
-function replace(n: Node, by: Node): void {
-  const { alias, query_location } = n;
-  for (const k of Object.keys(n)) delete n[k];
-  Object.assign(n, by, { alias, query_location });
-}
 
 /**
  * Rewrites the DataFusion calls and operators of a serialized parse tree of `sql` (the text its
@@ -55,8 +44,8 @@ export function rewriteDataFusionCalls(tree: unknown, sql: string): boolean {
       n['function_name'] = 'regexp_matches';
       changed = true;
     } else if ((name === '~*' || name === '!~*') && children.length === 2) {
-      const search = call('regexp_matches', [...children, stringNode('i')]);
-      replace(n, name === '~*' ? search : { class: 'OPERATOR', type: 'OPERATOR_NOT', alias: '', query_location: 0, children: [search] });
+      const search = functionNode('regexp_matches', [...children, stringNode('i')]);
+      replaceInPlace(n, name === '~*' ? search : { class: 'OPERATOR', type: 'OPERATOR_NOT', alias: '', query_location: 0, children: [search] });
       changed = true;
     } else if (name.toLowerCase() === 'arrow_cast' && children.length === 2 && isNode(children[1]) && children[1]['class'] === 'CONSTANT') {
       const value = children[1]['value'] as Node;
@@ -65,7 +54,7 @@ export function rewriteDataFusionCalls(tree: unknown, sql: string): boolean {
       const decimal = /^DECIMAL\((\d+),(\d+)\)$/.exec(type);
       const cast = castNode(children[0]!, decimal === null ? type : 'DECIMAL');
       if (decimal !== null) cast['cast_type'] = { id: 'DECIMAL', type_info: { type: 'DECIMAL_TYPE_INFO', alias: '', extension_info: null, width: Number(decimal[1]), scale: Number(decimal[2]) } };
-      replace(n, cast);
+      replaceInPlace(n, cast);
       changed = true;
     }
   };

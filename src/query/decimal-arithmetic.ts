@@ -18,7 +18,7 @@
  */
 import type { DecimalType } from './decimal-aggregates.js';
 import { integerOf } from './sql-json.js';
-import { castNode, functionNode, isNode, stringNode, type Json, type Node } from './sql-tree.js';
+import { castNode, functionNode, isNode, replaceInPlace, stringNode, type Json, type Node } from './sql-tree.js';
 import { DECIMAL_DIVIDE, DIVISION_FUNCTIONS } from './division.js';
 
 const [DIVIDE] = DIVISION_FUNCTIONS;
@@ -65,11 +65,8 @@ function resultType(op: string, a: DecimalType, b: DecimalType): DecimalType | u
  */
 export function rewriteDecimalArithmetic(tree: unknown, decimals: ReadonlyMap<string, DecimalType>): boolean {
   let changed = false;
-  // In place (the result names hold select items by identity), keeping its alias and place.
   const replaceWith = (n: Node, by: Node): void => {
-    const { alias, query_location } = n;
-    for (const k of Object.keys(n)) delete n[k];
-    Object.assign(n, by, { alias, query_location });
+    replaceInPlace(n, by);
     changed = true;
   };
   // The type of `n` as an operand, rewriting the arithmetic within it first.

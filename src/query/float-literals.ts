@@ -14,7 +14,7 @@
  * keeps its exact digits: through a double it would gain digits its text does not have.
  */
 import { integerOf } from './sql-json.js';
-import { castNode, isNode, stringNode, type Json, type Node } from './sql-tree.js';
+import { castNode, isNode, replaceInPlace, stringNode, type Json, type Node } from './sql-tree.js';
 
 /** The exact text of a DECIMAL constant's value (`digits` unscaled, `scale` places). */
 export function decimalText(digits: bigint, scale: number): string {
@@ -75,10 +75,7 @@ export function floatDecimalLiterals(tree: unknown): boolean {
       const wide = wideIntegerOf(n['value']);
       const text = wide !== undefined ? wide.toString() : decimalConstantText(n['value']);
       if (text !== undefined) {
-        // In place (the result names hold select items by identity), keeping its alias and place.
-        const { alias, query_location } = n;
-        for (const k of Object.keys(n)) delete n[k];
-        Object.assign(n, castNode(stringNode(text), wide !== undefined ? wideIntegerType(wide) : 'DOUBLE'), { alias, query_location });
+        replaceInPlace(n, castNode(stringNode(text), wide !== undefined ? wideIntegerType(wide) : 'DOUBLE'));
         changed = true;
       }
       return;

@@ -35,6 +35,16 @@ export function replaceByTemplate(call: Node, template: Json, args: Readonly<Rec
   Object.assign(call, filled, { alias });
 }
 
+/**
+ * Makes `n` the node `by` in place, keeping its alias and its place in the text: rewrites that
+ * replace a node others hold by identity (the result names hold select items) use it.
+ */
+export function replaceInPlace(n: Node, by: Node): void {
+  const { alias, query_location } = n;
+  for (const k of Object.keys(n)) delete n[k];
+  Object.assign(n, by, { alias, query_location });
+}
+
 /** A function call (`is_operator` for `+`, `-` and the like). */
 export function functionNode(name: string, children: Json[], operator = false): Node {
   return {
